@@ -1,0 +1,73 @@
+// The normalized read query: what compiler/params.ts produces from query parameters and
+// compiler/sql.ts turns into one SQL statement. Values live in a parameter vector; the AST only
+// holds their positions, so two queries of the same shape produce the same SQL text.
+import type { ContentType, ScalarAttr, RelationAttr, MediaAttr, ComponentAttr, DynamicZoneAttr, Component } from './schema.ts';
+
+export type Operator =
+  | '$eq' | '$eqi' | '$ne' | '$nei' | '$lt' | '$lte' | '$gt' | '$gte' | '$in' | '$notIn'
+  | '$contains' | '$notContains' | '$containsi' | '$notContainsi' | '$null' | '$notNull' | '$between'
+  | '$startsWith' | '$startsWithi' | '$endsWith' | '$endsWithi';
+
+/** A column a filter or sort reads: a system column or a scalar attribute (of a row or a component JSON). */
+export interface FieldRef {
+  /** SQL column for table rows; JSON key for component rows. */
+  column: string;
+  /** Type used for casts and value coercion. */
+  type: ScalarAttr['type'] | 'id' | 'documentId' | 'systemDate' | 'locale';
+}
+
+export type Filter =
+  | { t: 'and' | 'or'; items: Filter[] }
+  | { t: 'not'; item: Filter }
+  | { t: 'cmp'; field: FieldRef; op: Operator; param: number }
+  | { t: 'relation'; attr: RelationAttr; target: ContentType; sub: Filter; nullRowMatches: boolean }
+  | { t: 'media'; attr: MediaAttr; sub: Filter; nullRowMatches: boolean }
+  | { t: 'component'; attr: ComponentAttr; component: Component; sub: Filter; nullRowMatches: boolean }
+  | { t: 'const'; value: boolean };
+
+export interface SortTerm { path: Array<RelationAttr | ComponentAttr>; field: FieldRef; desc: boolean }
+
+export interface Selection {
+  /** Scalar attributes to return, in model order; `locale` is its own flag. */
+  fields: ScalarAttr[];
+  withLocale: boolean;
+  withTimestamps: { createdAt: boolean; updatedAt: boolean; publishedAt: boolean };
+  populate: Populate[];
+}
+
+export interface ComponentSelection {
+  component: Component;
+  fields: ScalarAttr[];
+  populate: Populate[];
+}
+
+export type Populate =
+  | { kind: 'relation'; attr: RelationAttr; target: ContentType; select: Selection; where: Filter | null; sort: SortTerm[]; count: boolean; status: 'published' | 'draft' | null }
+  | { kind: 'media'; attr: MediaAttr; fields: string[] | null }
+  | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection }
+  | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
+  | { kind: 'localizations'; select: Selection };
+
+export type Pagination =
+  | { mode: 'page'; page: number; pageSize: number; withCount: boolean }
+  | { mode: 'offset'; start: number; limit: number; withCount: boolean };
+
+export interface ReadQuery {
+  ct: ContentType;
+  /** 'list' returns {data: [...], meta: {pagination}}; 'one' returns {data: {...} | null, meta: {}}. */
+  shape: 'list' | 'one';
+  select: Selection;
+  where: Filter | null;
+  sort: SortTerm[];
+  pagination: Pagination;
+  /** Param index holding the locale to read, or null when all locales (`*`) or not localized. */
+  localeParam: number | null;
+  /** Param index holding the documentId for 'one' queries by id. */
+  documentParam: number | null;
+  status: 'published' | 'draft';
+  /** Param indexes of LIMIT and OFFSET for lists. */
+  limitParam: number;
+  offsetParam: number;
+  /** Param index of the locale used for localized targets of non-localized rows (0 when unused). */
+  relLocaleParam: number;
+}

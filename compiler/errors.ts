@@ -1,0 +1,22 @@
+// Errors that become Strapi's error envelope `{data: null, error: {status, name, message, details}}`.
+export class ApiError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly errorName: string,
+    message: string,
+    public readonly details: Record<string, unknown> = {},
+  ) { super(message); }
+}
+
+/** Strapi's "Invalid key" error for a query parameter naming something the model does not have. */
+export function invalidKey(param: string, key: string, path: string | null): ApiError {
+  return new ApiError(400, 'ValidationError', path && path !== key ? `Invalid key ${key} at ${path}` : `Invalid key ${key}`,
+    { key, path, source: 'query', param });
+}
+
+export const validation = (message: string, details: Record<string, unknown> = {}) => new ApiError(400, 'ValidationError', message, details);
+export const notFound = () => new ApiError(404, 'NotFoundError', 'Not Found', {});
+
+export function envelope(e: ApiError): string {
+  return JSON.stringify({ data: null, error: { status: e.status, name: e.errorName, message: e.message, details: e.details } });
+}

@@ -1,0 +1,94 @@
+// The compiler's entry: raw query string → SQL text + parameter vector, cached twice:
+// by the exact query string (a hit does no work at all) and by the query's shape (values masked),
+// so queries that differ only in values share one SQL text and one prepared statement.
+import type { Schema, ContentType } from './schema.ts';
+import { parseQueryString, type QueryValue, QueryStringError } from './querystring.ts';
+import { buildReadQuery, type ReadLimits } from './params.ts';
+import { compileRead, type CompiledRead } from './sql.ts';
+import { Lru } from './cache.ts';
+import { ApiError, validation } from './errors.ts';
+import type { Pagination } from './ast.ts';
+
+export interface CompilerOptions extends ReadLimits {
+  maxRelationRows: number;
+  planCacheSize: number;
+  maxParameters: number;
+}
+
+export interface ReadPlan {
+  sql: CompiledRead;
+  params: unknown[];
+  pagination: Pagination;
+  shape: 'list' | 'one';
+}
+
+/** Values that change the SQL text stay in the key; every other leaf value under filters is masked. */
+const STRUCTURAL_OPS = new Set(['$null', '$notNull']);
+
+function mask(v: QueryValue, inFilters: boolean, key: string): unknown {
+  if (typeof v === 'string') return inFilters && !STRUCTURAL_OPS.has(key) ? '?' : v;
+  if (Array.isArray(v)) return inFilters && !STRUCTURAL_OPS.has(key) ? '[?]' : v.map((x) => mask(x, inFilters, key));
+  const out: Record<string, unknown> = {};
+  for (const [k, sub] of Object.entries(v)) out[k] = mask(sub, inFilters || k === 'filters', k);
+  return out;
+}
+
+export function shapeKey(ct: ContentType, kind: string, q: { [k: string]: QueryValue }): string {
+  const { pagination, locale, ...rest } = q;
+  // Pagination numbers and the locale are parameters; only the pagination mode and withCount shape SQL.
+  const p = pagination && typeof pagination === 'object' && !Array.isArray(pagination) ? pagination : {};
+  const pmode = ['page', 'pageSize', 'start', 'limit'].filter((k) => k in p).join() + ':' + String((p as Record<string, unknown>).withCount ?? '');
+  return `${ct.uid}|${kind}|${pmode}|${locale === '*' ? '*' : ''}|${JSON.stringify(mask(rest, false, ''))}`;
+}
+
+export class Compiler {
+  private exact: Lru<ReadPlan>;
+  private shapes: Lru<CompiledRead>;
+  constructor(private schema: Schema, private opts: CompilerOptions) {
+    this.exact = new Lru(opts.planCacheSize);
+    this.shapes = new Lru(opts.planCacheSize);
+  }
+
+  parse(raw: string): { [k: string]: QueryValue } {
+    try {
+      return parseQueryString(raw, { depth: 20, arrayLimit: 100, parameterLimit: this.opts.maxParameters });
+    } catch (e) {
+      if (e instanceof QueryStringError) throw validation(e.message, { source: 'query' });
+      throw e;
+    }
+  }
+
+  /** A read plan for a list ('list') or one document ('one', by documentId or the single type's row). */
+  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string): ReadPlan {
+    const key = `${ct.uid}|${shape}|${documentId ?? ""}|${raw}`;
+    if (key) {
+      const hit = this.exact.get(key);
+      if (hit) return hit;
+    }
+    const q = this.parse(raw);
+    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts);
+    const sk = shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q);
+    let sql = this.shapes.get(sk);
+    if (!sql) {
+      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows });
+      this.shapes.set(sk, sql);
+    }
+    const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
+    if (key) this.exact.set(key, plan);
+    return plan;
+  }
+
+  stats() { return { exact: { size: this.exact.size, hits: this.exact.hits, misses: this.exact.misses }, shapes: { size: this.shapes.size, hits: this.shapes.hits, misses: this.shapes.misses } }; }
+}
+
+/** The `meta` of a list response, built from the plan and the row count PostgreSQL returned. */
+export function listMeta(p: Pagination, total: number | null): string {
+  if (p.mode === 'page') {
+    if (total === null) return `{"pagination":{"page":${p.page},"pageSize":${p.pageSize}}}`;
+    return `{"pagination":{"page":${p.page},"pageSize":${p.pageSize},"pageCount":${Math.ceil(total / p.pageSize)},"total":${total}}}`;
+  }
+  if (total === null) return `{"pagination":{"start":${p.start},"limit":${p.limit}}}`;
+  return `{"pagination":{"start":${p.start},"limit":${p.limit},"total":${total}}}`;
+}
+
+export { ApiError };

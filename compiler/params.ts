@@ -1,0 +1,628 @@
+// Query parameters (the nested object from compiler/querystring.ts) → validated ReadQuery AST, with
+// Strapi v5 semantics and error messages. Values are coerced by attribute type and pushed onto a
+// parameter vector; only their positions enter the AST.
+import type { QueryValue } from './querystring.ts';
+import type {
+  Attribute, ComponentAttr, ContentType, MediaAttr, RelationAttr, ScalarAttr, Schema, Component,
+} from './schema.ts';
+import { visibleScalars } from './schema.ts';
+import type { ComponentSelection, FieldRef, Filter, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+import { ApiError, invalidKey, validation } from './errors.ts';
+
+export interface ReadLimits {
+  defaultLimit: number;
+  maxLimit: number;
+  withCount: boolean;
+  maxPopulateDepth: number;
+}
+
+type Obj = { [key: string]: QueryValue };
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const OPERATORS = new Set<Operator>([
+  '$eq', '$eqi', '$ne', '$nei', '$lt', '$lte', '$gt', '$gte', '$in', '$notIn', '$contains', '$notContains',
+  '$containsi', '$notContainsi', '$null', '$notNull', '$between', '$startsWith', '$startsWithi', '$endsWith', '$endsWithi',
+]);
+
+/** Attributes Strapi has on every type but never exposes to the Content API. */
+const HIDDEN = new Set(['createdBy', 'updatedBy']);
+
+const SYSTEM_FIELDS: Record<string, FieldRef> = {
+  id: { column: 'id', type: 'id' },
+  documentId: { column: 'document_id', type: 'documentId' },
+  createdAt: { column: 'created_at', type: 'systemDate' },
+  updatedAt: { column: 'updated_at', type: 'systemDate' },
+  publishedAt: { column: 'published_at', type: 'systemDate' },
+};
+
+/** The media library's file record as a filterable pseudo-type. */
+export const FILE_FIELDS: Record<string, FieldRef> = {
+  ...SYSTEM_FIELDS,
+  name: { column: 'name', type: 'string' }, alternativeText: { column: 'alternative_text', type: 'string' },
+  caption: { column: 'caption', type: 'string' }, width: { column: 'width', type: 'integer' },
+  height: { column: 'height', type: 'integer' }, hash: { column: 'hash', type: 'string' }, ext: { column: 'ext', type: 'string' },
+  mime: { column: 'mime', type: 'string' }, size: { column: 'size', type: 'decimal' }, url: { column: 'url', type: 'string' },
+  previewUrl: { column: 'preview_url', type: 'string' }, provider: { column: 'provider', type: 'string' },
+};
+export const FILE_RECORD_KEYS = [
+  'id', 'documentId', 'name', 'alternativeText', 'caption', 'focalPoint', 'width', 'height', 'formats', 'hash', 'ext', 'mime',
+  'size', 'url', 'previewUrl', 'provider', 'provider_metadata', 'createdAt', 'updatedAt', 'publishedAt',
+];
+
+export class ParamBuilder {
+  readonly values: unknown[] = [];
+  relLocale = 0;
+  constructor(private readonly locale: string) {}
+  push(v: unknown): number { this.values.push(v); return this.values.length; }
+  /** The locale a non-localized row reads its localized relations in; one param per query. */
+  relLocaleParam(): number { return this.relLocale || (this.relLocale = this.push(this.locale)); }
+}
+
+// ---------------------------------------------------------------- value coercion
+
+const INT = /^-?\d+$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
+
+function badValue(field: string, value: unknown): ApiError {
+  return validation(`Invalid value ${JSON.stringify(value)} for ${field}`, { key: field, source: 'query', param: 'filters' });
+}
+
+/** Converts one query-string value to what PostgreSQL will receive for a column of this type. */
+export function coerce(field: string, ref: FieldRef, raw: QueryValue): unknown {
+  if (typeof raw !== 'string') throw badValue(field, raw);
+  switch (ref.type) {
+    case 'id': case 'integer':
+      if (!INT.test(raw) || (ref.type === 'integer' && Math.abs(Number(raw)) > 2147483647)) throw badValue(field, raw);
+      return raw;
+    case 'biginteger':
+      if (!INT.test(raw)) throw badValue(field, raw);
+      return raw;
+    case 'float': case 'decimal':
+      if (raw.trim() === '' || !Number.isFinite(Number(raw))) throw badValue(field, raw);
+      return raw;
+    case 'boolean':
+      if (/^(true|1|t)$/i.test(raw)) return true;
+      if (/^(false|0|f)$/i.test(raw)) return false;
+      throw badValue(field, raw);
+    case 'date':
+      if (!DATE.test(raw) || Number.isNaN(Date.parse(raw))) throw badValue(field, raw);
+      return raw;
+    case 'time':
+      if (!TIME.test(raw)) throw badValue(field, raw);
+      return raw;
+    case 'datetime': case 'timestamp': case 'systemDate': {
+      const t = Date.parse(raw);
+      if (Number.isNaN(t)) throw badValue(field, raw);
+      return new Date(t).toISOString();
+    }
+    default:
+      return raw;
+  }
+}
+
+function bool(v: QueryValue, field: string): boolean {
+  if (v === 'true' || v === '1' || v === 't') return true;
+  if (v === 'false' || v === '0' || v === 'f' || v === '') return false;
+  throw badValue(field, v);
+}
+
+// ---------------------------------------------------------------- filters
+
+interface FilterScope {
+  /** Fields addressable at this level. */
+  field(name: string): FieldRef | null;
+  attr(name: string): Attribute | null;
+  path: string | null;
+}
+
+function typeScope(schema: Schema, ct: ContentType, path: string | null): FilterScope {
+  return {
+    path,
+    field: (name) => {
+      if (SYSTEM_FIELDS[name]) return SYSTEM_FIELDS[name];
+      if (name === 'locale' && ct.localized) return { column: 'locale', type: 'locale' };
+      const a = ct.byName.get(name);
+      return a && a.kind === 'scalar' && !a.private && a.type !== 'password' ? { column: a.column, type: a.type } : null;
+    },
+    attr: (name) => ct.byName.get(name) ?? null,
+  };
+}
+
+function componentScope(comp: Component, path: string | null): FilterScope {
+  return {
+    path,
+    field: (name) => {
+      if (name === 'id') return { column: 'id', type: 'id' };
+      const a = comp.byName.get(name);
+      return a && a.kind === 'scalar' && !a.private ? { column: a.name, type: a.type } : null;
+    },
+    attr: (name) => comp.byName.get(name) ?? null,
+  };
+}
+
+const fileScope = (path: string | null): FilterScope => ({ path, field: (n) => FILE_FIELDS[n] ?? null, attr: () => null });
+
+const join = (path: string | null, key: string) => (path ? `${path}.${key}` : key);
+
+function listOf(v: QueryValue): QueryValue[] {
+  if (Array.isArray(v)) return v;
+  if (isObj(v)) return Object.values(v);
+  return [v];
+}
+
+export class FilterParser {
+  constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters') {}
+
+  parse(value: QueryValue, scope: FilterScope): Filter | null {
+    if (!isObj(value)) {
+      if (value === '' || (Array.isArray(value) && value.length === 0)) return null;
+      throw validation(`Invalid ${this.param} parameter: expected an object`, { source: 'query', param: this.param });
+    }
+    const items: Filter[] = [];
+    for (const [key, v] of Object.entries(value)) {
+      const f = this.entry(key, v, scope);
+      if (f) items.push(f);
+    }
+    return items.length === 0 ? null : items.length === 1 ? items[0] : { t: 'and', items };
+  }
+
+  private entry(key: string, v: QueryValue, scope: FilterScope): Filter | null {
+    if (key === '$and' || key === '$or') {
+      const subs = listOf(v).map((x) => this.parse(x, scope)).filter((x): x is Filter => x !== null);
+      if (subs.length === 0) return null;
+      return { t: key === '$and' ? 'and' : 'or', items: subs };
+    }
+    if (key === '$not') {
+      const sub = this.parse(v, scope);
+      return sub ? { t: 'not', item: sub } : null;
+    }
+    if (key.startsWith('$')) throw invalidKey(this.param, key, scope.path);
+    const field = scope.field(key);
+    if (field) return this.fieldFilter(key, field, v, join(scope.path, key));
+    const attr = scope.attr(key);
+    const path = join(scope.path, key);
+    if (!attr || attr.private) {
+      if (HIDDEN.has(key)) throw invalidKey(this.param, key, path);
+      throw invalidKey(this.param, key, scope.path);
+    }
+    if (attr.kind === 'relation') {
+      const target = this.schema.contentTypes.get(attr.target)!;
+      const sub = this.relationSub(v, typeScope(this.schema, target, path), key);
+      return sub ? { t: 'relation', attr, target, sub, nullRowMatches: matchesNullRow(sub) } : null;
+    }
+    if (attr.kind === 'media') {
+      const sub = this.relationSub(v, fileScope(path), key);
+      return sub ? { t: 'media', attr, sub, nullRowMatches: matchesNullRow(sub) } : null;
+    }
+    if (attr.kind === 'component') {
+      const component = this.schema.components.get(attr.component)!;
+      const sub = this.relationSub(v, componentScope(component, path), key);
+      return sub ? { t: 'component', attr, component, sub, nullRowMatches: matchesNullRow(sub) } : null;
+    }
+    // Dynamic zones (and anything else without columns) cannot be filtered, as in Strapi.
+    throw invalidKey(this.param, key, path);
+  }
+
+  /** `filters[author]=3` means the related id, as in Strapi; objects are nested filters. */
+  private relationSub(v: QueryValue, scope: FilterScope, key: string): Filter | null {
+    if (isObj(v)) return this.parse(v, scope);
+    const idRef = scope.field('id');
+    if (!idRef) throw invalidKey(this.param, key, scope.path);
+    return this.fieldFilter('id', idRef, v, join(scope.path, 'id'));
+  }
+
+  private fieldFilter(name: string, field: FieldRef, v: QueryValue, path: string): Filter | null {
+    if (!isObj(v)) {
+      if (Array.isArray(v)) return this.op(name, field, '$in', v, path);
+      return this.op(name, field, '$eq', v, path);
+    }
+    const items: Filter[] = [];
+    for (const [op, val] of Object.entries(v)) {
+      if (op === '$not') {
+        const sub = this.fieldFilter(name, field, val, path);
+        if (sub) items.push({ t: 'not', item: sub });
+      } else if (op === '$and' || op === '$or') {
+        const subs = listOf(val).map((x) => this.fieldFilter(name, field, x, path)).filter((x): x is Filter => x !== null);
+        if (subs.length) items.push({ t: op === '$and' ? 'and' : 'or', items: subs });
+      } else if (OPERATORS.has(op as Operator)) {
+        const f = this.op(name, field, op as Operator, val, path);
+        if (f) items.push(f);
+      } else {
+        throw invalidKey(this.param, op, path);
+      }
+    }
+    return items.length === 0 ? null : items.length === 1 ? items[0] : { t: 'and', items };
+  }
+
+  private op(name: string, field: FieldRef, op: Operator, v: QueryValue, path: string): Filter {
+    switch (op) {
+      case '$null': case '$notNull': {
+        // The boolean decides the SQL (IS NULL / IS NOT NULL), so it is part of the plan's shape.
+        const yes = bool(Array.isArray(v) ? v[0] ?? '' : (v as QueryValue), path);
+        const isNull = op === '$null' ? yes : !yes;
+        return { t: 'cmp', field, op: isNull ? '$null' : '$notNull', param: 0 };
+      }
+      case '$in': case '$notIn': {
+        const list = listOf(v).filter((x) => x !== '');
+        const coerced = list.map((x) => coerce(path, field, x));
+        return { t: 'cmp', field, op, param: this.params.push(coerced) };
+      }
+      case '$between': {
+        if (!Array.isArray(v) || v.length !== 2) {
+          throw validation(`$between on ${name} expects an array of two values`, { key: '$between', path, source: 'query', param: this.param });
+        }
+        const a = this.params.push(coerce(path, field, v[0]));
+        this.params.push(coerce(path, field, v[1]));
+        return { t: 'cmp', field, op, param: a };
+      }
+      case '$contains': case '$notContains': case '$containsi': case '$notContainsi':
+      case '$startsWith': case '$startsWithi': case '$endsWith': case '$endsWithi': {
+        if (typeof v !== 'string') throw badValue(path, v);
+        const esc = v.replace(/[\\%_]/g, '\\$&');
+        const pattern = op.startsWith('$startsWith') ? `${esc}%` : op.startsWith('$endsWith') ? `%${esc}` : `%${esc}%`;
+        return { t: 'cmp', field, op, param: this.params.push(pattern) };
+      }
+      case '$eqi': case '$nei':
+        if (typeof v !== 'string') throw badValue(path, v);
+        return { t: 'cmp', field, op, param: this.params.push(v) };
+      default: {
+        if (Array.isArray(v)) {
+          // `$eq` with a list behaves like `$in` in Strapi.
+          if (op === '$eq') return this.op(name, field, '$in', v, path);
+          if (op === '$ne') return this.op(name, field, '$notIn', v, path);
+          throw badValue(path, v);
+        }
+        return { t: 'cmp', field, op, param: this.params.push(coerce(path, field, v)) };
+      }
+    }
+  }
+}
+
+/** Whether a filter holds for a missing related row (all fields null): Strapi's LEFT JOIN semantics. */
+export function matchesNullRow(f: Filter): boolean {
+  switch (f.t) {
+    case 'and': return f.items.every(matchesNullRow);
+    case 'or': return f.items.some(matchesNullRow);
+    case 'not': return !matchesNullRow(f.item);
+    case 'cmp': return f.op === '$null';
+    case 'const': return f.value;
+    default: return f.nullRowMatches;
+  }
+}
+
+// ---------------------------------------------------------------- sort
+
+const DIRECTIONS = new Set(['asc', 'desc', 'ASC', 'DESC']);
+
+function badOrder(): ApiError {
+  return validation('Invalid order. order can only be one of asc|desc|ASC|DESC');
+}
+
+export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | undefined): SortTerm[] {
+  if (value === undefined || value === '') return [];
+  const out: SortTerm[] = [];
+  const visit = (v: QueryValue) => {
+    if (typeof v === 'string') {
+      for (const part of v.split(',')) {
+        const s = part.trim();
+        if (!s) continue;
+        const [name, dir = 'asc', extra] = s.split(':');
+        if (extra !== undefined || !DIRECTIONS.has(dir)) throw badOrder();
+        out.push(sortTerm(schema, ct, name.split('.'), dir.toLowerCase() === 'desc', null));
+      }
+    } else if (Array.isArray(v)) v.forEach(visit);
+    else if (isObj(v)) {
+      for (const [k, sub] of Object.entries(v)) {
+        if (/^\d+$/.test(k)) { visit(sub); continue; }
+        objectSort(k, sub, []);
+      }
+    }
+  };
+  const objectSort = (key: string, v: QueryValue, prefix: string[]) => {
+    if (typeof v === 'string') {
+      if (!DIRECTIONS.has(v)) throw badOrder();
+      out.push(sortTerm(schema, ct, [...prefix, key], v.toLowerCase() === 'desc', null));
+    } else if (isObj(v)) {
+      for (const [k, sub] of Object.entries(v)) objectSort(k, sub, [...prefix, key]);
+    } else throw badOrder();
+  };
+  visit(value);
+  return out;
+}
+
+function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, _: null): SortTerm {
+  const path: Array<RelationAttr | ComponentAttr> = [];
+  let scope: FilterScope = typeScope(schema, ct, null);
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const field = scope.field(name);
+    if (field && i === names.length - 1) return { path, field, desc };
+    const attr = scope.attr(name);
+    const p = i === 0 ? null : names.slice(0, i).join('.');
+    if (!attr || attr.private) throw invalidKey('sort', name, p);
+    if (attr.kind === 'relation' && !attr.toMany) {
+      path.push(attr);
+      scope = typeScope(schema, schema.contentTypes.get(attr.target)!, names.slice(0, i + 1).join('.'));
+    } else if (attr.kind === 'component' && !attr.repeatable) {
+      path.push(attr);
+      scope = componentScope(schema.components.get(attr.component)!, names.slice(0, i + 1).join('.'));
+    } else throw invalidKey('sort', name, names.slice(0, i + 1).join('.'));
+  }
+  // A bare relation name sorts by the related id, as Strapi does.
+  return { path, field: { column: 'id', type: 'id' }, desc };
+}
+
+// ---------------------------------------------------------------- pagination
+
+function toNumber(v: QueryValue | undefined): number {
+  if (v === undefined) return NaN;
+  if (typeof v !== 'string' || v.trim() === '') return NaN;
+  return Number(v);
+}
+
+export function parsePagination(value: QueryValue | undefined, limits: ReadLimits): Pagination {
+  const p = isObj(value) ? value : {};
+  const has = (k: string) => p[k] !== undefined;
+  const withCount = p.withCount === undefined ? limits.withCount : bool(p.withCount, 'pagination.withCount');
+  const pageMode = has('page') || has('pageSize');
+  const offsetMode = has('start') || has('limit');
+  if (pageMode && offsetMode) throw new ApiError(400, 'PaginationError', 'Cannot use both page & offset pagination in the same query', {});
+  if (offsetMode) {
+    let start = has('start') ? toNumber(p.start) : 0;
+    let limit = has('limit') ? toNumber(p.limit) : limits.defaultLimit;
+    if (!Number.isInteger(start)) throw validation(`convertStartQueryParams expected a positive integer got ${start}`);
+    if (!Number.isInteger(limit)) throw validation(`convertLimitQueryParams expected a positive integer got ${limit}`);
+    start = Math.max(0, start);
+    if (limit < 1 || limit > limits.maxLimit) limit = limits.maxLimit;
+    return { mode: 'offset', start, limit, withCount };
+  }
+  let page = has('page') ? toNumber(p.page) : 1;
+  let pageSize = has('pageSize') ? toNumber(p.pageSize) : limits.defaultLimit;
+  if (!Number.isInteger(page) || !Number.isInteger(pageSize)) throw validation('convertStartQueryParams expected a positive integer got NaN');
+  page = Math.max(1, page);
+  pageSize = Math.min(Math.max(1, pageSize), limits.maxLimit);
+  return { mode: 'page', page, pageSize, withCount };
+}
+
+// ---------------------------------------------------------------- fields & populate
+
+const TIMESTAMP_FIELDS = ['createdAt', 'updatedAt', 'publishedAt'] as const;
+
+function fieldList(v: QueryValue | undefined): string[] | null {
+  if (v === undefined) return null;
+  const out: string[] = [];
+  for (const item of listOf(v)) {
+    if (typeof item !== 'string') throw validation('Invalid fields parameter', { source: 'query', param: 'fields' });
+    for (const s of item.split(',')) if (s.trim()) out.push(s.trim());
+  }
+  return out;
+}
+
+function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: string | null): Selection {
+  const names = fieldList(fieldsRaw);
+  const all = visibleScalars(ct.attributes);
+  if (names === null || names.includes('*')) {
+    return {
+      fields: all, withLocale: ct.localized, populate: [],
+      withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },
+    };
+  }
+  const fields: ScalarAttr[] = [];
+  const ts = { createdAt: false, updatedAt: false, publishedAt: false };
+  let withLocale = false;
+  for (const n of names) {
+    if (n === 'id' || n === 'documentId') continue;
+    if ((TIMESTAMP_FIELDS as readonly string[]).includes(n)) { ts[n as keyof typeof ts] = true; continue; }
+    if (n === 'locale' && ct.localized) { withLocale = true; continue; }
+    const a = all.find((x) => x.name === n);
+    if (!a) throw invalidKey('fields', n, path);
+    if (!fields.includes(a)) fields.push(a);
+  }
+  return { fields, withLocale, withTimestamps: ts, populate: [] };
+}
+
+function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
+  const names = fieldList(fieldsRaw);
+  const all = visibleScalars(comp.attributes);
+  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [] };
+  const fields: ScalarAttr[] = [];
+  for (const n of names) {
+    if (n === 'id') continue;
+    const a = all.find((x) => x.name === n);
+    if (!a) throw invalidKey('fields', n, path);
+    fields.push(a);
+  }
+  return { component: comp, fields, populate: [] };
+}
+
+/** `populate` in any of its forms → a map of attribute name → nested spec (true = defaults). */
+function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<string, QueryValue | true> | '*' | null {
+  if (v === undefined || v === '' || v === 'false') return null;
+  if (v === '*' || v === 'true') return '*';
+  const out = new Map<string, QueryValue | true>();
+  const addDotted = (s: string) => {
+    for (const item of s.split(',')) {
+      const name = item.trim();
+      if (!name) continue;
+      if (name === '*') { out.set('*', true); continue; }
+      const [head, ...rest] = name.split('.');
+      if (rest.length === 0) { if (!out.has(head)) out.set(head, true); continue; }
+      // `seo.shareImage` = populate[seo][populate][shareImage]; merge with siblings of the same head.
+      const prev = out.get(head);
+      const nested: Obj = isObj(prev) ? prev : {};
+      const inner = nested.populate;
+      const list: string[] = typeof inner === 'string' ? [inner] : Array.isArray(inner) ? inner.filter((x): x is string => typeof x === 'string') : [];
+      if (isObj(inner)) { (inner as Obj)[rest.join('.')] = 'true'; nested.populate = inner; }
+      else nested.populate = [...list, rest.join('.')];
+      out.set(head, nested);
+    }
+  };
+  if (typeof v === 'string') addDotted(v);
+  else if (Array.isArray(v)) {
+    for (const item of v) {
+      if (typeof item === 'string') addDotted(item);
+      else throw invalidKey('populate', JSON.stringify(item), path);
+    }
+  } else {
+    for (const [k, sub] of Object.entries(v)) {
+      if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
+      if (sub === 'false' || sub === false as unknown) continue;
+      out.set(k, sub === 'true' || sub === '*' ? true : sub);
+    }
+  }
+  if (out.size === 1 && out.has('*')) return '*';
+  return out;
+}
+
+export class PopulateParser {
+  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits) {}
+
+  forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft'): void {
+    const spec = normalizePopulate(v, path);
+    if (!spec) return;
+    if (depth > this.limits.maxPopulateDepth) {
+      throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
+    }
+    const entries: Array<[Attribute | 'localizations', QueryValue | true]> = [];
+    if (spec === '*') {
+      for (const a of ct.attributes) if (a.kind !== 'scalar' && !a.private) entries.push([a, true]);
+      if (ct.localized) entries.push(['localizations', true]);
+    } else {
+      for (const [name, sub] of spec) {
+        if (name === '*') { for (const a of ct.attributes) if (a.kind !== 'scalar' && !a.private && !spec.has(a.name)) entries.push([a, true]); continue; }
+        if (name === 'localizations' && ct.localized) { entries.push(['localizations', sub]); continue; }
+        const a = ct.byName.get(name);
+        if (!a || a.private || a.kind === 'scalar') throw invalidKey('populate', name, path ? `${path}.${name}` : name);
+        entries.push([a, sub]);
+      }
+      // Populated attributes appear in model order, after the scalars, as in Strapi.
+      const order = (e: Attribute | 'localizations') => (e === 'localizations' ? 1e9 : ct.attributes.indexOf(e));
+      entries.sort((x, y) => order(x[0]) - order(y[0]));
+    }
+    for (const [a, sub] of entries) {
+      const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
+      if (a === 'localizations') {
+        const o = isObj(sub) ? sub : {};
+        sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
+        continue;
+      }
+      sel.populate.push(this.attribute(a, sub, depth, subPath, status, ct.localized));
+    }
+  }
+
+  private attribute(a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', srcLocalized = false): Populate {
+    const o: Obj = isObj(sub) ? sub : {};
+    if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
+    for (const k of Object.keys(o)) {
+      if (!['populate', 'fields', 'filters', 'sort', 'count', 'on', 'limit', 'start'].includes(k)) throw invalidKey('populate', k, path);
+    }
+    switch (a.kind) {
+      case 'relation': {
+        const target = this.schema.contentTypes.get(a.target)!;
+        const select = selection(target, o.fields, path);
+        this.forType(target, select, o.populate, depth + 1, path, status);
+        const where = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(this.schema, target, null)) : null;
+        const sort = parseSort(this.schema, target, o.sort);
+        const count = o.count !== undefined && bool(o.count, `${path}.count`);
+        if (target.localized && !srcLocalized) this.params.relLocaleParam();
+        return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
+      }
+      case 'media': {
+        const names = fieldList(o.fields);
+        if (names) for (const n of names) if (!FILE_RECORD_KEYS.includes(n)) throw invalidKey('fields', n, path);
+        return { kind: 'media', attr: a, fields: names };
+      }
+      case 'component': {
+        const comp = this.schema.components.get(a.component)!;
+        return { kind: 'component', attr: a, select: this.component(comp, o, depth, path, status) };
+      }
+      case 'dynamiczone': {
+        const on = new Map<string, ComponentSelection>();
+        if (o.on !== undefined) {
+          if (!isObj(o.on)) throw invalidKey('populate', 'on', path);
+          for (const [uid, csub] of Object.entries(o.on)) {
+            const comp = this.schema.components.get(uid);
+            if (!comp || !a.components.includes(uid)) throw invalidKey('populate', uid, `${path}.on`);
+            on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, `${path}.${uid}`, status));
+          }
+        } else {
+          // Shared strategy: the same nested populate applies to every component of the zone.
+          for (const uid of a.components) {
+            const comp = this.schema.components.get(uid)!;
+            on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue }, depth, path, status, true));
+          }
+        }
+        return { kind: 'dynamiczone', attr: a, on };
+      }
+      default:
+        throw invalidKey('populate', a.name, path);
+    }
+  }
+
+  private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
+    const sel = componentSelection(comp, o.fields, path);
+    const spec = normalizePopulate(o.populate, path);
+    if (!spec) return sel;
+    if (depth + 1 > this.limits.maxPopulateDepth) {
+      throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
+    }
+    const entries: Array<[Attribute, QueryValue | true]> = [];
+    if (spec === '*') {
+      for (const a of comp.attributes) if (a.kind !== 'scalar' && !a.private) entries.push([a, true]);
+    } else {
+      for (const [name, sub] of spec) {
+        const a = comp.byName.get(name);
+        if (!a || a.kind === 'scalar' || a.private) {
+          // In a dynamic zone's shared populate a key need only exist on some of its components.
+          if (lenient) continue;
+          throw invalidKey('populate', name, `${path}.${name}`);
+        }
+        entries.push([a, sub]);
+      }
+      entries.sort((x, y) => comp.attributes.indexOf(x[0]) - comp.attributes.indexOf(y[0]));
+    }
+    for (const [a, sub] of entries) sel.populate.push(this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status));
+    return sel;
+  }
+}
+
+// ---------------------------------------------------------------- the whole query
+
+export interface ReadRequest {
+  shape: 'list' | 'one';
+  /** documentId for findOne on a collection type. */
+  documentId?: string;
+}
+
+export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits): { query: ReadQuery; params: unknown[] } {
+  const loc = q.locale;
+  const params = new ParamBuilder(typeof loc === 'string' && loc !== '*' && loc !== '' ? loc : schema.defaultLocale);
+  const rawStatus = q.status;
+  const status: 'published' | 'draft' = rawStatus === undefined || rawStatus === 'published' ? 'published' : 'draft';
+  let localeParam: number | null = null;
+  if (ct.localized) {
+    if (loc === undefined || loc === '') localeParam = params.push(schema.defaultLocale);
+    else if (loc !== '*') {
+      if (typeof loc !== 'string') throw validation('Invalid locale parameter', { source: 'query', param: 'locale' });
+      localeParam = params.push(loc);
+    }
+  }
+  const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
+  const select = selection(ct, q.fields, null);
+  const where = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(schema, ct, null)) : null;
+  const sort = parseSort(schema, ct, q.sort);
+  new PopulateParser(schema, params, limits).forType(ct, select, q.populate, 1, null, status);
+  const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
+  const [limit, offset] = pagination.mode === 'page'
+    ? [pagination.pageSize, (pagination.page - 1) * pagination.pageSize] : [pagination.limit, pagination.start];
+  const limitParam = params.push(limit);
+  const offsetParam = params.push(offset);
+  return {
+    query: {
+      ct, shape: req.shape, select, where, sort, pagination, localeParam, documentParam, status,
+      limitParam, offsetParam, relLocaleParam: params.relLocale,
+    },
+    params: params.values,
+  };
+}

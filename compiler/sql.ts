@@ -1,0 +1,307 @@
+// ReadQuery AST → one SQL statement. Every populate is a LEFT JOIN LATERAL that builds its JSON inside
+// PostgreSQL, so the statement returns the response's `data` as text, ready to send. Identifiers come
+// only from the models; every user value is a `$n` parameter with an explicit cast.
+import type { ContentType, Schema, ScalarAttr, ScalarType, Component } from './schema.ts';
+import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+
+export interface SqlOptions { maxRelationRows: number }
+
+const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+const CAST: Record<ScalarType | FieldRef['type'], string> = {
+  string: 'text', text: 'text', richtext: 'text', email: 'text', password: 'text', uid: 'text', enumeration: 'text',
+  blocks: 'jsonb', json: 'jsonb', boolean: 'boolean', integer: 'integer', biginteger: 'bigint', float: 'float8',
+  decimal: 'numeric', date: 'date', time: 'time', datetime: 'timestamptz', timestamp: 'timestamptz',
+  id: 'bigint', documentId: 'text', systemDate: 'timestamptz', locale: 'text',
+};
+const TEXTUAL = new Set(['string', 'text', 'richtext', 'email', 'password', 'uid', 'enumeration', 'documentId', 'locale']);
+
+export const isoTs = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** How a scalar column is rendered in a response (Strapi's formats). */
+function scalarOut(a: ScalarAttr, alias: string): string {
+  const col = `${alias}.${q(a.column)}`;
+  switch (a.type) {
+    case 'datetime': case 'timestamp': return isoTs(col);
+    case 'time': return `to_char(${col}, 'HH24:MI:SS.MS')`;
+    case 'biginteger': return `${col}::text`;
+    default: return col;
+  }
+}
+
+class Gen {
+  private n = 0;
+  constructor(private schema: Schema, private opts: SqlOptions, private query: ReadQuery) {}
+  alias(p = 't'): string { return `${p}${++this.n}`; }
+
+  // ------------------------------------------------------------ filters
+  fieldExpr(f: FieldRef, alias: string, json: boolean): string {
+    if (!json) return `${alias}.${q(f.column)}`;
+    const t = CAST[f.type];
+    if (f.type === 'blocks' || f.type === 'json') return `(${alias}->${lit(f.column)})`;
+    return t === 'text' ? `(${alias}->>${lit(f.column)})` : `(${alias}->>${lit(f.column)})::${t}`;
+  }
+
+  filter(f: Filter, alias: string, ct: ContentType | null, json = false): string {
+    switch (f.t) {
+      case 'const': return f.value ? 'true' : 'false';
+      case 'and': case 'or': return `(${f.items.map((i) => this.filter(i, alias, ct, json)).join(f.t === 'and' ? ' and ' : ' or ')})`;
+      case 'not': return `not coalesce(${this.filter(f.item, alias, ct, json)}, false)`;
+      case 'cmp': return this.cmp(f, alias, json);
+      case 'relation': {
+        const a = this.alias();
+        const src = this.relationSource(f.attr, f.target, alias, a);
+        const cond = this.filter(f.sub, a, f.target);
+        const hit = `exists (select 1 ${src} and ${cond})`;
+        return f.nullRowMatches ? `(${hit} or not exists (select 1 ${src}))` : hit;
+      }
+      case 'media': {
+        const a = this.alias('f');
+        const src = f.attr.multiple
+          ? `from ${q(f.attr.linkTable)} l${a} join ${q(this.schema.filesTable)} ${a} on ${a}.id = l${a}.file_id where l${a}.source_id = ${alias}.id`
+          : `from ${q(this.schema.filesTable)} ${a} where ${a}.id = ${json ? `(${alias}->>${lit(f.attr.name)})::bigint` : `${alias}.${q(f.attr.column)}`}`;
+        const hit = `exists (select 1 ${src} and ${this.filter(f.sub, a, null)})`;
+        return f.nullRowMatches ? `(${hit} or not exists (select 1 ${src}))` : hit;
+      }
+      case 'component': {
+        const col = json ? `(${alias}->${lit(f.attr.name)})` : `${alias}.${q(f.attr.column)}`;
+        if (!f.attr.repeatable) {
+          const cond = this.filter(f.sub, col, null, true);
+          return f.nullRowMatches ? `(${col} is null or ${cond})` : `(${col} is not null and ${cond})`;
+        }
+        const e = this.alias('e');
+        const hit = `exists (select 1 from jsonb_array_elements(coalesce(${col}, '[]'::jsonb)) ${e}(c) where ${this.filter(f.sub, `${e}.c`, null, true)})`;
+        return f.nullRowMatches ? `(${hit} or jsonb_array_length(coalesce(${col}, '[]'::jsonb)) = 0)` : hit;
+      }
+    }
+  }
+
+  private cmp(f: Extract<Filter, { t: 'cmp' }>, alias: string, json: boolean): string {
+    const e = this.fieldExpr(f.field, alias, json);
+    const cast = CAST[f.field.type];
+    const p = `$${f.param}::${cast}`;
+    const text = TEXTUAL.has(f.field.type) ? e : `${e}::text`;
+    switch (f.op) {
+      case '$eq': return `${e} = ${p}`;
+      case '$ne': return `${e} <> ${p}`;
+      case '$lt': return `${e} < ${p}`;
+      case '$lte': return `${e} <= ${p}`;
+      case '$gt': return `${e} > ${p}`;
+      case '$gte': return `${e} >= ${p}`;
+      case '$eqi': return `lower(${text}) = lower($${f.param}::text)`;
+      case '$nei': return `lower(${text}) <> lower($${f.param}::text)`;
+      case '$in': return `${e} = any($${f.param}::${cast}[])`;
+      case '$notIn': return `not (${e} = any($${f.param}::${cast}[]))`;
+      case '$null': return `${e} is null`;
+      case '$notNull': return `${e} is not null`;
+      case '$between': return `${e} between ${p} and $${f.param + 1}::${cast}`;
+      case '$contains': case '$startsWith': case '$endsWith': return `${text} like $${f.param}::text`;
+      case '$containsi': case '$startsWithi': case '$endsWithi': return `${text} ilike $${f.param}::text`;
+      case '$notContains': return `not (${text} like $${f.param}::text)`;
+      case '$notContainsi': return `not (${text} ilike $${f.param}::text)`;
+    }
+  }
+
+  /** `from … where …` that reaches the related rows of `src` (alias) in `target` (alias a). */
+  relationSource(attr: Extract<Filter, { t: 'relation' }>['attr'], target: ContentType, src: string, a: string): string {
+    if (attr.owner) {
+      if (!attr.toMany) return `from ${q(target.table)} ${a} where ${a}.document_id = ${src}.${q(attr.column)}`;
+      return `from ${q(attr.linkTable)} l${a} join ${q(target.table)} ${a} on ${a}.document_id = l${a}.target_doc where l${a}.source_id = ${src}.id`;
+    }
+    const owner = target.byName.get(attr.mappedBy!)!;
+    if (owner.kind !== 'relation') throw new Error(`mappedBy ${attr.mappedBy} is not a relation`);
+    if (!owner.toMany) return `from ${q(target.table)} ${a} where ${a}.${q(owner.column)} = ${src}.document_id`;
+    return `from ${q(owner.linkTable)} l${a} join ${q(target.table)} ${a} on ${a}.id = l${a}.source_id where l${a}.target_doc = ${src}.document_id`;
+  }
+
+  // ------------------------------------------------------------ selections
+
+  /** Output columns of a content-type row plus the lateral joins its populates need. */
+  row(ct: ContentType, sel: Selection, alias: string, joins: string[]): string[] {
+    const cols = [`${alias}.id as "id"`, `${alias}.document_id as "documentId"`];
+    for (const f of sel.fields) cols.push(`${scalarOut(f, alias)} as ${q(f.name)}`);
+    if (sel.withTimestamps.createdAt) cols.push(`${isoTs(`${alias}.created_at`)} as "createdAt"`);
+    if (sel.withTimestamps.updatedAt) cols.push(`${isoTs(`${alias}.updated_at`)} as "updatedAt"`);
+    if (sel.withTimestamps.publishedAt) cols.push(`${isoTs(`${alias}.published_at`)} as "publishedAt"`);
+    if (sel.withLocale) cols.push(`${alias}.locale as "locale"`);
+    for (const p of sel.populate) {
+      const j = this.alias('p');
+      joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
+      cols.push(`${j}.v as ${q(p.kind === 'localizations' ? 'localizations' : p.attr.name)}`);
+    }
+    return cols;
+  }
+
+  /** A subquery yielding one row with column `v`: the populated JSON value. */
+  populate(p: Populate, ct: ContentType, src: string): string {
+    switch (p.kind) {
+      case 'relation': return this.relation(p, ct, src);
+      case 'media': return `select ${this.media(p.attr.multiple, p.fields, p.attr.multiple ? `${src}.id` : `${src}.${q(p.attr.column)}`, p.attr.linkTable)} as v`;
+      case 'component': return `select ${this.component(p.select, `${src}.${q(p.attr.column)}`, p.attr.repeatable)} as v`;
+      case 'dynamiczone': return `select ${this.dynamicZone(p.on, `${src}.${q(p.attr.column)}`)} as v`;
+      case 'localizations': {
+        const a = this.alias();
+        const joins: string[] = [];
+        const cols = this.row(ct, p.select, a, joins);
+        const status = ct.draftAndPublish ? ` and ${a}.published_at is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
+        return `select coalesce(json_agg(x), '[]') as v from (select ${cols.join(', ')} from ${q(ct.table)} ${a} ${joins.join(' ')} where ${a}.document_id = ${src}.document_id and ${a}.locale is distinct from ${src}.locale${status} order by ${a}.id) x`;
+      }
+    }
+  }
+
+  private relation(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType, src: string): string {
+    const a = this.alias();
+    const from = this.relationSource(p.attr, p.target, src, a);
+    const conds: string[] = [];
+    if (p.status) conds.push(`${a}.published_at is ${p.status === 'published' ? 'not null' : 'null'}`);
+    if (p.target.localized) conds.push(ct.localized ? `${a}.locale = ${src}.locale` : `${a}.locale = $${this.query.relLocaleParam}::text`);
+    if (p.where) conds.push(this.filter(p.where, a, p.target));
+    const where = conds.length ? ` and ${conds.join(' and ')}` : '';
+    if (p.count) return `select json_build_object('count', count(*)) as v ${from}${where}`;
+    const joins: string[] = [];
+    const cols = this.row(p.target, p.select, a, joins);
+    // Joins of nested populates go after the `from` list of the relation's own tables.
+    const fromWithJoins = injectJoins(from, joins);
+    if (!p.attr.toMany) return `select row_to_json(x) as v from (select ${cols.join(', ')} ${fromWithJoins}${where} limit 1) x`;
+    const order = p.sort.length ? this.orderBy(p.sort, a, p.target).join(', ')
+      : p.attr.owner ? `l${a}.position, ${a}.id` : `${a}.id`;
+    return `select coalesce(json_agg(x), '[]') as v from (select ${cols.join(', ')} ${fromWithJoins}${where} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  media(multiple: boolean, fields: string[] | null, ref: string, linkTable: string): string {
+    const f = this.alias('f');
+    const all: Array<[string, string]> = [
+      ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
+      ['caption', `${f}.caption`], ['focalPoint', `${f}.focal_point`], ['width', `${f}.width`], ['height', `${f}.height`],
+      ['formats', `${f}.formats`], ['hash', `${f}.hash`], ['ext', `${f}.ext`], ['mime', `${f}.mime`], ['size', `${f}.size::float8`],
+      ['url', `${f}.url`], ['previewUrl', `${f}.preview_url`], ['provider', `${f}.provider`], ['provider_metadata', `${f}.provider_metadata`],
+      ['createdAt', isoTs(`${f}.created_at`)], ['updatedAt', isoTs(`${f}.updated_at`)], ['publishedAt', isoTs(`${f}.published_at`)],
+    ];
+    const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId' || fields.includes(k)) : all;
+    const cols = keep.map(([k, e]) => `${e} as ${q(k)}`).join(', ');
+    const files = q(this.schema.filesTable);
+    if (!multiple) return `(select row_to_json(x) from (select ${cols} from ${files} ${f} where ${f}.id = ${ref}) x)`;
+    return `(select coalesce(json_agg(x), '[]') from (select ${cols} from ${q(linkTable)} l${f} join ${files} ${f} on ${f}.id = l${f}.file_id where l${f}.source_id = ${ref} order by l${f}.position) x)`;
+  }
+
+  /** Columns of one component instance held in jsonb `c`. */
+  componentCols(sel: ComponentSelection, c: string): string[] {
+    const cols = [`(${c}->>'id')::bigint as "id"`];
+    for (const f of sel.fields) cols.push(`${c}->${lit(f.name)} as ${q(f.name)}`);
+    for (const p of sel.populate) {
+      const key = p.kind === 'localizations' ? 'localizations' : p.attr.name;
+      let expr: string;
+      if (p.kind === 'media') {
+        expr = p.attr.multiple
+          ? this.mediaList(p.fields, `${c}->${lit(p.attr.name)}`)
+          : this.media(false, p.fields, `(${c}->>${lit(p.attr.name)})::bigint`, '');
+      } else if (p.kind === 'component') expr = this.component(p.select, `${c}->${lit(p.attr.name)}`, p.attr.repeatable);
+      else continue;
+      cols.push(`${expr} as ${q(key)}`);
+    }
+    return cols;
+  }
+
+  /** Files of a multiple media attribute inside a component: a jsonb array of file ids. */
+  private mediaList(fields: string[] | null, arr: string): string {
+    const e = this.alias('e');
+    const one = this.media(false, fields, `${e}.id::bigint`, '');
+    return `(select coalesce(json_agg(${one} order by ${e}.n), '[]') from jsonb_array_elements_text(case when jsonb_typeof(${arr}) = 'array' then ${arr} else '[]'::jsonb end) with ordinality ${e}(id, n) where exists (select 1 from ${q(this.schema.filesTable)} where id = ${e}.id::bigint))`;
+  }
+
+  component(sel: ComponentSelection, value: string, repeatable: boolean): string {
+    if (!repeatable) {
+      const s = this.alias('s');
+      return `(select row_to_json(x) from (select ${this.componentCols(sel, `${s}.c`)} from (select ${value} as c) ${s} where jsonb_typeof(${s}.c) = 'object') x)`;
+    }
+    const e = this.alias('e');
+    return `(select coalesce(json_agg(x), '[]') from (select ${this.componentCols(sel, `${e}.c`)} from jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} else '[]'::jsonb end) with ordinality ${e}(c, n) order by ${e}.n) x)`;
+  }
+
+  dynamicZone(on: Map<string, ComponentSelection>, value: string): string {
+    const e = this.alias('e');
+    const cases = [...on].map(([uid, sel]) => {
+      const cols = [...this.componentCols(sel, `${e}.c`), `${lit(uid)}::text as "__component"`];
+      return `when ${lit(uid)} then (select row_to_json(x) from (select ${cols.join(', ')}) x)`;
+    });
+    const uids = [...on.keys()].map(lit).join(', ');
+    return `(select coalesce(json_agg(case ${e}.c->>'__component' ${cases.join(' ')} end order by ${e}.n), '[]') from jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} else '[]'::jsonb end) with ordinality ${e}(c, n) where ${e}.c->>'__component' in (${uids}))`;
+  }
+
+  // ------------------------------------------------------------ sort
+
+  sortExpr(s: SortTerm, alias: string, ct: ContentType): string {
+    let cur = alias;
+    let curType: ContentType | Component = ct;
+    let json: string | null = null;
+    const wraps: string[] = [];
+    for (const step of s.path) {
+      if (step.kind === 'relation') {
+        const target = this.schema.contentTypes.get(step.target)!;
+        const a = this.alias();
+        wraps.push(`(select %s ${this.relationSource(step, target, cur, a)} limit 1)`);
+        cur = a; curType = target;
+      } else {
+        json = json ? `${json}->${lit(step.name)}` : `${cur}.${q(step.column)}`;
+        curType = this.schema.components.get(step.component)!;
+      }
+    }
+    void curType;
+    let expr = json ? this.fieldExpr(s.field, `(${json})`, true) : this.fieldExpr(s.field, cur, false);
+    for (let i = wraps.length - 1; i >= 0; i--) expr = wraps[i].replace('%s', expr);
+    return expr;
+  }
+
+  orderBy(sort: SortTerm[], alias: string, ct: ContentType): string[] {
+    return sort.map((s) => `${this.sortExpr(s, alias, ct)} ${s.desc ? 'desc' : 'asc'}`);
+  }
+
+  // ------------------------------------------------------------ root
+
+  rootWhere(alias: string): string {
+    const { ct, status, localeParam, documentParam, where } = this.query;
+    const conds: string[] = [];
+    if (ct.draftAndPublish) conds.push(`${alias}.published_at is ${status === 'published' ? 'not null' : 'null'}`);
+    if (localeParam) conds.push(`${alias}.locale = $${localeParam}::text`);
+    if (documentParam) conds.push(`${alias}.document_id = $${documentParam}::text`);
+    if (where) conds.push(this.filter(where, alias, ct));
+    return conds.length ? `where ${conds.join(' and ')}` : '';
+  }
+}
+
+/** Puts lateral joins right after the first table of a `from … where …` fragment. */
+function injectJoins(from: string, joins: string[]): string {
+  if (!joins.length) return from;
+  const i = from.indexOf(' where ');
+  return `${from.slice(0, i)} ${joins.join(' ')}${from.slice(i)}`;
+}
+
+export interface CompiledRead {
+  text: string;
+  /** The statement's second column is the total row count (lists with withCount). */
+  withTotal: boolean;
+}
+
+export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions): CompiledRead {
+  const g = new Gen(schema, opts, query);
+  const { ct } = query;
+  const inner = 'r0';
+  const t = 't0';
+  const where = g.rootWhere(inner);
+  const order = [...g.orderBy(query.sort, inner, ct), `${inner}.id asc`];
+  // Paginate the bare rows first, then populate only the rows of the page.
+  const sortCols = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`).join('');
+  const page = `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} order by ${order.join(', ')} limit $${query.limitParam}::bigint offset $${query.offsetParam}::bigint`;
+  const joins: string[] = [];
+  const cols = g.row(ct, query.select, t, joins);
+  const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
+  const body = `select ${cols.join(', ')} from (${page}) ${t} ${joins.join(' ')} order by ${outerOrder}`;
+  if (query.shape === 'one') return { text: `select (select row_to_json(x) from (${body}) x)::text as data`, withTotal: false };
+  const data = `(select coalesce(json_agg(x), '[]') from (${body}) x)::text as data`;
+  if (!query.pagination.withCount) return { text: `select ${data}`, withTotal: false };
+  // The count needs its own aliases: the filter subqueries of `where` name them.
+  const g2 = new Gen(schema, opts, query);
+  const countWhere = g2.rootWhere('c0');
+  return { text: `select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true };
+}

@@ -1,0 +1,201 @@
+// Server configuration: typed defaults, overridden by environment variables and command-line flags,
+// validated once at start so a bad value stops the server with a message naming the key.
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
+import { resolve } from 'node:path';
+
+const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max });
+
+export const ConfigSchema = Type.Object({
+  port: Int(0, 65535),
+  host: Type.String({ minLength: 1 }),
+  env: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')]),
+  /** Worker threads doing database work; 0 runs everything on the main thread. */
+  workers: Int(0, 64),
+  databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** Holds the embedded PostgreSQL cluster (when no databaseUrl) and uploads. */
+  dataDir: Type.String({ minLength: 1 }),
+  modelsDir: Type.String({ minLength: 1 }),
+  logLevel: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')]),
+  db: Type.Object({
+    /** Connections per worker (each worker has its own pool). */
+    poolSize: Int(1, 500),
+    /** Port of the embedded PostgreSQL; 0 picks a free one at start. */
+    embeddedPort: Int(0, 65535),
+    /** Allow schema sync to drop columns and tables that the models no longer have. */
+    allowDestructive: Type.Boolean(),
+    /** Log every SQL statement with its parameter count (debug aid; counts statements per request). */
+    logQueries: Type.Boolean(),
+  }),
+  http: Type.Object({
+    maxBodySize: Int(1024),
+    maxQueryStringLength: Int(64),
+    /** Seconds to wait for in-flight requests on shutdown. */
+    shutdownTimeout: Int(0, 600),
+  }),
+  api: Type.Object({
+    rest: Type.Object({
+      defaultLimit: Int(1, 10000),
+      maxLimit: Int(1, 100000),
+      withCount: Type.Boolean(),
+      /** Deepest populate nesting a query may ask for. */
+      maxPopulateDepth: Int(1, 20),
+      /** Most rows returned for one populated to-many relation of one entry. */
+      maxRelationRows: Int(1, 1000000),
+      /** Compiled query plans kept per worker (LRU). */
+      planCacheSize: Int(1, 1000000),
+      /** Largest number of parameters in one query string. */
+      maxParameters: Int(1, 100000),
+    }),
+  }),
+  i18n: Type.Object({
+    defaultLocale: Type.String({ minLength: 2 }),
+    locales: Type.Array(Type.String({ minLength: 2 }), { minItems: 1 }),
+  }),
+  auth: Type.Object({
+    /** Until real permissions are configured, make every content-type readable and writable by anyone. */
+    publicAccess: Type.Boolean(),
+    /** `<content-type|*>:<action,...>;...` granted to unauthenticated callers. */
+    publicPermissions: Type.String(),
+    /** Same format, granted to users logged in with a JWT. */
+    authenticatedPermissions: Type.String(),
+    /** `name:type:accessKey,...` (type: full-access | read-only). */
+    apiTokens: Type.String(),
+    apiTokenSalt: Type.String({ minLength: 1 }),
+  }),
+});
+
+export type Config = Type.Static<typeof ConfigSchema>;
+
+export const defaults: Config = {
+  port: 1337,
+  host: '0.0.0.0',
+  env: 'development',
+  workers: 2,
+  databaseUrl: null,
+  dataDir: './data',
+  modelsDir: './models',
+  logLevel: 'info',
+  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false },
+  http: { maxBodySize: 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10 },
+  api: {
+    rest: {
+      defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000,
+      planCacheSize: 2000, maxParameters: 1000,
+    },
+  },
+  i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
+  auth: {
+    publicAccess: false,
+    publicPermissions: '',
+    authenticatedPermissions: '',
+    apiTokens: '',
+    apiTokenSalt: 'change-me-api-token-salt',
+  },
+};
+
+/** Environment variable → config path, with how to read its text. */
+const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
+  ['PORT', 'port', 'int'],
+  ['HOST', 'host', 'string'],
+  ['NODE_ENV', 'env', 'string'],
+  ['WORKERS', 'workers', 'int'],
+  ['DATABASE_URL', 'databaseUrl', 'string'],
+  ['DATA_DIR', 'dataDir', 'string'],
+  ['MODELS_DIR', 'modelsDir', 'string'],
+  ['LOG_LEVEL', 'logLevel', 'string'],
+  ['DB_POOL_SIZE', 'db.poolSize', 'int'],
+  ['DB_PORT', 'db.embeddedPort', 'int'],
+  ['ALLOW_DESTRUCTIVE_SCHEMA', 'db.allowDestructive', 'bool'],
+  ['LOG_QUERIES', 'db.logQueries', 'bool'],
+  ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
+  ['MAX_QUERY_STRING_LENGTH', 'http.maxQueryStringLength', 'int'],
+  ['SHUTDOWN_TIMEOUT', 'http.shutdownTimeout', 'int'],
+  ['REST_DEFAULT_LIMIT', 'api.rest.defaultLimit', 'int'],
+  ['REST_MAX_LIMIT', 'api.rest.maxLimit', 'int'],
+  ['REST_MAX_POPULATE_DEPTH', 'api.rest.maxPopulateDepth', 'int'],
+  ['REST_MAX_RELATION_ROWS', 'api.rest.maxRelationRows', 'int'],
+  ['PLAN_CACHE_SIZE', 'api.rest.planCacheSize', 'int'],
+  ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
+  ['LOCALES', 'i18n.locales', 'list'],
+  ['PUBLIC_ACCESS', 'auth.publicAccess', 'bool'],
+  ['PUBLIC_PERMISSIONS', 'auth.publicPermissions', 'string'],
+  ['AUTHENTICATED_PERMISSIONS', 'auth.authenticatedPermissions', 'string'],
+  ['API_TOKENS', 'auth.apiTokens', 'string'],
+  ['API_TOKEN_SALT', 'auth.apiTokenSalt', 'string'],
+];
+
+export class ConfigError extends Error {}
+
+function parseEnvValue(name: string, text: string, kind: 'int' | 'bool' | 'string' | 'list'): unknown {
+  if (kind === 'string') return text;
+  if (kind === 'list') return text.split(',').map((s) => s.trim()).filter(Boolean);
+  if (kind === 'bool') {
+    if (/^(1|true|yes|on)$/i.test(text)) return true;
+    if (/^(0|false|no|off)$/i.test(text)) return false;
+    throw new ConfigError(`Invalid configuration: ${name}="${text}" must be true or false`);
+  }
+  if (!/^-?\d+$/.test(text.trim())) throw new ConfigError(`Invalid configuration: ${name}="${text}" must be an integer`);
+  return Number(text);
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const k of keys.slice(0, -1)) node = node[k] as Record<string, unknown>;
+  node[keys[keys.length - 1]] = value;
+}
+
+const check = Compile(ConfigSchema);
+
+/** Builds the configuration: defaults ← overrides (tests) ← environment ← argv flags; throws ConfigError. */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  argv: string[] = process.argv.slice(2),
+  overrides: DeepPartial<Config> = {},
+): Config {
+  const cfg = structuredClone(defaults) as unknown as Record<string, unknown>;
+  merge(cfg, overrides as Record<string, unknown>);
+  const source = new Map<string, string>();
+  for (const [name, path, kind] of ENV) {
+    const text = env[name];
+    if (text === undefined || text === '') continue;
+    setPath(cfg, path, parseEnvValue(name, text, kind));
+    source.set(path, name);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const next = argv[i + 1];
+    if (flag === '--models' && next) { cfg.modelsDir = next; source.set('modelsDir', '--models'); i++; }
+    else if (flag === '--port' && next) { cfg.port = parseEnvValue('--port', next, 'int'); source.set('port', '--port'); i++; }
+  }
+  if (!check.Check(cfg)) {
+    const first = [...check.Errors(cfg)][0];
+    const path = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const key = source.get(path) ?? (path || 'config');
+    throw new ConfigError(`Invalid configuration: ${key} ${first?.message ?? 'is invalid'} (got ${JSON.stringify(path ? getPath(cfg, path) : cfg)})`);
+  }
+  const config = cfg as unknown as Config;
+  if (config.api.rest.defaultLimit > config.api.rest.maxLimit) {
+    throw new ConfigError('Invalid configuration: api.rest.defaultLimit must not exceed api.rest.maxLimit');
+  }
+  if (!config.i18n.locales.includes(config.i18n.defaultLocale)) {
+    throw new ConfigError(`Invalid configuration: DEFAULT_LOCALE "${config.i18n.defaultLocale}" is not one of LOCALES (${config.i18n.locales.join(', ')})`);
+  }
+  config.dataDir = resolve(config.dataDir);
+  config.modelsDir = resolve(config.modelsDir);
+  return config;
+}
+
+function getPath(obj: Record<string, unknown>, path: string): unknown {
+  return path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), obj);
+}
+
+function merge(target: Record<string, unknown>, src: Record<string, unknown>): void {
+  for (const [k, v] of Object.entries(src)) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && target[k] && typeof target[k] === 'object') merge(target[k] as Record<string, unknown>, v as Record<string, unknown>);
+    else target[k] = v;
+  }
+}
+
+export type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? (T[K] extends unknown[] ? T[K] : DeepPartial<T[K]>) : T[K] };

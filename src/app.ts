@@ -1,0 +1,49 @@
+// Everything one worker (or the main thread with WORKERS=0) needs to answer requests: models,
+// database pool, compiler, authorizer; and the function that turns a Task into a Reply.
+import type { Config } from '../config.ts';
+import { loadModels } from './models.ts';
+import { connect, type Db } from './db/connect.ts';
+import { Compiler } from '../compiler/index.ts';
+import { ApiError, notFound } from '../compiler/errors.ts';
+import { Authorizer } from './auth/permissions.ts';
+import { routeRest, type RestContext } from './rest/router.ts';
+import { errorReply, type Reply } from './rest/reply.ts';
+import type { Task } from './task.ts';
+import { log } from './log.ts';
+
+export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void>; db: Db }
+
+export function createApp(config: Config, databaseUrl: string): App {
+  const schema = loadModels(config.modelsDir, config.i18n);
+  const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries);
+  const compiler = new Compiler(schema, { ...config.api.rest });
+  const auth = new Authorizer(config, schema);
+  const exposeCount = config.env !== 'production';
+  return {
+    db,
+    async handle(task: Task): Promise<Reply> {
+      let statements = 0;
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; } };
+      let reply: Reply;
+      try {
+        if (!task.path.startsWith('/api/')) throw notFound();
+        reply = await routeRest(ctx, task, auth.caller(task.authorization));
+      } catch (e) {
+        reply = errorReply(toApiError(e));
+      }
+      if (exposeCount) (reply.headers ??= []).push(['x-sql-statements', String(statements)]);
+      return reply;
+    },
+    close: () => db.end({ timeout: 5 }),
+  };
+}
+
+/** Anything thrown that is not an ApiError is a bug or an infrastructure failure: log it, answer 500. */
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  const pg = e as { code?: string; message?: string };
+  // Invalid input that slipped past validation must not become a 500.
+  if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', pg.message ?? 'Invalid input', {});
+  log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
+  return new ApiError(500, 'InternalServerError', 'Internal Server Error', {});
+}

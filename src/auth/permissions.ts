@@ -1,0 +1,78 @@
+// Who may do what: roles (public, authenticated) and API tokens, each a set of permission strings
+// `api::<name>.<name>.<action>`. Checked before any SQL of the request runs.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../../config.ts';
+import type { Schema } from '../../compiler/schema.ts';
+
+export type Action = 'find' | 'findOne' | 'create' | 'update' | 'delete';
+export const ACTIONS: Action[] = ['find', 'findOne', 'create', 'update', 'delete'];
+
+export interface Grant { all: boolean; perms: Set<string> }
+export interface Caller { kind: 'public' | 'token' | 'user'; grant: Grant; userId?: number }
+
+export class PermissionConfigError extends Error {}
+
+/** `*:find,findOne;tag:create,update` → permission strings over the schema's content-types. */
+export function parsePermissions(text: string, schema: Schema, key: string): Set<string> {
+  const out = new Set<string>();
+  for (const part of text.split(';').map((s) => s.trim()).filter(Boolean)) {
+    const [type, actions] = part.split(':');
+    if (!type || !actions) throw new PermissionConfigError(`Invalid configuration: ${key} entry "${part}" must look like <content-type|*>:<action,...>`);
+    const cts = type.trim() === '*' ? [...schema.contentTypes.values()] : [...schema.contentTypes.values()].filter((c) => c.apiName === type.trim() || c.uid === type.trim());
+    if (cts.length === 0) throw new PermissionConfigError(`Invalid configuration: ${key} names unknown content-type "${type}"`);
+    for (const a of actions.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!ACTIONS.includes(a as Action)) throw new PermissionConfigError(`Invalid configuration: ${key} names unknown action "${a}" (one of ${ACTIONS.join(', ')})`);
+      for (const ct of cts) out.add(`${ct.uid}.${a}`);
+    }
+  }
+  return out;
+}
+
+export interface TokenRecord { name: string; type: 'full-access' | 'read-only'; hash: Buffer }
+
+export function hashToken(key: string, salt: string): Buffer {
+  return createHmac('sha512', salt).update(key).digest();
+}
+
+export function parseTokens(text: string, salt: string): TokenRecord[] {
+  const out: TokenRecord[] = [];
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const [name, type, ...rest] = part.split(':');
+    const key = rest.join(':');
+    if (!name || !key || (type !== 'full-access' && type !== 'read-only')) {
+      throw new PermissionConfigError(`Invalid configuration: API_TOKENS entry "${name ?? part}" must be name:full-access|read-only:accessKey`);
+    }
+    out.push({ name, type, hash: hashToken(key, salt) });
+  }
+  return out;
+}
+
+export class Authorizer {
+  private publicGrant: Grant;
+  private tokens: TokenRecord[];
+  private readOnly: Set<string>;
+  constructor(private config: Config, schema: Schema) {
+    this.publicGrant = { all: config.auth.publicAccess, perms: parsePermissions(config.auth.publicPermissions, schema, 'PUBLIC_PERMISSIONS') };
+    parsePermissions(config.auth.authenticatedPermissions, schema, 'AUTHENTICATED_PERMISSIONS');
+    this.tokens = parseTokens(config.auth.apiTokens, config.auth.apiTokenSalt);
+    this.readOnly = new Set([...schema.contentTypes.values()].flatMap((c) => [`${c.uid}.find`, `${c.uid}.findOne`]));
+  }
+
+  /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
+  caller(authorization: string | undefined): Caller | null {
+    if (!authorization) return { kind: 'public', grant: this.publicGrant };
+    const m = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    if (!m) return null;
+    const h = hashToken(m[1], this.config.auth.apiTokenSalt);
+    for (const t of this.tokens) {
+      if (t.hash.length === h.length && timingSafeEqual(t.hash, h)) {
+        return { kind: 'token', grant: t.type === 'full-access' ? { all: true, perms: new Set() } : { all: false, perms: this.readOnly } };
+      }
+    }
+    return null;
+  }
+
+  allows(c: Caller, uid: string, action: Action): boolean {
+    return c.grant.all || c.grant.perms.has(`${uid}.${action}`);
+  }
+}

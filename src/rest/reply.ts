@@ -1,0 +1,15 @@
+// What a request handler returns to the HTTP front end: status, extra headers and a body already
+// serialized (the worker never hands objects back to the main thread).
+import { ApiError, envelope } from '../../compiler/errors.ts';
+
+export interface Reply {
+  status: number;
+  body: string;
+  contentType?: string;
+  headers?: Array<[string, string]>;
+}
+
+export const json = (status: number, body: string): Reply => ({ status, body });
+export const errorReply = (e: ApiError): Reply => ({ status: e.status, body: envelope(e) });
+export const methodNotAllowed = (): Reply => ({ status: 405, body: 'Method Not Allowed', contentType: 'text/plain; charset=utf-8' });
+export const noContent = (): Reply => ({ status: 204, body: '' });

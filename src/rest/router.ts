@@ -1,0 +1,52 @@
+// Maps a request to a content-type action: /api/:plural[/:documentId] for collection types and
+// /api/:singular for single types. Permission is checked here, before any SQL runs.
+import type { Schema, ContentType } from '../../compiler/schema.ts';
+import { ApiError, notFound } from '../../compiler/errors.ts';
+import type { Task } from '../task.ts';
+import type { Authorizer, Action, Caller } from '../auth/permissions.ts';
+import { findMany, findOne, type ReadContext } from './read.ts';
+import { createDocument, updateDocument, deleteDocument, putSingle } from './write.ts';
+import { methodNotAllowed, type Reply } from './reply.ts';
+import type { WriteContext } from './write.ts';
+
+export interface RestContext extends ReadContext, WriteContext { schema: Schema; auth: Authorizer }
+
+const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden', {});
+const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
+
+function guard(ctx: RestContext, caller: Caller, ct: ContentType, action: Action): void {
+  if (!ctx.auth.allows(caller, ct.uid, action)) throw forbidden();
+}
+
+export async function routeRest(ctx: RestContext, task: Task, caller: Caller | null): Promise<Reply> {
+  const parts = task.path.split('/');
+  // ['', 'api', seg, id?]
+  if (parts.length < 3 || parts.length > 4 || parts[1] !== 'api' || !parts[2]) throw notFound();
+  const ct = ctx.schema.routes.get(parts[2]);
+  if (!ct) throw notFound();
+  if (!caller) throw unauthorized();
+  const id = parts.length === 4 ? decodeURIComponent(parts[3]) : undefined;
+  const m = task.method;
+  if (ct.kind === 'singleType') {
+    if (id !== undefined) throw notFound();
+    switch (m) {
+      case 'GET': guard(ctx, caller, ct, 'find'); return findOne(ctx, ct, task.query);
+      case 'PUT': guard(ctx, caller, ct, 'update'); return putSingle(ctx, ct, task);
+      case 'DELETE': guard(ctx, caller, ct, 'delete'); return deleteDocument(ctx, ct, task, undefined);
+      default: return methodNotAllowed();
+    }
+  }
+  if (id === undefined || id === '') {
+    switch (m) {
+      case 'GET': guard(ctx, caller, ct, 'find'); return findMany(ctx, ct, task.query);
+      case 'POST': guard(ctx, caller, ct, 'create'); return createDocument(ctx, ct, task);
+      default: return methodNotAllowed();
+    }
+  }
+  switch (m) {
+    case 'GET': guard(ctx, caller, ct, 'findOne'); return findOne(ctx, ct, task.query, id);
+    case 'PUT': guard(ctx, caller, ct, 'update'); return updateDocument(ctx, ct, task, id);
+    case 'DELETE': guard(ctx, caller, ct, 'delete'); return deleteDocument(ctx, ct, task, id);
+    default: return methodNotAllowed();
+  }
+}

@@ -1,0 +1,305 @@
+// Validates a create/update body against the model, with Strapi's (yup's) messages, and turns it into
+// storable values: column values, component JSON, relation operations and media ids.
+import type { Attribute, Component, ContentType, ScalarAttr, Schema, RelationAttr, MediaAttr } from '../../compiler/schema.ts';
+import { ApiError } from '../../compiler/errors.ts';
+
+export interface FieldError { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
+
+export interface RelationOp {
+  attr: RelationAttr;
+  set?: RelRef[];
+  connect: RelRef[];
+  disconnect: RelRef[];
+}
+export interface RelRef { documentId: string; locale?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
+
+export interface Normalized {
+  /** Column → value for the version row: scalars, single media, json as JSON text, components as objects. */
+  columns: Map<string, unknown>;
+  relations: RelationOp[];
+  media: Array<{ attr: MediaAttr; ids: number[] }>;
+  /** Component JSON needing ids: filled by the writer with fresh ids. */
+  needIds: Array<Record<string, unknown>>;
+  /** File ids referenced anywhere (checked to exist by the writer). */
+  fileIds: Set<number>;
+  uniques: Array<{ attr: ScalarAttr; value: unknown }>;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UID = /^[A-Za-z0-9-_.~]*$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?$/;
+
+const YUP_TYPE: Record<string, string> = {
+  string: 'string', text: 'string', richtext: 'string', email: 'string', password: 'string', uid: 'string', enumeration: 'string',
+  integer: 'number', biginteger: 'string', float: 'number', decimal: 'number', boolean: 'boolean', date: 'date', time: 'string',
+  datetime: 'date', timestamp: 'date', blocks: 'array', json: 'mixed',
+};
+
+const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+
+export class BodyValidator {
+  errors: FieldError[] = [];
+  constructor(private schema: Schema, private ct: ContentType, private creating: boolean) {}
+
+  private err(path: string[], message: string, value?: unknown, withValue = true): void {
+    this.errors.push(withValue ? { path, message, name: 'ValidationError', value } : { path, message, name: 'ValidationError' });
+  }
+
+  run(data: Record<string, unknown>, existingComponents: Map<string, unknown>): Normalized {
+    const out: Normalized = { columns: new Map(), relations: [], media: [], needIds: [], fileIds: new Set(), uniques: [] };
+    for (const key of Object.keys(data)) {
+      const a = this.ct.byName.get(key);
+      if (!a || key === 'id' || key === 'documentId') {
+        if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
+        // Strapi ignores the read-only system keys a client may echo back.
+        if (['createdAt', 'updatedAt', 'publishedAt', 'locale', 'localizations'].includes(key)) continue;
+        throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
+      }
+    }
+    for (const a of this.ct.attributes) {
+      const present = Object.prototype.hasOwnProperty.call(data, a.name);
+      let v = data[a.name];
+      if (!present) {
+        if (!this.creating) continue;
+        if (a.kind === 'scalar' && a.default !== undefined) v = a.default;
+        else {
+          if (a.required) this.missing(a);
+          continue;
+        }
+      }
+      this.attribute(a, v, [a.name], out, existingComponents.get(a.name), true);
+    }
+    return out;
+  }
+
+  private missing(a: Attribute): void {
+    if (this.ct.draftAndPublish && a.kind === 'scalar') {
+      this.err([a.name], `${a.name} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`null\`.`, null);
+    } else this.err([a.name], `${a.name} must be defined.`, undefined, false);
+  }
+
+  private attribute(a: Attribute, v: unknown, path: string[], out: Normalized, existing: unknown, top: boolean): unknown {
+    const label = path.join('.');
+    switch (a.kind) {
+      case 'scalar': {
+        const value = this.scalar(a, v, path, label);
+        if (top) {
+          out.columns.set(a.column, (a.type === 'json' || a.type === 'blocks') && value !== null ? JSON.stringify(value) : value);
+          if (a.unique && value !== null && value !== undefined) out.uniques.push({ attr: a, value });
+        }
+        return value;
+      }
+      case 'media': {
+        const ids = this.mediaIds(a, v, path);
+        ids.forEach((i) => out.fileIds.add(i));
+        if (top) {
+          if (a.multiple) out.media.push({ attr: a, ids });
+          else out.columns.set(a.column, ids[0] ?? null);
+        }
+        return a.multiple ? ids : ids[0] ?? null;
+      }
+      case 'relation': {
+        if (!top) return undefined;
+        const op = this.relation(a, v, path);
+        if (op) out.relations.push(op);
+        return undefined;
+      }
+      case 'component': {
+        const comp = this.schema.components.get(a.component)!;
+        let value: unknown;
+        if (v === null) {
+          if (a.required) this.err(path, `${label} must be defined.`, undefined, false);
+          value = a.repeatable ? [] : null;
+        } else if (a.repeatable) {
+          if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
+          const prev = Array.isArray(existing) ? existing : [];
+          value = v.map((item, i) => this.component(comp, item, [...path, String(i)], out, prev));
+          if (a.min !== undefined && v.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
+          if (a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+        } else {
+          value = this.component(comp, v, path, out, existing && typeof existing === 'object' ? [existing] : []);
+        }
+        if (top) out.columns.set(a.column, value);
+        return value;
+      }
+      case 'dynamiczone': {
+        let value: unknown[] = [];
+        if (v !== null) {
+          if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
+          const prev = Array.isArray(existing) ? existing : [];
+          value = v.map((item, i) => {
+            const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
+            const comp = typeof uid === 'string' && a.components.includes(uid) ? this.schema.components.get(uid) : undefined;
+            if (!comp) {
+              this.err([...path, String(i), '__component'], `${path.join('.')}[${i}].__component must be one of the following values: ${a.components.join(', ')}`, uid);
+              return null;
+            }
+            const c = this.component(comp, item, [...path, String(i)], out, prev.filter((p) => (p as Record<string, unknown>)?.__component === uid), ['__component']);
+            return c ? { __component: uid, ...c } : null;
+          });
+        }
+        if (a.min !== undefined && value.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
+        if (a.max !== undefined && value.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+        if (top) out.columns.set(a.column, value);
+        return value;
+      }
+    }
+  }
+
+  private component(comp: Component, v: unknown, path: string[], out: Normalized, previous: unknown[], allow: string[] = []): Record<string, unknown> | null {
+    const label = path.join('.');
+    if (!v || typeof v !== 'object' || Array.isArray(v)) { this.err(path, `${label} must be a \`object\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
+    const data = v as Record<string, unknown>;
+    for (const k of Object.keys(data)) {
+      if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: label, source: 'body' });
+    }
+    // An instance sent with the id of an existing one updates it (keeps its id); otherwise it is new.
+    const prevIds = new Set(previous.map((p) => (p as Record<string, unknown>)?.id).filter((x) => x !== undefined).map(Number));
+    const id = data.id !== undefined && prevIds.has(Number(data.id)) ? Number(data.id) : null;
+    const prev = id !== null ? previous.find((p) => Number((p as Record<string, unknown>)?.id) === id) as Record<string, unknown> : undefined;
+    const result: Record<string, unknown> = { id };
+    for (const a of comp.attributes) {
+      const present = Object.prototype.hasOwnProperty.call(data, a.name);
+      if (!present) {
+        if (prev && a.name in prev) { result[a.name] = prev[a.name]; continue; }
+        if (a.kind === 'scalar' && a.default !== undefined) { result[a.name] = this.attribute(a, a.default, [...path, a.name], out, undefined, false); continue; }
+        if (a.required) this.err([...path, a.name], `${[...path, a.name].join('.')} must be defined.`, undefined, false);
+        result[a.name] = a.kind === 'component' && a.repeatable ? [] : a.kind === 'media' && a.multiple ? [] : null;
+        continue;
+      }
+      result[a.name] = this.attribute(a, data[a.name], [...path, a.name], out, prev?.[a.name], false);
+    }
+    if (id === null) out.needIds.push(result);
+    return result;
+  }
+
+  private scalar(a: ScalarAttr, v: unknown, path: string[], label: string): unknown {
+    const before = this.errors.length;
+    const typeErr = (final: string, cast = '') =>
+      this.err(path, `${label} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`${final}\`${cast}.`, a.type === 'integer' || a.type === 'float' || a.type === 'decimal' ? null : v);
+    if (v === null || v === undefined) {
+      if (a.required) {
+        if (this.ct.draftAndPublish) this.err(path, `${label} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`null\`.`, null);
+        else this.err(path, `${label} must be defined.`, undefined, false);
+      }
+      return null;
+    }
+    let value: unknown = v;
+    switch (a.type) {
+      case 'string': case 'text': case 'richtext': case 'email': case 'password': case 'uid': case 'enumeration':
+        if (typeof v === 'number' || typeof v === 'boolean') value = String(v);
+        else if (typeof v !== 'string') { typeErr(show(v)); return null; }
+        break;
+      case 'integer': case 'float': case 'decimal': {
+        const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+        if (typeof v !== 'number' && typeof v !== 'string') { typeErr(show(v)); return null; }
+        if (Number.isNaN(n)) { typeErr('NaN', ` (cast from the value \`${JSON.stringify(v)}\`)`); return null; }
+        if (!Number.isFinite(n)) { typeErr(String(n)); return null; }
+        if (a.type === 'integer' && !Number.isInteger(n)) { this.err(path, `${label} must be an integer`, v); return null; }
+        if (a.type === 'integer' && Math.abs(n) > 2147483647) { this.err(path, `${label} must be less than or equal to 2147483647`, v); return null; }
+        value = n;
+        break;
+      }
+      case 'biginteger':
+        if (!(typeof v === 'number' && Number.isInteger(v)) && !(typeof v === 'string' && /^-?\d+$/.test(v))) { typeErr(show(v)); return null; }
+        value = String(v);
+        break;
+      case 'boolean':
+        if (v === 'true' || v === 1 || v === '1') value = true;
+        else if (v === 'false' || v === 0 || v === '0') value = false;
+        else if (typeof v !== 'boolean') { typeErr(show(v)); return null; }
+        break;
+      case 'date': {
+        const s = typeof v === 'string' ? v : '';
+        const d = DATE.test(s) ? s : !Number.isNaN(Date.parse(s)) && s ? new Date(s).toISOString().slice(0, 10) : null;
+        if (!d || Number.isNaN(Date.parse(d))) { this.err(path, `${label} must be a valid date`, v); return null; }
+        value = d;
+        break;
+      }
+      case 'time': {
+        const m = typeof v === 'string' ? TIME.exec(v) : null;
+        if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) { this.err(path, `${label} must be a valid time`, v); return null; }
+        value = `${m[1]}:${m[2]}:${m[3] ?? '00'}${(m[4] ?? '.000').padEnd(4, '0')}`;
+        break;
+      }
+      case 'datetime': case 'timestamp': {
+        const t = typeof v === 'string' || typeof v === 'number' ? new Date(v).getTime() : NaN;
+        if (Number.isNaN(t)) { this.err(path, `${label} must be a valid datetime`, v); return null; }
+        value = new Date(t).toISOString();
+        break;
+      }
+      case 'blocks':
+        if (!Array.isArray(v)) { typeErr(show(v)); return null; }
+        break;
+      case 'json':
+        break;
+    }
+    if (typeof value === 'string' && ['string', 'text', 'richtext', 'email', 'password', 'uid', 'enumeration'].includes(a.type)) {
+      const s = value;
+      if (a.type === 'enumeration' && !a.enum!.includes(s)) this.err(path, `${label} must be one of the following values: ${a.enum!.join(', ')}, `, v);
+      if (a.type === 'email' && s !== '' && !EMAIL.test(s)) this.err(path, `${label} must be a valid email`, v);
+      if (a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
+      if (a.minLength !== undefined && s.length < a.minLength) this.err(path, `${label} must be at least ${a.minLength} characters`, v);
+      if (a.maxLength !== undefined && s.length > a.maxLength) this.err(path, `${label} must be at most ${a.maxLength} characters`, v);
+      if (a.regex !== undefined && s !== '' && !new RegExp(a.regex).test(s)) this.err(path, `${label} must match the following: "/${a.regex}/"`, v);
+      if (a.required && s === '' && this.ct.draftAndPublish === false && a.type !== 'uid') { /* Strapi accepts empty strings */ }
+    }
+    if (typeof value === 'number') {
+      if (a.min !== undefined && value < a.min) this.err(path, `${label} must be greater than or equal to ${a.min}`, v);
+      if (a.max !== undefined && value > a.max) this.err(path, `${label} must be less than or equal to ${a.max}`, v);
+    }
+    return this.errors.length === before ? value : null;
+  }
+
+  private mediaIds(a: MediaAttr, v: unknown, path: string[]): number[] {
+    if (v === null) return [];
+    const list = Array.isArray(v) ? v : [v];
+    if (!a.multiple && list.length > 1) { this.err(path, `${path.join('.')} must be a single file`, v); return []; }
+    const ids: number[] = [];
+    for (const item of list) {
+      const id = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).id : item;
+      if (typeof item === 'object' && item !== null && ('connect' in item || 'set' in item || 'disconnect' in item)) {
+        this.err(path, `${path.join('.')} must be a file id or a list of file ids`, v);
+        return [];
+      }
+      const n = Number(id);
+      if (!Number.isInteger(n) || n <= 0) { this.err(path, `${path.join('.')} must be a file id or a list of file ids`, v); return []; }
+      ids.push(n);
+    }
+    return ids;
+  }
+
+  private relation(a: RelationAttr, v: unknown, path: string[]): RelationOp | null {
+    const ref = (x: unknown): RelRef | null => {
+      if (typeof x === 'string' && x) return { documentId: x };
+      if (typeof x === 'number') return { documentId: String(x) };
+      if (x && typeof x === 'object' && typeof (x as RelRef).documentId === 'string') {
+        const r = x as RelRef;
+        return { documentId: r.documentId, locale: r.locale ?? undefined, position: r.position };
+      }
+      this.err(path, `${path.join('.')} has an invalid relation reference`, x);
+      return null;
+    };
+    const refs = (x: unknown): RelRef[] => (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]).map(ref).filter((r): r is RelRef => r !== null);
+    if (v === null) return { attr: a, set: [], connect: [], disconnect: [] };
+    if (typeof v === 'string' || typeof v === 'number' || Array.isArray(v)) return { attr: a, set: refs(v), connect: [], disconnect: [] };
+    if (typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if ('documentId' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
+      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${path.join('.')} has an invalid key ${k}`, v);
+      if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
+        throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
+      }
+      return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
+    }
+    this.err(path, `${path.join('.')} has an invalid relation value`, v);
+    return null;
+  }
+}
+
+export function throwIfErrors(errors: FieldError[]): void {
+  if (!errors.length) return;
+  const message = errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`;
+  throw new ApiError(400, 'ValidationError', message, { errors });
+}
