@@ -4,7 +4,7 @@ export class ApiError extends Error {
     public readonly status: number,
     public readonly errorName: string,
     message: string,
-    public readonly details: Record<string, unknown> = {},
+    public readonly details: Record<string, unknown> | undefined = {},
   ) { super(message); }
 }
 

@@ -53,10 +53,14 @@ const CLOSE = 0x5d;
 // own keys (which are user data) and lets the entries die with the result.
 const overflowMax = new WeakMap<object, number>();
 
-// qs compacts every array of the result; holes only exist if some key used an
-// index above 0, so parseQueryString skips the whole walk unless this is set.
-// Module state is safe here: parsing is synchronous and never re-entered.
-let sawSparseIndex = false;
+// qs finally compacts every array of the result (`a[3]=x` gives ['x']). Only a
+// few operations can leave holes, so they record the array here and we compact
+// just those instead of walking the whole result. Module state is safe because
+// parsing is synchronous and never re-entered; it is emptied after each parse.
+const holeyArrays: QueryValue[][] = [];
+
+// Object.prototype's own names, such as __proto__, constructor, toString.
+const PROTOTYPE_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /**
  * Parse the part of a URL after `?` the way qs does for Strapi clients.
@@ -71,48 +75,47 @@ export function parseQueryString(raw: string, limits: QueryStringLimits = DEFAUL
   if (raw === '') return result;
 
   const grouped = groupPairs(raw, limits);
-  const arrayLimit = limits.arrayLimit;
-  sawSparseIndex = false;
+  const { depth, arrayLimit } = limits;
+  holeyArrays.length = 0;
+  try {
+    for (const [key, leaf] of grouped) {
+      const segments = splitKey(key, depth);
+      if (segments === undefined) continue;
 
-  // Object.keys order (integer-like keys first) is part of qs's observable
-  // behaviour: it decides which of two conflicting keys is merged first.
-  const keys = Object.keys(grouped);
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k];
-    const chain = splitKey(key, limits.depth);
-    if (chain === undefined) continue;
-
-    const leaf = grouped[key];
-    if (chain.firstIsParent) {
-      // Same as merging `{ [parent]: rest }` into the result, without
-      // allocating the wrapper object for every parameter.
-      const parent = chain.segments[0];
-      const value = expand(chain.segments, 1, true, leaf, arrayLimit);
-      if (Object.hasOwn(result, parent)) {
-        result[parent] = merge(result[parent], value, arrayLimit);
+      if (depth > 0 ? key.charCodeAt(0) !== OPEN : !isWrapped(key)) {
+        // Same as merging `{ [parent]: rest }` into the result, without
+        // allocating the wrapper object for every parameter.
+        const parent = segments[0];
+        const value = expand(segments, 1, true, leaf, arrayLimit);
+        result[parent] = Object.hasOwn(result, parent) ? merge(result[parent], value, arrayLimit) : value;
+        noteOverflowKey(result, parent);
       } else {
-        result[parent] = value;
+        merge(result, expand(segments, 0, false, leaf, arrayLimit), arrayLimit);
       }
-      noteOverflowKey(result, parent);
-    } else {
-      merge(result, expand(chain.segments, 0, false, leaf, arrayLimit), arrayLimit);
     }
+    for (let i = 0; i < holeyArrays.length; i++) compactInPlace(holeyArrays[i]);
+  } finally {
+    holeyArrays.length = 0;
   }
-
-  if (sawSparseIndex) compactInPlace(result);
   return result;
 }
 
 // ---------------------------------------------------------------------------
 // Phase 1: split on '&', decode, and group values by decoded key.
 
-function groupPairs(raw: string, limits: QueryStringLimits): QueryObject {
-  // Null prototype: keys are attacker-chosen and must not hit Object.prototype
-  // accessors such as __proto__ before phase 2 gets to reject them.
-  const grouped: QueryObject = Object.create(null) as QueryObject;
+/**
+ * Returns the decoded keys in the order qs merges them: qs groups into an
+ * object and walks Object.keys, which puts array-index keys ('0', '7') first in
+ * numeric order. That order decides how conflicting keys combine, so we keep
+ * it, but with a Map (faster than a dictionary-mode object, and immune to
+ * `__proto__` keys) and a reordering pass only when such a key occurred.
+ */
+function groupPairs(raw: string, limits: QueryStringLimits): Map<string, QueryValue> {
+  const grouped = new Map<string, QueryValue>();
   const parameterLimit = limits.parameterLimit;
   const arrayLimit = limits.arrayLimit;
   const length = raw.length;
+  let sawIndexKey = false;
 
   let parts = 0;
   let start = 0;
@@ -160,15 +163,38 @@ function groupPairs(raw: string, limits: QueryStringLimits): QueryObject {
     if (keyEnd > start) {
       const key = decode(raw, start, keyEnd, firstPercent >= 0 && firstPercent < keyEnd, firstPlus >= 0 && firstPlus < keyEnd);
       const value = eq >= 0 ? decode(raw, eq + 1, end, lastPercent > eq, lastPlus > eq) : '';
-      if (Object.hasOwn(grouped, key)) {
-        grouped[key] = appendDuplicate(grouped[key], value, arrayLimit);
+      const existing = grouped.get(key);
+      if (existing === undefined) {
+        grouped.set(key, value);
+        if (!sawIndexKey && isArrayIndexKey(key)) sawIndexKey = true;
       } else {
-        grouped[key] = value;
+        grouped.set(key, appendDuplicate(existing, value, arrayLimit));
       }
     }
     start = end + 1;
   }
-  return grouped;
+
+  if (!sawIndexKey) return grouped;
+  const indexKeys: string[] = [];
+  for (const key of grouped.keys()) if (isArrayIndexKey(key)) indexKeys.push(key);
+  indexKeys.sort((a, b) => Number(a) - Number(b));
+  const ordered = new Map<string, QueryValue>();
+  for (const key of indexKeys) ordered.set(key, grouped.get(key) as QueryValue);
+  for (const [key, value] of grouped) if (!ordered.has(key)) ordered.set(key, value);
+  return ordered;
+}
+
+/** Whether a property key is an array index, which objects enumerate first. */
+function isArrayIndexKey(key: string): boolean {
+  const length = key.length;
+  if (length === 0 || length > 10) return false;
+  const first = key.charCodeAt(0);
+  if (first < 0x30 || first > 0x39 || (first === 0x30 && length > 1)) return false;
+  for (let i = 1; i < length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return Number(key) < 4294967295;
 }
 
 /** Whether raw[start, end) ends in ']' or its escape '%5D' / '%5d'. */
@@ -257,40 +283,34 @@ function appendDuplicate(existing: QueryValue, value: string, arrayLimit: number
 // ---------------------------------------------------------------------------
 // Phase 2a: split a decoded key into segments.
 
-interface KeyChain {
-  /** Segment contents without their brackets; '' is the `[]` push segment. */
-  segments: string[];
-  /** segments[0] came from text before the first '[' and is never an index. */
-  firstIsParent: boolean;
+function isPrototypeMember(name: string): boolean {
+  return PROTOTYPE_MEMBERS.has(name);
 }
 
-function isPrototypeMember(name: string): boolean {
-  // Checked against the live Object.prototype, like qs, so a key can never
-  // shadow or reach anything inherited by the plain result objects.
-  return Object.hasOwn(Object.prototype, name);
+function isWrapped(key: string): boolean {
+  return key.length >= 2 && key.charCodeAt(0) === OPEN && key.charCodeAt(key.length - 1) === CLOSE;
 }
 
 /**
- * Split `a[b][c]` into ['a', 'b', 'c'] with qs's balanced-bracket rules:
+ * Split `a[b][c]` into ['a', 'b', 'c'] (bracket contents, '' for `[]`; only a
+ * leading part before the first '[' is unbracketed) with qs's rules:
  * `a[b[c]]` has segment `b[c]`, text between groups is ignored, and an
  * unterminated group keeps the rest of the key, including its '[', as one
  * literal segment. Returns undefined when qs would drop the parameter.
  */
-function splitKey(key: string, depth: number): KeyChain | undefined {
+function splitKey(key: string, depth: number): string[] | undefined {
   if (depth <= 0) {
     if (isPrototypeMember(key)) return undefined;
-    const wrapped = key.length >= 2 && key.charCodeAt(0) === OPEN && key.charCodeAt(key.length - 1) === CLOSE;
-    return wrapped ? { segments: [key.slice(1, -1)], firstIsParent: false } : { segments: [key], firstIsParent: true };
+    return [isWrapped(key) ? key.slice(1, -1) : key];
   }
 
   const first = key.indexOf('[');
   const segments: string[] = [];
-  const firstIsParent = first !== 0;
-  if (firstIsParent) {
+  if (first !== 0) {
     const parent = first < 0 ? key : key.slice(0, first);
     if (isPrototypeMember(parent)) return undefined;
     segments.push(parent);
-    if (first < 0) return { segments, firstIsParent };
+    if (first < 0) return segments;
   }
 
   const length = key.length;
@@ -311,7 +331,7 @@ function splitKey(key: string, depth: number): KeyChain | undefined {
     if (close < 0) {
       // qs stores '[' + rest + ']' and strips the outer pair again later.
       segments.push(key.slice(open));
-      return { segments, firstIsParent };
+      return segments;
     }
     const content = key.slice(open + 1, close);
     if (isPrototypeMember(content)) return undefined;
@@ -323,7 +343,7 @@ function splitKey(key: string, depth: number): KeyChain | undefined {
   if (open >= 0) {
     throw new QueryStringError(`Input depth exceeded depth option of ${depth} and strictDepth is true`, 'depth');
   }
-  return { segments, firstIsParent };
+  return segments;
 }
 
 /** The array index a bracketed segment denotes, or -1 (qs accepts only canonical decimals). */
@@ -357,7 +377,7 @@ function expand(segments: string[], from: number, firstIsParent: boolean, leaf: 
     if (index >= 0 && index < arrayLimit) {
       const array: QueryValue[] = [];
       array[index] = value;
-      if (index > 0) sawSparseIndex = true;
+      if (index > 0) holeyArrays.push(array);
       value = array;
     } else {
       const object: QueryObject = {};
@@ -417,7 +437,12 @@ function merge(target: QueryValue, source: QueryValue, arrayLimit: number): Quer
     if (Array.isArray(source)) {
       combined = new Array<QueryValue>(source.length + 1);
       combined[0] = target;
-      for (let i = 0; i < source.length; i++) if (i in source) combined[i + 1] = source[i];
+      let holes = false;
+      for (let i = 0; i < source.length; i++) {
+        if (i in source) combined[i + 1] = source[i];
+        else holes = true;
+      }
+      if (holes) holeyArrays.push(combined);
     } else {
       combined = [target, source];
     }
@@ -437,6 +462,7 @@ function merge(target: QueryValue, source: QueryValue, arrayLimit: number): Quer
             target[target.length] = item;
           }
         } else {
+          if (i > target.length) holeyArrays.push(target);
           target[i] = item;
         }
       }
@@ -483,22 +509,14 @@ function toOverflowObject(array: QueryValue[], max: number): QueryObject {
   return object;
 }
 
-/** Remove holes from every array, like qs's final utils.compact. */
-function compactInPlace(value: QueryObject | QueryValue[]): void {
-  if (Array.isArray(value)) {
-    let write = 0;
-    for (let read = 0; read < value.length; read++) {
-      if (!(read in value)) continue;
-      const item = value[read];
-      if (typeof item === 'object') compactInPlace(item);
-      value[write++] = item;
+/** Remove the holes from one array, in place (qs's utils.compact does it for all). */
+function compactInPlace(array: QueryValue[]): void {
+  let write = 0;
+  for (let read = 0; read < array.length; read++) {
+    if (read in array) {
+      if (write !== read) array[write] = array[read];
+      write++;
     }
-    value.length = write;
-    return;
   }
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    const item = value[keys[i]];
-    if (typeof item === 'object') compactInPlace(item);
-  }
+  if (write !== array.length) array.length = write;
 }

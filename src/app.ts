@@ -10,6 +10,8 @@ import { routeRest, type RestContext } from './rest/router.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import type { Task } from './task.ts';
 import { log } from './log.ts';
+import type { Plugin } from './plugins/types.ts';
+import { plugins as loadPlugins } from './plugins/index.ts';
 
 export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void>; db: Db }
 
@@ -19,6 +21,7 @@ export function createApp(config: Config, databaseUrl: string): App {
   const compiler = new Compiler(schema, { ...config.api.rest });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
+  const plugins: Plugin[] = loadPlugins(config, schema);
   return {
     db,
     async handle(task: Task): Promise<Reply> {
@@ -27,7 +30,8 @@ export function createApp(config: Config, databaseUrl: string): App {
       let reply: Reply;
       try {
         if (!task.path.startsWith('/api/')) throw notFound();
-        reply = await routeRest(ctx, task, auth.caller(task.authorization));
+        const plugin = plugins.find((p) => p.claims(task.path));
+        reply = plugin ? await plugin.handle(ctx, task, auth.caller(task.authorization)) : await routeRest(ctx, task, auth.caller(task.authorization));
       } catch (e) {
         reply = errorReply(toApiError(e));
       }

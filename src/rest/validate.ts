@@ -136,7 +136,8 @@ export class BodyValidator {
               return null;
             }
             const c = this.component(comp, item, [...path, String(i)], out, prev.filter((p) => (p as Record<string, unknown>)?.__component === uid), ['__component']);
-            return c ? { __component: uid, ...c } : null;
+            if (c) c.__component = uid;
+            return c;
           });
         }
         if (a.min !== undefined && value.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);

@@ -1,0 +1,8 @@
+// The plugins every node runs, in the order they are asked to claim a path.
+import type { Config } from '../../config.ts';
+import type { Schema } from '../../compiler/schema.ts';
+import type { Plugin } from './types.ts';
+
+export function plugins(_config: Config, _schema: Schema): Plugin[] {
+  return [];
+}
