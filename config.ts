@@ -3,6 +3,7 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max });
 
@@ -62,6 +63,11 @@ export const ConfigSchema = Type.Object({
     /** `name:type:accessKey,...` (type: full-access | read-only). */
     apiTokens: Type.String(),
     apiTokenSalt: Type.String({ minLength: 1 }),
+    /** Secret for users-permissions JWTs (HS256); required in production. */
+    jwtSecret: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
+    jwtExpiresIn: Type.String({ minLength: 2 }),
+    /** Login and register attempts allowed per client address per minute (0 = unlimited). */
+    authRateLimit: Int(0, 1000000),
   }),
 });
 
@@ -91,6 +97,9 @@ export const defaults: Config = {
     authenticatedPermissions: '',
     apiTokens: '',
     apiTokenSalt: 'change-me-api-token-salt',
+    jwtSecret: null,
+    jwtExpiresIn: '30d',
+    authRateLimit: 20,
   },
 };
 
@@ -123,6 +132,9 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['AUTHENTICATED_PERMISSIONS', 'auth.authenticatedPermissions', 'string'],
   ['API_TOKENS', 'auth.apiTokens', 'string'],
   ['API_TOKEN_SALT', 'auth.apiTokenSalt', 'string'],
+  ['JWT_SECRET', 'auth.jwtSecret', 'string'],
+  ['JWT_EXPIRES_IN', 'auth.jwtExpiresIn', 'string'],
+  ['AUTH_RATE_LIMIT', 'auth.authRateLimit', 'int'],
 ];
 
 export class ConfigError extends Error {}
@@ -181,6 +193,15 @@ export function loadConfig(
   }
   if (!config.i18n.locales.includes(config.i18n.defaultLocale)) {
     throw new ConfigError(`Invalid configuration: DEFAULT_LOCALE "${config.i18n.defaultLocale}" is not one of LOCALES (${config.i18n.locales.join(', ')})`);
+  }
+  if (!config.auth.jwtSecret) {
+    if (config.env === 'production') throw new ConfigError('Invalid configuration: JWT_SECRET must be set in production (at least 16 characters)');
+    // Development only: a per-start secret (tokens do not survive a restart). Made here, in the main
+    // thread, so every worker verifies with the same one.
+    config.auth.jwtSecret = randomBytes(32).toString('hex');
+  }
+  if (config.env === 'production' && config.auth.apiTokenSalt === defaults.auth.apiTokenSalt) {
+    throw new ConfigError('Invalid configuration: API_TOKEN_SALT must be set in production');
   }
   config.dataDir = resolve(config.dataDir);
   config.modelsDir = resolve(config.modelsDir);

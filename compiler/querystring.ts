@@ -60,7 +60,18 @@ const overflowMax = new WeakMap<object, number>();
 const holeyArrays: QueryValue[][] = [];
 
 // Object.prototype's own names, such as __proto__, constructor, toString.
+// qs checks the live prototype; a snapshot is enough because a name added
+// later could at most be shadowed by an own property of a plain result object.
 const PROTOTYPE_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+let PROTOTYPE_MEMBER_MIN = Infinity;
+let PROTOTYPE_MEMBER_MAX = 0;
+const PROTOTYPE_MEMBER_FIRST = new Uint8Array(128);
+for (const name of PROTOTYPE_MEMBERS) {
+  PROTOTYPE_MEMBER_MIN = Math.min(PROTOTYPE_MEMBER_MIN, name.length);
+  PROTOTYPE_MEMBER_MAX = Math.max(PROTOTYPE_MEMBER_MAX, name.length);
+  const first = name.charCodeAt(0);
+  if (first < 128) PROTOTYPE_MEMBER_FIRST[first] = 1;
+}
 
 /**
  * Parse the part of a URL after `?` the way qs does for Strapi clients.
@@ -82,16 +93,9 @@ export function parseQueryString(raw: string, limits: QueryStringLimits = DEFAUL
       const segments = splitKey(key, depth);
       if (segments === undefined) continue;
 
-      if (depth > 0 ? key.charCodeAt(0) !== OPEN : !isWrapped(key)) {
-        // Same as merging `{ [parent]: rest }` into the result, without
-        // allocating the wrapper object for every parameter.
-        const parent = segments[0];
-        const value = expand(segments, 1, true, leaf, arrayLimit);
-        result[parent] = Object.hasOwn(result, parent) ? merge(result[parent], value, arrayLimit) : value;
-        noteOverflowKey(result, parent);
-      } else {
-        merge(result, expand(segments, 0, false, leaf, arrayLimit), arrayLimit);
-      }
+      const firstIsParent = depth > 0 ? key.charCodeAt(0) !== OPEN : !isWrapped(key);
+      // The result is a plain object, so merging into it always returns it.
+      mergePath(result, segments, 0, firstIsParent, leaf, arrayLimit);
     }
     for (let i = 0; i < holeyArrays.length; i++) compactInPlace(holeyArrays[i]);
   } finally {
@@ -284,7 +288,11 @@ function appendDuplicate(existing: QueryValue, value: string, arrayLimit: number
 // Phase 2a: split a decoded key into segments.
 
 function isPrototypeMember(name: string): boolean {
-  return PROTOTYPE_MEMBERS.has(name);
+  // Cheap length and first-letter checks spare hashing almost every segment.
+  const length = name.length;
+  if (length < PROTOTYPE_MEMBER_MIN || length > PROTOTYPE_MEMBER_MAX) return false;
+  const first = name.charCodeAt(0);
+  return (first >= 128 || PROTOTYPE_MEMBER_FIRST[first] === 1) && PROTOTYPE_MEMBERS.has(name);
 }
 
 function isWrapped(key: string): boolean {
@@ -390,7 +398,57 @@ function expand(segments: string[], from: number, firstIsParent: boolean, leaf: 
 }
 
 // ---------------------------------------------------------------------------
-// Phase 2c: merge into the result (qs's utils.merge with strictMerge, the
+// Phase 2c: merge into the result.
+
+/**
+ * Same result as `merge(target, expand(segments, i, ...))`, but walks down the
+ * parts of the path that already exist instead of building a throw-away copy of
+ * them first; typical Strapi queries (`filters[$or][1][title][$eq]`) then only
+ * allocate what ends up in the result. Anything unusual goes the generic way.
+ */
+function mergePath(
+  target: QueryValue,
+  segments: string[],
+  i: number,
+  firstIsParent: boolean,
+  leaf: QueryValue,
+  arrayLimit: number,
+): QueryValue {
+  const n = segments.length;
+  if (i === n) return merge(target, leaf, arrayLimit);
+
+  if (typeof target === 'object') {
+    const segment = segments[i];
+    const bracketed = i > 0 || !firstIsParent;
+    const index = bracketed ? arrayIndex(segment) : -1;
+    if (!Array.isArray(target)) {
+      if (index < 0 && !(bracketed && segment === '') && segment !== '__proto__') {
+        target[segment] = Object.hasOwn(target, segment)
+          ? mergePath(target[segment], segments, i + 1, firstIsParent, leaf, arrayLimit)
+          : expand(segments, i + 1, firstIsParent, leaf, arrayLimit);
+        noteOverflowKey(target, segment);
+        return target;
+      }
+    } else if (index >= 0 && index < arrayLimit) {
+      if (index in target) {
+        const existing = target[index];
+        // What follows this segment is a container unless it is a plain leaf.
+        if (typeof existing === 'object' && (i + 1 < n || typeof leaf === 'object')) {
+          target[index] = mergePath(existing, segments, i + 1, firstIsParent, leaf, arrayLimit);
+        } else {
+          target[target.length] = expand(segments, i + 1, firstIsParent, leaf, arrayLimit);
+        }
+      } else {
+        if (index > target.length) holeyArrays.push(target);
+        target[index] = expand(segments, i + 1, firstIsParent, leaf, arrayLimit);
+      }
+      return target.length > arrayLimit ? toOverflowObject(target, target.length - 1) : target;
+    }
+  }
+  return merge(target, expand(segments, i, firstIsParent, leaf, arrayLimit), arrayLimit);
+}
+
+// Generic merge (qs's utils.merge with strictMerge, the
 // default since qs 6.15). Targets are mutated; the return value replaces them.
 
 function merge(target: QueryValue, source: QueryValue, arrayLimit: number): QueryValue {

@@ -22,6 +22,10 @@ export function createApp(config: Config, databaseUrl: string): App {
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
+  const userOk = async (id: number) => {
+    const rows = await db.unsafe('select 1 from up_users where id = $1::bigint and not coalesce(blocked, false)', [id]);
+    return rows.length > 0;
+  };
   return {
     db,
     async handle(task: Task): Promise<Reply> {
@@ -30,8 +34,9 @@ export function createApp(config: Config, databaseUrl: string): App {
       let reply: Reply;
       try {
         if (!task.path.startsWith('/api/')) throw notFound();
+        const caller = await auth.caller(task.authorization, userOk);
         const plugin = plugins.find((p) => p.claims(task.path));
-        reply = plugin ? await plugin.handle(ctx, task, auth.caller(task.authorization)) : await routeRest(ctx, task, auth.caller(task.authorization));
+        reply = plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
       } catch (e) {
         reply = errorReply(toApiError(e));
       }

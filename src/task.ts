@@ -9,4 +9,6 @@ export interface Task {
   authorization?: string;
   contentType?: string;
   body: Uint8Array | null;
+  /** Client address, for rate limits. */
+  ip?: string;
 }

@@ -3,6 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
+import { Jwt } from '../users/jwt.ts';
 
 export type Action = 'find' | 'findOne' | 'create' | 'update' | 'delete';
 export const ACTIONS: Action[] = ['find', 'findOne', 'create', 'update', 'delete'];
@@ -47,29 +48,49 @@ export function parseTokens(text: string, salt: string): TokenRecord[] {
   return out;
 }
 
+/** Looks up whether a JWT's user still exists and is not blocked. */
+export type UserCheck = (id: number) => Promise<boolean>;
+
 export class Authorizer {
   private publicGrant: Grant;
+  private authenticatedGrant: Grant;
   private tokens: TokenRecord[];
   private readOnly: Set<string>;
+  readonly jwt: Jwt;
   constructor(private config: Config, schema: Schema) {
     this.publicGrant = { all: config.auth.publicAccess, perms: parsePermissions(config.auth.publicPermissions, schema, 'PUBLIC_PERMISSIONS') };
-    parsePermissions(config.auth.authenticatedPermissions, schema, 'AUTHENTICATED_PERMISSIONS');
+    const authenticated = parsePermissions(config.auth.authenticatedPermissions, schema, 'AUTHENTICATED_PERMISSIONS');
+    // A logged-in user may always read their own record, as Strapi's default authenticated role.
+    authenticated.add('plugin::users-permissions.user.me');
+    this.authenticatedGrant = { all: config.auth.publicAccess, perms: authenticated };
     this.tokens = parseTokens(config.auth.apiTokens, config.auth.apiTokenSalt);
-    this.readOnly = new Set([...schema.contentTypes.values()].flatMap((c) => [`${c.uid}.find`, `${c.uid}.findOne`]));
+    this.readOnly = new Set([
+      ...[...schema.contentTypes.values()].flatMap((c) => [`${c.uid}.find`, `${c.uid}.findOne`]),
+      'plugin::upload.read', 'plugin::users-permissions.user.find', 'plugin::users-permissions.user.findOne',
+    ]);
+    this.jwt = new Jwt(config.auth.jwtSecret ?? '', config.auth.jwtExpiresIn);
   }
 
   /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
-  caller(authorization: string | undefined): Caller | null {
+  async caller(authorization: string | undefined, userOk: UserCheck): Promise<Caller | null> {
     if (!authorization) return { kind: 'public', grant: this.publicGrant };
     const m = /^Bearer\s+(.+)$/i.exec(authorization.trim());
     if (!m) return null;
-    const h = hashToken(m[1], this.config.auth.apiTokenSalt);
+    const token = m[1].trim();
+    const h = hashToken(token, this.config.auth.apiTokenSalt);
     for (const t of this.tokens) {
       if (t.hash.length === h.length && timingSafeEqual(t.hash, h)) {
         return { kind: 'token', grant: t.type === 'full-access' ? { all: true, perms: new Set() } : { all: false, perms: this.readOnly } };
       }
     }
-    return null;
+    const id = await this.jwt.verify(token);
+    if (id === null || !(await userOk(id))) return null;
+    return { kind: 'user', grant: this.authenticatedGrant, userId: id };
+  }
+
+  /** Plugin actions (`plugin::upload.read`, `plugin::users-permissions.user.find`, …). */
+  allowsPlugin(c: Caller, permission: string): boolean {
+    return c.grant.all || c.grant.perms.has(permission);
   }
 
   allows(c: Caller, uid: string, action: Action): boolean {

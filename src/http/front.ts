@@ -46,6 +46,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
       authorization: req.getHeader('authorization') || undefined,
       contentType: req.getHeader('content-type') || undefined,
       body: null,
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
     if (task.query.length > opts.maxQueryStringLength) {
       return fail(res, state, new ApiError(400, 'ValidationError', `Query string longer than ${opts.maxQueryStringLength} characters`, { source: 'query' }));

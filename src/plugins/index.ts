@@ -2,7 +2,8 @@
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import type { Plugin } from './types.ts';
+import { usersPlugin } from '../users/plugin.ts';
 
-export function plugins(_config: Config, _schema: Schema): Plugin[] {
-  return [];
+export function plugins(config: Config, _schema: Schema): Plugin[] {
+  return [usersPlugin(config.auth.authRateLimit)];
 }
