@@ -4,7 +4,8 @@ export class ApiError extends Error {
     public readonly status: number,
     public readonly errorName: string,
     message: string,
-    public readonly details: Record<string, unknown> | undefined = {},
+    /** null: Strapi sends no `details` key (e.g. for JSON syntax errors). */
+    public readonly details: Record<string, unknown> | null = {},
   ) { super(message); }
 }
 
@@ -18,5 +19,6 @@ export const validation = (message: string, details: Record<string, unknown> = {
 export const notFound = () => new ApiError(404, 'NotFoundError', 'Not Found', {});
 
 export function envelope(e: ApiError): string {
-  return JSON.stringify({ data: null, error: { status: e.status, name: e.errorName, message: e.message, details: e.details } });
+  const error = e.details === null ? { status: e.status, name: e.errorName, message: e.message } : { status: e.status, name: e.errorName, message: e.message, details: e.details };
+  return JSON.stringify({ data: null, error });
 }

@@ -524,6 +524,9 @@ export class PopulateParser {
         this.forType(target, select, o.populate, depth + 1, path, status);
         const where = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(this.schema, target, null)) : null;
         const sort = parseSort(this.schema, target, o.sort);
+        // Strapi's populate query selects its sort columns first, and the response keeps that order.
+        const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
+        if (leading.length) select.leading = [...new Set(leading)];
         const count = o.count !== undefined && bool(o.count, `${path}.count`);
         if (target.localized && !srcLocalized) this.params.relLocaleParam();
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };

@@ -119,8 +119,9 @@ class Gen {
 
   /** Output columns of a content-type row plus the lateral joins its populates need. */
   row(ct: ContentType, sel: Selection, alias: string, joins: string[]): string[] {
-    const cols = [`${alias}.id as "id"`, `${alias}.document_id as "documentId"`];
-    for (const f of sel.fields) cols.push(`${scalarOut(f, alias)} as ${q(f.name)}`);
+    const lead = sel.leading ?? [];
+    const cols = [...lead.map((f) => `${scalarOut(f, alias)} as ${q(f.name)}`), `${alias}.id as "id"`, `${alias}.document_id as "documentId"`];
+    for (const f of sel.fields) if (!lead.includes(f)) cols.push(`${scalarOut(f, alias)} as ${q(f.name)}`);
     if (sel.withTimestamps.createdAt) cols.push(`${isoTs(`${alias}.created_at`)} as "createdAt"`);
     if (sel.withTimestamps.updatedAt) cols.push(`${isoTs(`${alias}.updated_at`)} as "updatedAt"`);
     if (sel.withTimestamps.publishedAt) cols.push(`${isoTs(`${alias}.published_at`)} as "publishedAt"`);

@@ -34,7 +34,7 @@ function parseBody(task: Task): Record<string, unknown> {
   let body: unknown = {};
   if (text.trim() !== '') {
     try { body = JSON.parse(text); } catch (e) {
-      throw new ApiError(400, 'SyntaxError', (e as Error).message, undefined);
+      throw new ApiError(400, 'SyntaxError', (e as Error).message, null);
     }
   }
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Row).data : undefined;

@@ -24,7 +24,7 @@ function body(task: Task): Record<string, unknown> {
   try {
     const v = text ? JSON.parse(text) : {};
     if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch (e) { throw new ApiError(400, 'SyntaxError', (e as Error).message, undefined); }
+  } catch (e) { throw new ApiError(400, 'SyntaxError', (e as Error).message, null); }
   throw validation('Invalid body');
 }
 
