@@ -172,6 +172,10 @@ class Writer {
         if (cur && op.disconnect.some((d) => d.documentId === cur)) next = null;
       }
       if (next !== undefined) await this.run(`update ${q(this.ct.table)} set ${q(a.column)} = $2 where id = $1`, [rowId, next]);
+      // One-to-one: the target leaves its previous owner.
+      if (next && (a.relation === 'oneToOne')) {
+        await this.run(`update ${q(this.ct.table)} set ${q(a.column)} = null where ${q(a.column)} = $1 and document_id <> $2`, [next, documentId]);
+      }
       return;
     }
     if (a.owner) {
@@ -183,6 +187,10 @@ class Writer {
       }
       await this.run(`delete from ${q(a.linkTable)} where source_id = $1`, [rowId]);
       if (list.length) await this.run(`insert into ${q(a.linkTable)} (source_id, target_doc, position) select $1, d, p from unnest($2::text[]) with ordinality u(d, p)`, [rowId, list]);
+      // One-to-many: a target belongs to one owner document, so other documents lose it.
+      if (list.length && a.relation === 'oneToMany') {
+        await this.run(`delete from ${q(a.linkTable)} l using ${q(this.ct.table)} t where l.source_id = t.id and t.document_id <> $1 and l.target_doc = any($2::text[])`, [documentId, list]);
+      }
       return;
     }
     // Inverse side: the links live on the owner's rows (every version of each target document).
@@ -193,6 +201,9 @@ class Writer {
     if (!owner.toMany) {
       if (op.set) await this.run(`update ${q(target.table)} set ${q(owner.column)} = null where ${q(owner.column)} = $1`, [documentId]);
       if (disconnectDocs.length) await this.run(`update ${q(target.table)} set ${q(owner.column)} = null where ${q(owner.column)} = $1 and document_id = any($2::text[])`, [documentId, disconnectDocs]);
+      if (connectDocs.length && a.relation === 'oneToOne') {
+        await this.run(`update ${q(target.table)} set ${q(owner.column)} = null where ${q(owner.column)} = $1 and document_id <> all($2::text[])`, [documentId, connectDocs]);
+      }
       if (connectDocs.length) await this.run(`update ${q(target.table)} set ${q(owner.column)} = $1 where document_id = any($2::text[])`, [documentId, connectDocs]);
     } else {
       if (op.set) await this.run(`delete from ${q(owner.linkTable)} where target_doc = $1`, [documentId]);
