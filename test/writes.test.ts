@@ -1,0 +1,225 @@
+// Issue 5: relation writes of every kind, components and dynamic zones, the publish cycle,
+// localizations, atomic failure and concurrent connects — against a real PostgreSQL.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, ALL_TYPES_MODELS, TOKEN, type TestServer } from './helpers.ts';
+
+type Doc = { id: number; documentId: string; [k: string]: unknown };
+
+describe('relation writes (demo blog)', () => {
+  let s: TestServer;
+  const tags: Record<string, string> = {};
+  let authorA: string, authorB: string, article: string;
+  const post = async (path: string, data: unknown) => {
+    const r = await s.fetchJson('POST', path, { data }, TOKEN);
+    assert.equal(r.status, 201, r.text);
+    return r.body.data as Doc;
+  };
+  const put = (path: string, data: unknown) => s.fetchJson('PUT', path, { data }, TOKEN);
+  const tagNames = async () => {
+    const r = await s.fetchJson('GET', `/api/articles/${article}?populate[tags][fields][0]=name&fields[0]=title`, undefined, TOKEN);
+    return (r.body.data.tags as Doc[]).map((t) => t.name);
+  };
+
+  before(async () => {
+    s = await startTestServer();
+    for (const n of ['A', 'B', 'C', 'D', 'E']) tags[n] = (await post('/api/tags', { name: n })).documentId;
+    authorA = (await post('/api/authors', { name: 'Ann' })).documentId;
+    authorB = (await post('/api/authors', { name: 'Bob' })).documentId;
+    article = (await post('/api/articles', { title: 'Rel', tags: [tags.A, tags.B], author: authorA })).documentId;
+  });
+  after(() => s.stop());
+
+  test('plain array sets, in order', async () => {
+    assert.deepEqual(await tagNames(), ['A', 'B']);
+  });
+
+  test('connect with positions before/after/start/end, processed in order', async () => {
+    let r = await put(`/api/articles/${article}`, { tags: { connect: [{ documentId: tags.C, position: { before: tags.A } }] } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await tagNames(), ['C', 'A', 'B']);
+    r = await put(`/api/articles/${article}`, { tags: { connect: [{ documentId: tags.D, position: { after: tags.C } }, { documentId: tags.E, position: { start: true } }] } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await tagNames(), ['E', 'C', 'D', 'A', 'B']);
+    r = await put(`/api/articles/${article}`, { tags: { connect: [{ documentId: tags.E, position: { end: true } }] } });
+    assert.deepEqual(await tagNames(), ['C', 'D', 'A', 'B', 'E']);
+  });
+
+  test('disconnect, and connect+disconnect together', async () => {
+    await put(`/api/articles/${article}`, { tags: { disconnect: [tags.C, tags.D] } });
+    assert.deepEqual(await tagNames(), ['A', 'B', 'E']);
+    await put(`/api/articles/${article}`, { tags: { connect: [tags.C], disconnect: [tags.A] } });
+    assert.deepEqual(await tagNames(), ['B', 'E', 'C']);
+  });
+
+  test('duplicates: plain merged, with positions refused', async () => {
+    await put(`/api/articles/${article}`, { tags: { connect: [tags.D, tags.D] } });
+    assert.deepEqual(await tagNames(), ['B', 'E', 'C', 'D']);
+    const r = await put(`/api/articles/${article}`, { tags: { connect: [{ documentId: tags.A, position: { end: true } }, { documentId: tags.A, position: { start: true } }] } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.name, 'ValidationError');
+    assert.match(r.body.error.message, /already connected/);
+    assert.deepEqual(await tagNames(), ['B', 'E', 'C', 'D'], 'a refused write changes nothing');
+  });
+
+  test('set, set with connect refused, unknown target refused', async () => {
+    let r = await put(`/api/articles/${article}`, { tags: { set: [tags.E, tags.A] } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(await tagNames(), ['E', 'A']);
+    r = await put(`/api/articles/${article}`, { tags: { set: [tags.B], connect: [tags.C] } });
+    assert.equal(r.status, 400);
+    r = await put(`/api/articles/${article}`, { tags: { connect: ['doesnotexist000000000000'] } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.message, 'Document with id "doesnotexist000000000000", locale "null" not found');
+    assert.deepEqual(await tagNames(), ['E', 'A']);
+    r = await put(`/api/articles/${article}`, { tags: { set: [] } });
+    assert.deepEqual(await tagNames(), []);
+  });
+
+  test('manyToOne: last item counts, null clears, inverse side follows', async () => {
+    let r = await put(`/api/articles/${article}?populate[author][fields][0]=name`, { author: { connect: [authorA, authorB] } });
+    assert.equal(r.body.data.author.name, 'Bob');
+    const bob = await s.fetchJson('GET', `/api/authors/${authorB}?populate[articles][fields][0]=title`, undefined, TOKEN);
+    assert.deepEqual(bob.body.data.articles.map((a: Doc) => a.title), ['Rel']);
+    r = await put(`/api/articles/${article}?populate[author][fields][0]=name`, { author: null });
+    assert.equal(r.body.data.author, null);
+    const after = await s.fetchJson('GET', `/api/authors/${authorB}?populate[articles][fields][0]=title`, undefined, TOKEN);
+    assert.deepEqual(after.body.data.articles, []);
+  });
+
+  test('inverse side writes (oneToMany mappedBy) update the owner', async () => {
+    const r = await put(`/api/authors/${authorA}?populate[articles][fields][0]=title`, { articles: { connect: [article] } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data.articles.map((a: Doc) => a.title), ['Rel']);
+    const art = await s.fetchJson('GET', `/api/articles/${article}?populate[author][fields][0]=name`, undefined, TOKEN);
+    assert.equal(art.body.data.author.name, 'Ann');
+  });
+
+  test('self relation: parent and children stay consistent', async () => {
+    const root = await post('/api/categories', { name: 'Root' });
+    const kid = await post('/api/categories?populate=parent', { name: 'Kid', parent: root.documentId });
+    assert.equal((kid.parent as Doc).name, 'Root');
+    const r = await s.fetchJson('GET', `/api/categories/${root.documentId}?populate[children][fields][0]=name`, undefined, TOKEN);
+    assert.deepEqual(r.body.data.children.map((c: Doc) => c.name), ['Kid']);
+  });
+
+  test('50 parallel connects leave a consistent, duplicate-free list', async () => {
+    const many: string[] = [];
+    for (let i = 0; i < 25; i++) many.push((await post('/api/tags', { name: `p${i}` })).documentId);
+    await put(`/api/articles/${article}`, { tags: { set: [] } });
+    // Each tag is connected twice, concurrently: 50 requests on one document.
+    const results = await Promise.all([...many, ...many].map((d) => put(`/api/articles/${article}`, { tags: { connect: [d] } })));
+    assert.ok(results.every((r) => r.status === 200), results.map((r) => r.status).join());
+    const draft = await s.sql()`select l.target_doc from articles_tags_lnk l join articles a on a.id = l.source_id where a.document_id = ${article} and a.published_at is null`;
+    assert.equal(draft.length, 25);
+    assert.equal(new Set(draft.map((r) => r.target_doc)).size, 25);
+  });
+});
+
+describe('components, dynamic zones, draft & publish, i18n, atomicity', () => {
+  let s: TestServer;
+  before(async () => { s = await startTestServer(); });
+  after(() => s.stop());
+
+  test('components keep ids on update with id, new ids without, removed when missing', async () => {
+    const c = await s.fetchJson('POST', '/api/articles?populate[seo]=true&populate[blocks]=true', {
+      data: { title: 'Comp', seo: { metaTitle: 'M1' }, blocks: [{ __component: 'shared.quote', title: 'Q1' }, { __component: 'shared.rich-text', body: 'R1' }] },
+    }, TOKEN);
+    assert.equal(c.status, 201, c.text);
+    const seoId = c.body.data.seo.id;
+    const [q1, r1] = c.body.data.blocks;
+    assert.ok(Number.isInteger(seoId) && Number.isInteger(q1.id) && Number.isInteger(r1.id));
+    assert.equal(q1.__component, 'shared.quote');
+    const u = await s.fetchJson('PUT', `/api/articles/${c.body.data.documentId}?populate[seo]=true&populate[blocks]=true`, {
+      data: { seo: { id: seoId, metaTitle: 'M2' }, blocks: [{ __component: 'shared.quote', id: q1.id, title: 'Q2' }, { __component: 'shared.quote', title: 'new' }] },
+    }, TOKEN);
+    assert.equal(u.status, 200, u.text);
+    assert.equal(u.body.data.seo.id, seoId);
+    assert.equal(u.body.data.seo.metaTitle, 'M2');
+    assert.equal(u.body.data.blocks.length, 2);
+    assert.equal(u.body.data.blocks[0].id, q1.id);
+    assert.equal(u.body.data.blocks[0].title, 'Q2');
+    assert.notEqual(u.body.data.blocks[1].id, q1.id);
+    const bad = await s.fetchJson('PUT', `/api/articles/${c.body.data.documentId}`, { data: { blocks: [{ __component: 'shared.nope' }] } }, TOKEN);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body.error.details.errors[0].path, ['blocks', '0', '__component']);
+  });
+
+  test('publish cycle: draft edits stay invisible until published', async () => {
+    const c = await s.fetchJson('POST', '/api/articles?status=draft', { data: { title: 'Draft one' } }, TOKEN);
+    const id = c.body.data.documentId;
+    assert.equal(c.body.data.publishedAt, null);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}`)).status, 404);
+    await s.fetchJson('PUT', `/api/articles/${id}`, { data: { title: 'Published one' } }, TOKEN);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}`)).body.data.title, 'Published one');
+    await s.fetchJson('PUT', `/api/articles/${id}?status=draft`, { data: { title: 'Edited draft' } }, TOKEN);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}`)).body.data.title, 'Published one');
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}?status=draft`)).body.data.title, 'Edited draft');
+    assert.equal((await s.fetchJson('DELETE', `/api/articles/${id}`, undefined, TOKEN)).status, 204);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}?status=draft`)).status, 404);
+  });
+
+  test('localizations: PUT ?locale=fr creates one; delete one locale only', async () => {
+    const c = await s.fetchJson('POST', '/api/articles', { data: { title: 'Hello' } }, TOKEN);
+    const id = c.body.data.documentId;
+    const fr = await s.fetchJson('PUT', `/api/articles/${id}?locale=fr`, { data: { title: 'Bonjour' } }, TOKEN);
+    assert.equal(fr.status, 200, fr.text);
+    assert.equal(fr.body.data.locale, 'fr');
+    const loc = await s.fetchJson('GET', `/api/articles/${id}?populate=localizations&fields[0]=title`);
+    assert.deepEqual(loc.body.data.localizations.map((l: Doc) => l.title), ['Bonjour']);
+    assert.equal((await s.fetchJson('DELETE', `/api/articles/${id}?locale=fr`, undefined, TOKEN)).status, 204);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}?locale=fr`)).status, 404);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${id}`)).body.data.title, 'Hello');
+    const bad = await s.fetchJson('POST', '/api/articles?locale=xx', { data: { title: 'x' } }, TOKEN);
+    assert.equal(bad.status, 400);
+  });
+
+  test('a write failing mid-way leaves the database unchanged', async () => {
+    const tag = await s.fetchJson('POST', '/api/tags', { data: { name: 'keep' } }, TOKEN);
+    const before = await s.sql()`select count(*)::int as n from articles`;
+    // The unknown relation target is found inside the transaction, after the row was inserted.
+    const r = await s.fetchJson('POST', '/api/articles', { data: { title: 'Atomic', tags: [tag.body.data.documentId, 'missingdoc0000000000000'] } }, TOKEN);
+    assert.equal(r.status, 400);
+    const afterRows = await s.sql()`select count(*)::int as n from articles`;
+    assert.equal(afterRows[0].n, before[0].n);
+  });
+});
+
+describe('relation kinds (all-types fixture)', () => {
+  let s: TestServer;
+  before(async () => { s = await startTestServer({ modelsDir: ALL_TYPES_MODELS }); });
+  after(() => s.stop());
+  const create = async (path: string, data: unknown, q = '') => {
+    const r = await s.fetchJson('POST', `${path}${q}`, { data }, TOKEN);
+    assert.equal(r.status, 201, r.text);
+    return r.body.data as Doc;
+  };
+
+  test('oneToOne takes the target away from its previous owner', async () => {
+    const target = await create('/api/everythings', { title: 'target' });
+    const a = await create('/api/everythings', { title: 'first', partner: target.documentId });
+    const b = await create('/api/everythings', { title: 'second', partner: target.documentId });
+    const ra = await s.fetchJson('GET', `/api/everythings/${a.documentId}?populate=partner`, undefined, TOKEN);
+    const rb = await s.fetchJson('GET', `/api/everythings/${b.documentId}?populate=partner`, undefined, TOKEN);
+    assert.equal(ra.body.data.partner, null);
+    assert.equal(rb.body.data.partner.documentId, target.documentId);
+    const inv = await s.fetchJson('GET', `/api/everythings/${target.documentId}?populate=partnerOf`, undefined, TOKEN);
+    assert.equal(inv.body.data.partnerOf.documentId, b.documentId);
+  });
+
+  test('oneWay and manyWay store and populate without an inverse side', async () => {
+    const p1 = await create('/api/people', { name: 'P1' });
+    const p2 = await create('/api/people', { name: 'P2' });
+    const e = await create('/api/everythings', { title: 'ways', sidekick: p1.documentId, followers: [p2.documentId, p1.documentId] }, '?populate[0]=sidekick&populate[1]=followers');
+    assert.equal((e.sidekick as Doc).name, 'P1');
+    assert.deepEqual((e.followers as Doc[]).map((f) => f.name), ['P2', 'P1']);
+  });
+
+  test('manyToMany from the inverse side', async () => {
+    const e = await create('/api/everythings', { title: 'tagged' });
+    const l = await create('/api/labels', { name: 'L', things: [e.documentId] }, '?populate=things');
+    assert.deepEqual((l.things as Doc[]).map((t) => t.title), ['tagged']);
+    const back = await s.fetchJson('GET', `/api/everythings/${e.documentId}?populate=labels`, undefined, TOKEN);
+    assert.deepEqual(back.body.data.labels.map((x: Doc) => x.name), ['L']);
+  });
+});
