@@ -3,7 +3,7 @@
 // so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError } from './querystring.ts';
-import { buildReadQuery, type ReadLimits } from './params.ts';
+import { buildReadQuery, type ReadLimits, type CanRead } from './params.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru } from './cache.ts';
 import { ApiError, validation } from './errors.ts';
@@ -58,16 +58,19 @@ export class Compiler {
     }
   }
 
-  /** A read plan for a list ('list') or one document ('one', by documentId or the single type's row). */
-  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string): ReadPlan {
-    const key = `${ct.uid}|${shape}|${documentId ?? ""}|${raw}`;
+  /**
+   * A read plan for a list ('list') or one document ('one', by documentId or the single type's row).
+   * `access` names what the caller may read (its key is part of the cache keys: plans differ by it).
+   */
+  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }): ReadPlan {
+    const key = `${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
     }
     const q = this.parse(raw);
-    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts);
-    const sk = shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q);
+    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
+    const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     let sql = this.shapes.get(sk);
     if (!sql) {
       sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows });

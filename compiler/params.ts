@@ -475,8 +475,11 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
   return out;
 }
 
+/** Which content-types the caller may read: populated relations to the others are left out, as Strapi. */
+export type CanRead = (uid: string) => boolean;
+
 export class PopulateParser {
-  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits) {}
+  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true) {}
 
   forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft'): void {
     const spec = normalizePopulate(v, path);
@@ -501,6 +504,7 @@ export class PopulateParser {
       entries.sort((x, y) => order(x[0]) - order(y[0]));
     }
     for (const [a, sub] of entries) {
+      if (a !== 'localizations' && a.kind === 'relation' && !this.canRead(a.target)) continue;
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
       if (a === 'localizations') {
         const o = isObj(sub) ? sub : {};
@@ -598,7 +602,7 @@ export interface ReadRequest {
   documentId?: string;
 }
 
-export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits): { query: ReadQuery; params: unknown[] } {
+export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits, canRead?: CanRead): { query: ReadQuery; params: unknown[] } {
   const loc = q.locale;
   const params = new ParamBuilder(typeof loc === 'string' && loc !== '*' && loc !== '' ? loc : schema.defaultLocale);
   const rawStatus = q.status;
@@ -615,7 +619,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const select = selection(ct, q.fields, null);
   const where = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(schema, ct, null)) : null;
   const sort = parseSort(schema, ct, q.sort);
-  new PopulateParser(schema, params, limits).forType(ct, select, q.populate, 1, null, status);
+  new PopulateParser(schema, params, limits, canRead).forType(ct, select, q.populate, 1, null, status);
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
   const [limit, offset] = pagination.mode === 'page'
     ? [pagination.pageSize, (pagination.page - 1) * pagination.pageSize] : [pagination.limit, pagination.start];

@@ -1,20 +1,21 @@
 // Query-string parser that reproduces what Strapi v5 does to `ctx.query`:
 // `qs.parse(raw, { depth: 20, arrayLimit: 100, parameterLimit, strictDepth: true })`.
-// The reference is qs 6.15.3, the exact version @strapi/core pins. Newer qs
-// releases (6.16+) changed a few corner cases of conflict merging and sparse
-// array limits; we follow what real Strapi servers answer, not the newest qs.
+// The reference is qs 6.15.3, the exact version @strapi/core pins. Later qs
+// releases changed a few corner cases (conflict merging, limits on sparse
+// arrays); we follow what real Strapi servers answer, not the newest qs.
 //
-// The algorithm deliberately keeps qs's two phases (group raw pairs by their
-// decoded key, then expand and merge each key in Object.keys order), because
-// qs's results for conflicting keys depend on exactly that order. What we drop
-// is qs's regex-based splitting, its per-call option normalisation and the
-// side-channel bookkeeping that only its other options need.
+// qs's observable results for conflicting keys depend on its algorithm, so we
+// keep its shape: group raw pairs by decoded key, then expand and merge each
+// key in the order qs's Object.keys walk would. What we drop is the regex
+// splitting, option normalisation, and building a throw-away object per key
+// only to merge it into the result.
 //
-// Deliberate departures from qs with those options (see the tests):
+// Deliberate departures, with Strapi's own qs call as the yardstick:
 // - more than `parameterLimit` parameters throws instead of silently dropping
 //   the tail (qs does the same only with `throwOnLimitExceeded: true`);
-// - a key without `=` yields '' (Strapi itself passes `strictNullHandling: true`
-//   and would give null; our schema layer expects strings only).
+// - depth is enforced with `strictDepth` (Strapi keeps the rest as a literal);
+// - a key without `=` yields '' as in plain qs; Strapi passes
+//   `strictNullHandling: true` and would give null.
 
 export interface QueryStringLimits {
   depth: number;
@@ -63,14 +64,14 @@ const holeyArrays: QueryValue[][] = [];
 // qs checks the live prototype; a snapshot is enough because a name added
 // later could at most be shadowed by an own property of a plain result object.
 const PROTOTYPE_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
-let PROTOTYPE_MEMBER_MIN = Infinity;
-let PROTOTYPE_MEMBER_MAX = 0;
-const PROTOTYPE_MEMBER_FIRST = new Uint8Array(128);
+// (length, first letter) pairs of those names: almost every segment is
+// rejected by one table read, without hashing the string for the Set.
+const SHAPE_LETTERS = 128;
+let longestPrototypeMember = 0;
+for (const name of PROTOTYPE_MEMBERS) longestPrototypeMember = Math.max(longestPrototypeMember, name.length);
+const PROTOTYPE_MEMBER_SHAPES = new Uint8Array((longestPrototypeMember + 1) * SHAPE_LETTERS);
 for (const name of PROTOTYPE_MEMBERS) {
-  PROTOTYPE_MEMBER_MIN = Math.min(PROTOTYPE_MEMBER_MIN, name.length);
-  PROTOTYPE_MEMBER_MAX = Math.max(PROTOTYPE_MEMBER_MAX, name.length);
-  const first = name.charCodeAt(0);
-  if (first < 128) PROTOTYPE_MEMBER_FIRST[first] = 1;
+  PROTOTYPE_MEMBER_SHAPES[name.length * SHAPE_LETTERS + Math.min(name.charCodeAt(0), SHAPE_LETTERS - 1)] = 1;
 }
 
 /**
@@ -87,7 +88,7 @@ export function parseQueryString(raw: string, limits: QueryStringLimits = DEFAUL
 
   const grouped = groupPairs(raw, limits);
   const { depth, arrayLimit } = limits;
-  holeyArrays.length = 0;
+  if (holeyArrays.length !== 0) holeyArrays.length = 0;
   try {
     for (const [key, leaf] of grouped) {
       const segments = splitKey(key, depth);
@@ -99,7 +100,7 @@ export function parseQueryString(raw: string, limits: QueryStringLimits = DEFAUL
     }
     for (let i = 0; i < holeyArrays.length; i++) compactInPlace(holeyArrays[i]);
   } finally {
-    holeyArrays.length = 0;
+    if (holeyArrays.length !== 0) holeyArrays.length = 0;
   }
   return result;
 }
@@ -212,6 +213,8 @@ function endsWithCloseBracket(raw: string, start: number, end: number): boolean 
   );
 }
 
+const ASCII: readonly string[] = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+
 /**
  * Percent-decode raw[start, end) with '+' as space. Malformed escapes keep the
  * whole string literal (qs's behaviour, never a URIError).
@@ -243,8 +246,6 @@ function decode(raw: string, start: number, end: number, hasPercent: boolean, ha
   }
   return copied < end ? out + raw.slice(copied, end) : out;
 }
-
-const ASCII: readonly string[] = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
 
 function hexValue(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
@@ -288,11 +289,10 @@ function appendDuplicate(existing: QueryValue, value: string, arrayLimit: number
 // Phase 2a: split a decoded key into segments.
 
 function isPrototypeMember(name: string): boolean {
-  // Cheap length and first-letter checks spare hashing almost every segment.
   const length = name.length;
-  if (length < PROTOTYPE_MEMBER_MIN || length > PROTOTYPE_MEMBER_MAX) return false;
-  const first = name.charCodeAt(0);
-  return (first >= 128 || PROTOTYPE_MEMBER_FIRST[first] === 1) && PROTOTYPE_MEMBERS.has(name);
+  if (length > longestPrototypeMember) return false;
+  const shape = length * SHAPE_LETTERS + Math.min(name.charCodeAt(0), SHAPE_LETTERS - 1);
+  return PROTOTYPE_MEMBER_SHAPES[shape] === 1 && PROTOTYPE_MEMBERS.has(name);
 }
 
 function isWrapped(key: string): boolean {
@@ -448,9 +448,9 @@ function mergePath(
   return merge(target, expand(segments, i, firstIsParent, leaf, arrayLimit), arrayLimit);
 }
 
-// Generic merge (qs's utils.merge with strictMerge, the
-// default since qs 6.15). Targets are mutated; the return value replaces them.
-
+// qs's utils.merge with strictMerge (its default since 6.15), which makes a
+// scalar that meets a structure into a pair instead of an `x: true` key.
+// Targets are mutated; the return value replaces them in their parent.
 function merge(target: QueryValue, source: QueryValue, arrayLimit: number): QueryValue {
   if (source === '') return target;
 

@@ -5,7 +5,7 @@ import { loadModels } from './models.ts';
 import { connect, type Db } from './db/connect.ts';
 import { Compiler } from '../compiler/index.ts';
 import { ApiError, notFound } from '../compiler/errors.ts';
-import { Authorizer } from './auth/permissions.ts';
+import { Authorizer, type AuthLookups } from './auth/permissions.ts';
 import { routeRest, type RestContext } from './rest/router.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import type { Task } from './task.ts';
@@ -22,9 +22,14 @@ export function createApp(config: Config, databaseUrl: string): App {
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
-  const userOk = async (id: number) => {
-    const rows = await db.unsafe('select 1 from up_users where id = $1::bigint and not coalesce(blocked, false)', [id]);
-    return rows.length > 0;
+  const lookups: AuthLookups = {
+    userOk: async (id) => (await db.unsafe('select 1 from up_users where id = $1::bigint and not coalesce(blocked, false)', [id])).length > 0,
+    token: async (hex) => {
+      const rows = await db.unsafe<Array<{ id: string; type: string; permissions: string[] | null }>>(
+        'select id::text, type, permissions from api_tokens where access_key = $1 and (expires_at is null or expires_at > now())', [hex]);
+      return rows[0] ? { id: Number(rows[0].id), type: rows[0].type, permissions: rows[0].permissions } : null;
+    },
+    touch: (id) => { db.unsafe('update api_tokens set last_used_at = now() where id = $1::bigint', [id]).catch(() => {}); },
   };
   return {
     db,
@@ -34,7 +39,7 @@ export function createApp(config: Config, databaseUrl: string): App {
       let reply: Reply;
       try {
         if (!task.path.startsWith('/api/')) throw notFound();
-        const caller = await auth.caller(task.authorization, userOk);
+        const caller = await auth.caller(task.authorization, lookups);
         const plugin = plugins.find((p) => p.claims(task.path));
         reply = plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
       } catch (e) {

@@ -48,8 +48,13 @@ export function parseTokens(text: string, salt: string): TokenRecord[] {
   return out;
 }
 
-/** Looks up whether a JWT's user still exists and is not blocked. */
-export type UserCheck = (id: number) => Promise<boolean>;
+/** Database lookups the authorizer needs: a JWT's user (exists, not blocked) and stored API tokens. */
+export interface AuthLookups {
+  userOk(id: number): Promise<boolean>;
+  /** The stored token with this access-key hash (hex), if any and not expired. */
+  token(hashHex: string): Promise<{ id: number; type: string; permissions: string[] | null } | null>;
+  touch(id: number): void;
+}
 
 export class Authorizer {
   private publicGrant: Grant;
@@ -72,7 +77,16 @@ export class Authorizer {
   }
 
   /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
-  async caller(authorization: string | undefined, userOk: UserCheck): Promise<Caller | null> {
+  private tokenCache = new Map<string, { grant: Grant | null; until: number }>();
+  private touched = new Map<number, number>();
+
+  private grantFor(type: string, permissions: string[] | null): Grant {
+    if (type === 'full-access') return { all: true, perms: new Set() };
+    if (type === 'read-only') return { all: false, perms: this.readOnly };
+    return { all: false, perms: new Set(permissions ?? []) };
+  }
+
+  async caller(authorization: string | undefined, lookups: AuthLookups): Promise<Caller | null> {
     if (!authorization) return { kind: 'public', grant: this.publicGrant };
     const m = /^Bearer\s+(.+)$/i.exec(authorization.trim());
     if (!m) return null;
@@ -83,14 +97,41 @@ export class Authorizer {
         return { kind: 'token', grant: t.type === 'full-access' ? { all: true, perms: new Set() } : { all: false, perms: this.readOnly } };
       }
     }
+    const hex = h.toString('hex');
+    const now = Date.now();
+    let cached = this.tokenCache.get(hex);
+    // Stored tokens are cached briefly per worker: revocation takes effect within 10 seconds.
+    if (!cached || cached.until < now) {
+      const row = await lookups.token(hex);
+      cached = { grant: row ? this.grantFor(row.type, row.permissions) : null, until: now + 10_000 };
+      if (this.tokenCache.size > 10_000) this.tokenCache.clear();
+      this.tokenCache.set(hex, cached);
+      if (row && (this.touched.get(row.id) ?? 0) < now - 60_000) { this.touched.set(row.id, now); lookups.touch(row.id); }
+    }
+    if (cached.grant) return { kind: 'token', grant: cached.grant };
+    if (token.split('.').length !== 3) return null;
     const id = await this.jwt.verify(token);
-    if (id === null || !(await userOk(id))) return null;
+    if (id === null || !(await lookups.userOk(id))) return null;
     return { kind: 'user', grant: this.authenticatedGrant, userId: id };
   }
 
   /** Plugin actions (`plugin::upload.read`, `plugin::users-permissions.user.find`, …). */
   allowsPlugin(c: Caller, permission: string): boolean {
     return c.grant.all || c.grant.perms.has(permission);
+  }
+
+  private accessCache = new WeakMap<Grant, { key: string; canRead: (uid: string) => boolean }>();
+  private grantIds = 0;
+
+  /** What the caller may populate: content-types it may `find`. One object per grant, for plan caching. */
+  access(c: Caller): { key: string; canRead: (uid: string) => boolean } {
+    let a = this.accessCache.get(c.grant);
+    if (!a) {
+      const g = c.grant;
+      a = g.all ? { key: '*', canRead: () => true } : { key: `g${++this.grantIds}`, canRead: (uid) => g.perms.has(`${uid}.find`) };
+      this.accessCache.set(g, a);
+    }
+    return a;
   }
 
   allows(c: Caller, uid: string, action: Action): boolean {

