@@ -2,7 +2,7 @@
 // validated once at start so a bad value stops the server with a message naming the key.
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
-import { resolve } from 'node:path';
+import { resolve, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max });
@@ -53,6 +53,12 @@ export const ConfigSchema = Type.Object({
     defaultLocale: Type.String({ minLength: 2 }),
     locales: Type.Array(Type.String({ minLength: 2 }), { minItems: 1 }),
   }),
+  upload: Type.Object({
+    /** Where the local provider keeps uploaded files; '' means `<dataDir>/uploads`. */
+    folder: Type.String(),
+    /** Largest accepted file in bytes (a bigger one is answered 413). */
+    maxFileSize: Int(1),
+  }),
   auth: Type.Object({
     /** Until real permissions are configured, make every content-type readable and writable by anyone. */
     publicAccess: Type.Boolean(),
@@ -68,6 +74,22 @@ export const ConfigSchema = Type.Object({
     jwtExpiresIn: Type.String({ minLength: 2 }),
     /** Login and register attempts allowed per client address per minute (0 = unlimited). */
     authRateLimit: Int(0, 1000000),
+  }),
+  graphql: Type.Object({
+    /** Path of the GraphQL endpoint. */
+    endpoint: Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }),
+    /** Schema shape: v4 (Entity/attributes wrappers) or v5 (flat, documentId; Strapi 5's v4CompatibilityMode). */
+    shape: Type.Union([Type.Literal('v4'), Type.Literal('v5')]),
+    /** Generate queries and mutations from the models. */
+    shadowCRUD: Type.Boolean(),
+    /** Deepest selection nesting an operation may have (checked before execution). */
+    depthLimit: Int(1, 1000),
+    /** Largest pageSize/limit at any level (larger values are clamped). */
+    amountLimit: Int(1, 100000),
+    /** Serve the playground on GET also in production. */
+    playgroundAlways: Type.Boolean(),
+    /** Allow introspection; null = everywhere but production. */
+    introspection: Type.Union([Type.Boolean(), Type.Null()]),
   }),
 });
 
@@ -91,6 +113,7 @@ export const defaults: Config = {
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
+  upload: { folder: '', maxFileSize: 200 * 1024 * 1024 },
   auth: {
     publicAccess: false,
     publicPermissions: '',
@@ -100,6 +123,9 @@ export const defaults: Config = {
     jwtSecret: null,
     jwtExpiresIn: '30d',
     authRateLimit: 20,
+  },
+  graphql: {
+    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, playgroundAlways: false, introspection: null,
   },
 };
 
@@ -127,6 +153,8 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['PLAN_CACHE_SIZE', 'api.rest.planCacheSize', 'int'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
   ['LOCALES', 'i18n.locales', 'list'],
+  ['UPLOAD_DIR', 'upload.folder', 'string'],
+  ['UPLOAD_MAX_FILE_SIZE', 'upload.maxFileSize', 'int'],
   ['PUBLIC_ACCESS', 'auth.publicAccess', 'bool'],
   ['PUBLIC_PERMISSIONS', 'auth.publicPermissions', 'string'],
   ['AUTHENTICATED_PERMISSIONS', 'auth.authenticatedPermissions', 'string'],
@@ -135,6 +163,13 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['JWT_SECRET', 'auth.jwtSecret', 'string'],
   ['JWT_EXPIRES_IN', 'auth.jwtExpiresIn', 'string'],
   ['AUTH_RATE_LIMIT', 'auth.authRateLimit', 'int'],
+  ['GRAPHQL_ENDPOINT', 'graphql.endpoint', 'string'],
+  ['GRAPHQL_SHAPE', 'graphql.shape', 'string'],
+  ['GRAPHQL_SHADOW_CRUD', 'graphql.shadowCRUD', 'bool'],
+  ['GRAPHQL_DEPTH_LIMIT', 'graphql.depthLimit', 'int'],
+  ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],
+  ['GRAPHQL_PLAYGROUND_ALWAYS', 'graphql.playgroundAlways', 'bool'],
+  ['GRAPHQL_INTROSPECTION', 'graphql.introspection', 'bool'],
 ];
 
 export class ConfigError extends Error {}
@@ -205,6 +240,7 @@ export function loadConfig(
   }
   config.dataDir = resolve(config.dataDir);
   config.modelsDir = resolve(config.modelsDir);
+  config.upload.folder = resolve(config.upload.folder || join(config.dataDir, 'uploads'));
   return config;
 }
 

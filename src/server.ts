@@ -27,7 +27,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     const admin = connect(databaseUrl, 1, false);
     try { await syncSchema(admin, schema, config.db.allowDestructive); } finally { await admin.end({ timeout: 5 }); }
     pool = createPool(config, databaseUrl);
-    front = await startFront({ host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength }, pool.run);
+    front = await startFront({ host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength, upload: config.upload }, pool.run);
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
     const f = front, p = pool, e = embedded;
     let stopping: Promise<void> | null = null;

@@ -6,8 +6,13 @@ import type { Task } from '../task.ts';
 import type { Reply } from '../rest/reply.ts';
 import { envelope, ApiError } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
+import { serveUpload, uploadBodyLimit } from '../upload/static.ts';
 
-export interface FrontOptions { host: string; port: number; maxBodySize: number; maxQueryStringLength: number }
+export interface FrontOptions {
+  host: string; port: number; maxBodySize: number; maxQueryStringLength: number;
+  /** The upload plugin's folder (served at /uploads/*) and file size limit (the body limit of /api/upload). */
+  upload?: { folder: string; maxFileSize: number };
+}
 export interface Front { port: number; inflight(): number; stopListening(): void; close(): void }
 
 const STATUS: Record<number, string> = {
@@ -18,6 +23,8 @@ const STATUS: Record<number, string> = {
 const statusLine = (s: number) => STATUS[s] ?? String(s);
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+/** Headers passed on to plugins in Task.headers (GraphQL: CSRF preflight, playground). */
+const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name'];
 
 export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>): Promise<Front> {
   let inflight = 0;
@@ -36,6 +43,13 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
   };
   const fail = (res: uWS.HttpResponse, state: { aborted: boolean }, e: ApiError) => send(res, state, { status: e.status, body: envelope(e) });
 
+  if (opts.upload) {
+    const folder = opts.upload.folder;
+    app.get('/uploads/*', (res, req) => serveUpload(res, req, folder, false));
+    app.head('/uploads/*', (res, req) => serveUpload(res, req, folder, true));
+  }
+  const uploadLimit = opts.upload ? uploadBodyLimit(opts.upload.maxFileSize) : opts.maxBodySize;
+
   app.any('/*', (res, req) => {
     const state = { aborted: false };
     res.onAborted(() => { state.aborted = true; });
@@ -48,6 +62,10 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
       body: null,
       ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
     };
+    for (const h of EXTRA_HEADERS) {
+      const v = req.getHeader(h);
+      if (v) (task.headers ??= {})[h] = v;
+    }
     if (task.query.length > opts.maxQueryStringLength) {
       return fail(res, state, new ApiError(400, 'ValidationError', `Query string longer than ${opts.maxQueryStringLength} characters`, { source: 'query' }));
     }
@@ -60,15 +78,16 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
     };
     if (!BODY_METHODS.has(task.method)) return dispatch();
     const declared = Number(req.getHeader('content-length') || 0);
+    const maxBodySize = task.path === '/api/upload' || task.path === '/api/upload/' ? uploadLimit : opts.maxBodySize;
     const tooLarge = () => fail(res, state, new ApiError(413, 'PayloadTooLargeError', 'request entity too large', {}));
-    if (declared > opts.maxBodySize) return tooLarge();
+    if (declared > maxBodySize) return tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
     res.onData((ab, isLast) => {
       if (refused) return;
       size += ab.byteLength;
-      if (size > opts.maxBodySize) { refused = true; tooLarge(); return; }
+      if (size > maxBodySize) { refused = true; tooLarge(); return; }
       // uWS reuses the chunk's memory after this callback: copy it.
       chunks.push(Buffer.from(ab.slice(0)));
       if (isLast) {

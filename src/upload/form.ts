@@ -1,0 +1,70 @@
+// The upload request body → files, their fileInfo and the optional entry to attach them to
+// (`ref`, `refId`, `field`), validated like Strapi's upload body (yup: strings or null).
+import type { Task } from '../task.ts';
+import { validation } from '../../compiler/errors.ts';
+import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipart.ts';
+
+export interface Incoming { filename: string; contentType: string | null; data: Buffer }
+export interface FileInfo { name?: string | null; alternativeText?: string | null; caption?: string | null }
+export interface Target { ref: string; refId: string; field: string }
+export interface UploadForm { files: Incoming[]; fileInfo: FileInfo[]; target: Target | null }
+
+const INFO_KEYS = ['name', 'alternativeText', 'caption'] as const;
+
+function checkInfo(v: unknown, at: string): FileInfo {
+  if (v === null || v === undefined) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw validation(`${at} must be a \`object\` type`, { errors: [] });
+  const out: FileInfo = {};
+  for (const k of INFO_KEYS) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x === undefined) continue;
+    if (x !== null && typeof x !== 'string') throw validation(`${at}.${k} must be a \`string\` type`, { errors: [{ path: [...at.split('.'), k], message: `${at}.${k} must be a \`string\` type`, name: 'ValidationError' }] });
+    out[k] = x;
+  }
+  return out;
+}
+
+function parseJson(text: string, at: string): unknown {
+  try { return JSON.parse(text); } catch { throw validation(`${at} must be valid JSON`, { errors: [] }); }
+}
+
+/** fileInfo as a list matching the files by position: repeated fields, a JSON array, or one object. */
+export function fileInfoList(raw: unknown[]): FileInfo[] {
+  // An empty field is no information (what a form with nothing filled in sends).
+  const values = raw.map((r, i) => (typeof r !== 'string' ? r : r.trim() === '' ? null : parseJson(r, raw.length > 1 ? `fileInfo[${i}]` : 'fileInfo')));
+  if (values.length === 1 && Array.isArray(values[0])) return values[0].map((v, i) => checkInfo(v, `fileInfo[${i}]`));
+  return values.map((v, i) => checkInfo(v, values.length > 1 ? `fileInfo[${i}]` : 'fileInfo'));
+}
+
+/** Reads the body; one that is not multipart has no files (Strapi then answers "Files are empty"). */
+export function readForm(task: Task): UploadForm {
+  const boundary = boundaryOf(task.contentType);
+  if (!boundary || !task.body) return { files: [], fileInfo: jsonInfo(task), target: null };
+  let parts: Part[];
+  try { parts = parseMultipart(task.body, boundary); } catch (e) {
+    if (e instanceof MultipartError) throw validation(e.message, {});
+    throw e;
+  }
+  const files: Incoming[] = [];
+  const infos: string[] = [];
+  const fields = new Map<string, string>();
+  for (const p of parts) {
+    if (p.filename !== null) {
+      // A form submitted without choosing a file sends an empty part with an empty filename.
+      if (p.name === 'files' && !(p.filename === '' && p.data.length === 0)) files.push({ filename: p.filename, contentType: p.contentType, data: p.data });
+    } else if (p.name === 'fileInfo' || /^fileInfo\[\d*\]$/.test(p.name)) infos.push(p.data.toString('utf8'));
+    else fields.set(p.name, p.data.toString('utf8'));
+  }
+  const { ref, refId, field } = Object.fromEntries(fields);
+  const target = ref || refId || field ? { ref: ref ?? '', refId: refId ?? '', field: field ?? '' } : null;
+  if (target && (!target.ref || !target.refId || !target.field)) throw validation('ref, refId and field must be given together', { errors: [] });
+  return { files, fileInfo: fileInfoList(infos), target };
+}
+
+/** `POST /api/upload?id=` without files may carry fileInfo in a JSON body. */
+function jsonInfo(task: Task): FileInfo[] {
+  if (!task.body || !/json/i.test(task.contentType ?? '')) return [];
+  const body = parseJson(Buffer.from(task.body).toString('utf8'), 'body');
+  const info = body && typeof body === 'object' ? (body as Record<string, unknown>).fileInfo : undefined;
+  return info === undefined ? [] : fileInfoList([info]);
+}

@@ -1,0 +1,62 @@
+// One uploaded file → the record row and the blobs to store, all computed in memory before anything
+// is written, so a bad file (too big, bad name, broken image) stops the request with nothing stored.
+import { ApiError } from '../../compiler/errors.ts';
+import { processImage, InvalidImageError } from './image.ts';
+import { isValidFilename, nameFile } from './names.ts';
+import { PROVIDER, urlOf, type StoredBlob } from './storage.ts';
+import type { FileRow, FormatEntry } from './record.ts';
+import type { FileInfo, Incoming } from './form.ts';
+
+export interface Prepared { row: FileRow; blobs: StoredBlob[] }
+
+/** Strapi's bytesToKbytes: KB (1000 bytes) with two decimals. */
+export const kb = (bytes: number): number => Math.round((bytes / 1000) * 100) / 100;
+
+/** Strapi's bytesToHumanReadable, used in its size-limit message. */
+export function humanSize(bytes: number): string {
+  const units = ['Bytes', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  if (bytes === 0) return '0 Bytes';
+  const i = Math.floor(Math.log(bytes) / Math.log(1000));
+  return `${Math.round(bytes / 1000 ** i)} ${units[i]}`;
+}
+
+export const tooLarge = (filename: string, limit: number) =>
+  new ApiError(413, 'PayloadTooLargeError', `${filename} exceeds size limit of ${humanSize(limit)}.`, {});
+const invalid = (message: string) => new ApiError(400, 'ApplicationError', message, {});
+
+// Types whose bytes must decode as that image: a "PNG" that sharp cannot read is a broken upload.
+const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
+
+/** `keep` pins hash and ext (replacing a file keeps its URL). */
+export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: number, keep?: { hash: string; ext: string }): Promise<Prepared> {
+  if (file.data.length > maxFileSize) throw tooLarge(file.filename, maxFileSize);
+  if (!isValidFilename(file.filename) || (info.name != null && !isValidFilename(info.name))) throw invalid('File name contains invalid characters');
+  const naming = nameFile(file.filename, file.contentType, info.name);
+  const hash = keep?.hash ?? naming.hash;
+  const ext = keep?.ext ?? naming.ext;
+  let image;
+  try { image = await processImage(file.data); } catch (e) {
+    if (e instanceof InvalidImageError) throw invalid(e.message);
+    throw e;
+  }
+  if (!image && IMAGE_MIMES.has(naming.mime)) throw invalid('File is not a valid image');
+  const data = image?.data ?? file.data;
+  const blobs: StoredBlob[] = [{ fileName: `${hash}${ext}`, data }];
+  let formats: Record<string, FormatEntry> | null = null;
+  for (const f of image?.formats ?? []) {
+    const fHash = `${f.key}_${hash}`;
+    blobs.push({ fileName: `${fHash}${ext}`, data: f.data });
+    (formats ??= {})[f.key] = {
+      ext, url: urlOf(`${fHash}${ext}`), hash: fHash, mime: naming.mime, name: `${f.key}_${naming.name}`, path: null,
+      size: kb(f.data.length), width: f.width, height: f.height, sizeInBytes: f.data.length,
+    };
+  }
+  return {
+    blobs,
+    row: {
+      name: naming.name, alternativeText: info.alternativeText ?? null, caption: info.caption ?? null,
+      width: image ? image.width : null, height: image ? image.height : null, formats, hash, ext, mime: naming.mime,
+      size: kb(data.length), url: urlOf(`${hash}${ext}`), provider: PROVIDER,
+    },
+  };
+}

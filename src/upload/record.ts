@@ -1,0 +1,112 @@
+// SQL for the `files` table. Records are rendered by PostgreSQL in the key order of Strapi's file
+// record (the same list compiler/sql.ts `media` renders for populate), so `formats`, stored as jsonb,
+// comes out in jsonb's key order, which is what Strapi's PostgreSQL answers show too. The upload API
+// (not populate) appends `isUrlSigned: false`.
+import type { Sql, TransactionSql } from 'postgres';
+import type { Schema } from '../../compiler/schema.ts';
+import { isoTs } from '../../compiler/sql.ts';
+
+type Runner = Sql | TransactionSql;
+const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+
+/** Select list of one file record from the row aliased `f`. */
+export function recordColumns(f: string): string {
+  return [
+    `${f}.id as "id"`, `${f}.document_id as "documentId"`, `${f}.name as "name"`, `${f}.alternative_text as "alternativeText"`,
+    `${f}.caption as "caption"`, `${f}.focal_point as "focalPoint"`, `${f}.width as "width"`, `${f}.height as "height"`,
+    `${f}.formats as "formats"`, `${f}.hash as "hash"`, `${f}.ext as "ext"`, `${f}.mime as "mime"`, `${f}.size::float8 as "size"`,
+    `${f}.url as "url"`, `${f}.preview_url as "previewUrl"`, `${f}.provider as "provider"`, `${f}.provider_metadata as "provider_metadata"`,
+    `${isoTs(`${f}.created_at`)} as "createdAt"`, `${isoTs(`${f}.updated_at`)} as "updatedAt"`, `${isoTs(`${f}.published_at`)} as "publishedAt"`,
+    `false as "isUrlSigned"`,
+  ].join(', ');
+}
+
+/** What a row holds once the files are stored (the storage-facing part of a record). */
+export interface FileRow {
+  name: string;
+  alternativeText: string | null;
+  caption: string | null;
+  width: number | null;
+  height: number | null;
+  /** Already in storage form; null for files that are not resizable images. */
+  formats: Record<string, FormatEntry> | null;
+  hash: string;
+  ext: string;
+  mime: string;
+  /** KB, two decimals. */
+  size: number;
+  url: string;
+  provider: string;
+}
+
+export interface FormatEntry {
+  ext: string; url: string; hash: string; mime: string; name: string; path: null;
+  size: number; width: number; height: number; sizeInBytes: number;
+}
+
+/** The parts of a stored record the plugin needs to find its files again. */
+export interface StoredRecord { id: number; hash: string; ext: string; provider: string; formats: Record<string, FormatEntry> | null }
+
+const one = async (run: Runner, text: string, params: unknown[]): Promise<string | null> => {
+  const rows = await run.unsafe<Array<{ data: string | null }>>(text, params as never[]);
+  return rows[0]?.data ?? null;
+};
+
+export class FileRecords {
+  private t: string;
+  constructor(private schema: Schema) { this.t = q(schema.filesTable); }
+
+  insert(run: Runner, documentId: string, r: FileRow): Promise<string | null> {
+    return one(run, `with f as (insert into ${this.t} (document_id, name, alternative_text, caption, width, height, formats, hash, ext, mime, size, url, provider, folder_path, created_at, updated_at, published_at)
+      values ($1::text, $2::text, $3::text, $4::text, $5::integer, $6::integer, $7::text::jsonb, $8::text, $9::text, $10::text, $11::numeric, $12::text, $13::text, '/', now(), now(), now()) returning *)
+      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
+    [documentId, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.hash, r.ext, r.mime, r.size, r.url, r.provider]);
+  }
+
+  findOne(run: Runner, id: number): Promise<string | null> {
+    return one(run, `select row_to_json(x)::text as data from (select ${recordColumns('f')} from ${this.t} f where f.id = $1::bigint) x`, [id]);
+  }
+
+  /** Where a record's files are, or null; `lock` (inside a transaction) holds the row for a change. */
+  async stored(run: Runner, id: number, lock: boolean): Promise<StoredRecord | null> {
+    const rows = await run.unsafe<Array<{ id: string; hash: string; ext: string; provider: string; formats: Record<string, FormatEntry> | null }>>(
+      `select id::text, hash, ext, provider, formats from ${this.t} where id = $1::bigint${lock ? ' for update' : ''}`, [id]);
+    const r = rows[0];
+    return r ? { id: Number(r.id), hash: r.hash, ext: r.ext, provider: r.provider, formats: r.formats } : null;
+  }
+
+  /** fileInfo edit: a null or missing value keeps the current one (Strapi's _.isNil). */
+  updateInfo(run: Runner, id: number, info: { name?: string | null; alternativeText?: string | null; caption?: string | null }): Promise<string | null> {
+    return one(run, `with f as (update ${this.t} set name = coalesce($2::text, name), alternative_text = coalesce($3::text, alternative_text),
+      caption = coalesce($4::text, caption), updated_at = now() where id = $1::bigint returning *)
+      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
+    [id, info.name ?? null, info.alternativeText ?? null, info.caption ?? null]);
+  }
+
+  /** New content for an existing record (keeps id, hash, ext and url; alt text and caption unless given). */
+  replace(run: Runner, id: number, r: FileRow): Promise<string | null> {
+    return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = $5::integer,
+      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, updated_at = now() where id = $1::bigint returning *)
+      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
+    [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size]);
+  }
+
+  /**
+   * Deletes the record and the single-media references to it (multiple media links go by their
+   * foreign key; ids inside component JSON are skipped when populated).
+   */
+  async delete(run: Runner, id: number): Promise<string | null> {
+    for (const ct of this.schema.contentTypes.values()) {
+      for (const a of ct.attributes) {
+        if (a.kind === 'media' && !a.multiple) await run.unsafe(`update ${q(ct.table)} set ${q(a.column)} = null where ${q(a.column)} = $1::bigint`, [id]);
+      }
+    }
+    return one(run, `with f as (delete from ${this.t} where id = $1::bigint returning *)
+      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`, [id]);
+  }
+}
+
+/** Every file name a stored record occupies in the upload folder. */
+export function storedFileNames(r: StoredRecord): string[] {
+  return [`${r.hash}${r.ext}`, ...Object.values(r.formats ?? {}).map((f) => `${f.hash}${f.ext}`)];
+}

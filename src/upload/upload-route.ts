@@ -1,0 +1,91 @@
+// POST /api/upload: new files (201, array of records); with `?id=` either replace that file's content
+// (files given) or edit its fileInfo (no files), both answering the one record, as Strapi does.
+import type { RestContext } from '../rest/router.ts';
+import type { Reply } from '../rest/reply.ts';
+import type { Task } from '../task.ts';
+import { ApiError, validation } from '../../compiler/errors.ts';
+import { newDocumentId } from '../rest/write.ts';
+import { readForm, type FileInfo, type Incoming, type Target } from './form.ts';
+import { prepareFile, type Prepared } from './prepare.ts';
+import { attachFiles } from './attach.ts';
+import { storedFileNames, type FileRecords } from './record.ts';
+import type { LocalStorage } from './storage.ts';
+
+export interface UploadDeps { records: FileRecords; storage: LocalStorage; maxFileSize: number }
+
+const notFoundEntity = () => new ApiError(404, 'NotFoundError', 'Entity not found', {});
+
+/** `?id=` of the query string: null when absent, a 404 when not a record id. */
+function idParam(ctx: RestContext, task: Task): number | null {
+  const id = ctx.compiler.parse(task.query).id;
+  if (id === undefined) return null;
+  if (typeof id !== 'string' || !/^\d{1,15}$/.test(id)) throw notFoundEntity();
+  return Number(id);
+}
+
+export async function postUpload(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
+  const id = idParam(ctx, task);
+  const form = readForm(task);
+  if (form.files.length === 0) {
+    if (id !== null) return updateInfo(ctx, deps, id, form.fileInfo[0] ?? {});
+    throw validation('Files are empty');
+  }
+  if (id !== null) {
+    if (form.files.length > 1) throw new ApiError(400, 'ApplicationError', 'Cannot replace a file with multiple ones', {});
+    return replace(ctx, deps, id, form.files[0], form.fileInfo[0] ?? {});
+  }
+  return create(ctx, deps, form.files, form.fileInfo, form.target);
+}
+
+async function create(ctx: RestContext, deps: UploadDeps, files: Incoming[], infos: FileInfo[], target: Target | null): Promise<Reply> {
+  // Every file is checked and transformed before the first byte is stored.
+  const prepared: Prepared[] = [];
+  for (let i = 0; i < files.length; i++) prepared.push(await prepareFile(files[i], infos[i] ?? {}, deps.maxFileSize));
+  const names = prepared.flatMap((p) => p.blobs.map((b) => b.fileName));
+  await deps.storage.writeAll(prepared.flatMap((p) => p.blobs));
+  try {
+    const records = await ctx.db.begin(async (tx) => {
+      const out: string[] = [];
+      for (const p of prepared) {
+        const json = await deps.records.insert(tx, newDocumentId(), p.row);
+        if (!json) throw new Error('insert returned no row');
+        out.push(json);
+      }
+      ctx.count(out.length);
+      if (target) ctx.count(await attachFiles(tx, ctx.schema, target, out.map((j) => (JSON.parse(j) as { id: number }).id)));
+      return out;
+    });
+    return { status: 201, body: `[${records.join(',')}]` };
+  } catch (e) {
+    await deps.storage.removeAll(names);
+    throw e;
+  }
+}
+
+async function updateInfo(ctx: RestContext, deps: UploadDeps, id: number, info: FileInfo): Promise<Reply> {
+  const json = await deps.records.updateInfo(ctx.db, id, info);
+  ctx.count(1);
+  if (!json) throw notFoundEntity();
+  return { status: 200, body: json };
+}
+
+/** New content under the same hash and extension, so the URL stays; stale formats are removed. */
+async function replace(ctx: RestContext, deps: UploadDeps, id: number, file: Incoming, info: FileInfo): Promise<Reply> {
+  const current = await deps.records.stored(ctx.db, id, false);
+  ctx.count(1);
+  if (!current) throw notFoundEntity();
+  const p = await prepareFile(file, info, deps.maxFileSize, { hash: current.hash, ext: current.ext });
+  const result = await ctx.db.begin(async (tx) => {
+    // Locked again inside the transaction: a concurrent delete or replace waits or wins cleanly.
+    const locked = await deps.records.stored(tx, id, true);
+    if (!locked) return null;
+    await deps.storage.writeAll(p.blobs, { replace: true });
+    const json = await deps.records.replace(tx, id, p.row);
+    ctx.count(2);
+    return { json, old: storedFileNames(locked) };
+  });
+  if (!result?.json) throw notFoundEntity();
+  const kept = new Set(p.blobs.map((b) => b.fileName));
+  await deps.storage.removeAll(result.old.filter((n) => !kept.has(n)));
+  return { status: 200, body: result.json };
+}

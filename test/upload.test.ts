@@ -1,0 +1,390 @@
+// The upload plugin against a real server: multipart uploads (PNG, JPEG, text), Strapi's file record
+// and image formats, the files on disk and at /uploads/*, media fields of entries, replace/edit/delete,
+// permissions, and bad input that must leave nothing behind.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+import sharp from 'sharp';
+import { startServer, type Server } from '../src/server.ts';
+import { parseMultipart, boundaryOf, MultipartError } from '../src/upload/multipart.ts';
+import { slugify, nameFile } from '../src/upload/names.ts';
+import { uploadPath } from '../src/upload/static.ts';
+
+const MODELS = fileURLToPath(new URL('../models', import.meta.url));
+const MAX_FILE = 300_000;
+
+interface Format { ext: string; url: string; hash: string; mime: string; name: string; path: null; size: number; width: number; height: number; sizeInBytes: number }
+interface FileRecord {
+  id: number; documentId: string; name: string; alternativeText: string | null; caption: string | null; focalPoint: null;
+  width: number | null; height: number | null; formats: Record<string, Format> | null; hash: string; ext: string; mime: string;
+  size: number; url: string; previewUrl: null; provider: string; provider_metadata: null; createdAt: string; updatedAt: string;
+  publishedAt: string; isUrlSigned?: boolean;
+}
+interface ErrorBody { data: null; error: { status: number; name: string; message: string } }
+
+const RECORD_KEYS = ['id', 'documentId', 'name', 'alternativeText', 'caption', 'focalPoint', 'width', 'height', 'formats', 'hash', 'ext',
+  'mime', 'size', 'url', 'previewUrl', 'provider', 'provider_metadata', 'createdAt', 'updatedAt', 'publishedAt'];
+const FORMAT_KEYS = ['ext', 'url', 'hash', 'mime', 'name', 'path', 'size', 'width', 'height', 'sizeInBytes'];
+
+let server: Server;
+let dataDir: string;
+let uploads: string;
+
+const auth = { Authorization: 'Bearer T' };
+const png = (width: number, height: number, color: { r: number; g: number; b: number }) =>
+  sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer();
+const jpeg = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 10, g: 120, b: 200 } } }).jpeg({ quality: 95 }).toBuffer();
+
+interface Upload { data: Buffer; filename: string; type?: string }
+function form(files: Upload[], fields: Record<string, string> = {}): FormData {
+  const f = new FormData();
+  for (const u of files) f.append('files', new Blob([new Uint8Array(u.data)], u.type ? { type: u.type } : {}), u.filename);
+  for (const [k, v] of Object.entries(fields)) f.append(k, v);
+  return f;
+}
+
+async function call<T>(method: string, path: string, body?: FormData | string, headers: Record<string, string> = auth): Promise<{ status: number; body: T; headers: Headers }> {
+  const res = await fetch(server.url + path, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, body: (text && /json/.test(res.headers.get('content-type') ?? '') ? JSON.parse(text) : text) as T, headers: res.headers };
+}
+const upload = (files: Upload[], fields: Record<string, string> = {}, query = '') => call<FileRecord[] & ErrorBody>('POST', `/api/upload${query}`, form(files, fields));
+const onDisk = () => (existsSync(uploads) ? readdirSync(uploads).sort() : []);
+const fileCount = async () => (await call<FileRecord[]>('GET', '/api/upload/files')).body.length;
+
+/** Raw GET (fetch would normalize `..` out of the path). */
+function rawGet(path: string): Promise<{ status: number; type: string; body: Buffer }> {
+  const u = new URL(server.url);
+  return new Promise((resolve, reject) => {
+    http.get({ host: u.hostname, port: u.port, path }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'fastrapi-upload-'));
+  uploads = join(dataDir, 'uploads');
+  server = await startServer({
+    env: {
+      DATA_DIR: dataDir, MODELS_DIR: MODELS, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: '0',
+      API_TOKENS: 'test:full-access:T,reader:read-only:R', PUBLIC_PERMISSIONS: '*:find,findOne',
+      UPLOAD_MAX_FILE_SIZE: String(MAX_FILE), MAX_BODY_SIZE: '4096',
+    },
+    overrides: {},
+  });
+});
+
+after(async () => {
+  await server?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('upload', () => {
+  let red: FileRecord;
+  let photo: FileRecord;
+  let notes: FileRecord;
+
+  test('a PNG becomes a Strapi file record with formats, stored and served', async () => {
+    const data = await png(800, 600, { r: 200, g: 30, b: 30 });
+    const res = await upload([{ data, filename: 'cover-red.png', type: 'image/png' }],
+      { fileInfo: JSON.stringify({ name: 'cover-red.png', alternativeText: 'A red cover', caption: 'Red caption' }) });
+    assert.equal(res.status, 201);
+    assert.ok(Array.isArray(res.body) && res.body.length === 1);
+    red = res.body[0];
+    assert.deepEqual(Object.keys(red), [...RECORD_KEYS, 'isUrlSigned']);
+    assert.equal(red.isUrlSigned, false);
+    assert.match(red.hash, /^cover_red_[0-9a-f]{10}$/);
+    assert.equal(red.url, `/uploads/${red.hash}.png`);
+    assert.equal(red.documentId.length, 24);
+    assert.deepEqual([red.name, red.alternativeText, red.caption, red.width, red.height, red.ext, red.mime, red.provider],
+      ['cover-red.png', 'A red cover', 'Red caption', 800, 600, '.png', 'image/png', 'local']);
+    assert.equal(red.focalPoint, null);
+    assert.equal(red.previewUrl, null);
+    assert.equal(red.provider_metadata, null);
+    assert.match(red.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    // Only the breakpoints below the original; jsonb key order (length, then bytes).
+    assert.deepEqual(Object.keys(red.formats!), ['small', 'medium', 'thumbnail']);
+    const expected: Record<string, [number, number]> = { thumbnail: [208, 156], small: [500, 375], medium: [750, 563] };
+    for (const [key, f] of Object.entries(red.formats!)) {
+      assert.deepEqual(Object.keys(f), FORMAT_KEYS);
+      assert.deepEqual([f.width, f.height], expected[key]);
+      assert.equal(f.hash, `${key}_${red.hash}`);
+      assert.equal(f.name, `${key}_cover-red.png`);
+      assert.equal(f.url, `/uploads/${key}_${red.hash}.png`);
+      assert.equal(f.path, null);
+      assert.equal(f.mime, 'image/png');
+      const bytes = readFileSync(join(uploads, `${f.hash}.png`));
+      assert.equal(f.sizeInBytes, bytes.length);
+      assert.equal(f.size, Math.round(bytes.length / 10) / 100);
+      const meta = await sharp(bytes).metadata();
+      assert.deepEqual([meta.width, meta.height], expected[key]);
+    }
+    const original = readFileSync(join(uploads, `${red.hash}.png`));
+    assert.equal(red.size, Math.round(original.length / 10) / 100);
+    assert.deepEqual(onDisk(), [`${red.hash}.png`, ...['medium', 'small', 'thumbnail'].map((k) => `${k}_${red.hash}.png`)].sort());
+
+    const served = await fetch(server.url + red.url);
+    assert.equal(served.status, 200);
+    assert.equal(served.headers.get('content-type'), 'image/png');
+    assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
+    assert.deepEqual(Buffer.from(await served.arrayBuffer()), original);
+  });
+
+  test('several files at once (JPEG, text) with a fileInfo per file; the body limit is the upload limit', async () => {
+    const res = await upload([
+      { data: await jpeg(1200, 300), filename: 'Holiday Photo.JPG', type: 'image/jpeg' },
+      { data: Buffer.from('just some notes\n'), filename: 'notes.txt', type: 'text/plain' },
+    ], { fileInfo: JSON.stringify([{ alternativeText: 'Beach' }, { name: 'my-notes.txt', caption: 'Notes' }]) });
+    assert.equal(res.status, 201);
+    [photo, notes] = res.body;
+    assert.match(photo.hash, /^Holiday_Photo_[0-9a-f]{10}$/);
+    assert.deepEqual([photo.name, photo.ext, photo.mime, photo.width, photo.height, photo.alternativeText], ['Holiday Photo.JPG', '.JPG', 'image/jpeg', 1200, 300, 'Beach']);
+    assert.deepEqual(Object.keys(photo.formats!), ['large', 'small', 'medium', 'thumbnail']);
+    assert.deepEqual([photo.formats!.large.width, photo.formats!.large.height], [1000, 250]);
+    assert.deepEqual([photo.formats!.thumbnail.width, photo.formats!.thumbnail.height], [245, 61]);
+    assert.equal((await sharp(readFileSync(join(uploads, `${photo.hash}.JPG`))).metadata()).format, 'jpeg');
+
+    assert.match(notes.hash, /^my_notes_[0-9a-f]{10}$/);
+    assert.deepEqual([notes.name, notes.ext, notes.mime, notes.width, notes.height, notes.formats, notes.caption, notes.size],
+      ['my-notes.txt', '.txt', 'text/plain', null, null, null, 'Notes', 0.02]);
+    const served = await fetch(server.url + notes.url);
+    assert.equal(served.headers.get('content-type'), 'text/plain; charset=utf-8');
+    assert.equal(await served.text(), 'just some notes\n');
+  });
+
+  test('GET /api/upload/files is a bare array; filters, sort and pagination apply', async () => {
+    const all = await call<FileRecord[]>('GET', '/api/upload/files');
+    assert.equal(all.status, 200);
+    assert.deepEqual(all.body.map((f) => f.id), [red.id, photo.id, notes.id]);
+    assert.deepEqual(Object.keys(all.body[0]), [...RECORD_KEYS, 'isUrlSigned']);
+    const filtered = await call<FileRecord[]>('GET', '/api/upload/files?filters[mime][$startsWith]=image/&sort=name:desc');
+    assert.deepEqual(filtered.body.map((f) => f.name), ['cover-red.png', 'Holiday Photo.JPG']);
+    const page = await call<FileRecord[]>('GET', '/api/upload/files?pagination[page]=2&pagination[pageSize]=2');
+    assert.deepEqual(page.body.map((f) => f.id), [notes.id]);
+    const bad = await call<ErrorBody>('GET', '/api/upload/files?filters[nope]=1');
+    assert.equal(bad.status, 400);
+  });
+
+  test('GET /api/upload/files/:id answers one record or file.notFound', async () => {
+    const one = await call<FileRecord>('GET', `/api/upload/files/${red.id}`);
+    assert.equal(one.status, 200);
+    assert.deepEqual(one.body, red);
+    for (const id of ['999999', 'abc']) {
+      const missing = await call<ErrorBody>('GET', `/api/upload/files/${id}`);
+      assert.equal(missing.status, 404);
+      assert.deepEqual(missing.body.error, { status: 404, name: 'NotFoundError', message: 'file.notFound', details: {} });
+    }
+  });
+
+  test('permissions: public callers are forbidden, bad tokens unauthorized, read-only tokens read', async () => {
+    const forbidden = { status: 403, name: 'ForbiddenError', message: 'Forbidden', details: {} };
+    const list = await call<ErrorBody>('GET', '/api/upload/files', undefined, {});
+    assert.equal(list.status, 403);
+    assert.deepEqual(list.body.error, forbidden);
+    const before = onDisk();
+    const post = await call<ErrorBody>('POST', '/api/upload', form([{ data: await png(8, 8, { r: 0, g: 0, b: 0 }), filename: 'nope.png', type: 'image/png' }]), {});
+    assert.equal(post.status, 403);
+    assert.deepEqual(post.body.error, forbidden);
+    assert.deepEqual(onDisk(), before);
+    assert.equal((await call<ErrorBody>('DELETE', `/api/upload/files/${red.id}`, undefined, {})).status, 403);
+    assert.equal((await call<ErrorBody>('GET', '/api/upload/files', undefined, { Authorization: 'Bearer wrong' })).status, 401);
+    const reader = { Authorization: 'Bearer R' };
+    assert.equal((await call<FileRecord[]>('GET', '/api/upload/files', undefined, reader)).status, 200);
+    assert.equal((await call<FileRecord>('GET', `/api/upload/files/${red.id}`, undefined, reader)).status, 200);
+    assert.equal((await call<ErrorBody>('DELETE', `/api/upload/files/${red.id}`, undefined, reader)).status, 403);
+    // The files themselves are public, as with Strapi's local provider.
+    assert.equal((await fetch(server.url + red.url)).status, 200);
+  });
+
+  test('files set on an entry (cover, gallery) populate back; ref/refId/field attach on upload', async () => {
+    const created = await call<{ data: { id: number; documentId: string } }>('POST', '/api/articles',
+      JSON.stringify({ data: { title: 'With media', cover: red.id, gallery: [photo.id, notes.id] } }), { ...auth, 'Content-Type': 'application/json' });
+    assert.equal(created.status, 201);
+    const doc = created.body.data.documentId;
+    const got = await call<{ data: { cover: FileRecord; gallery: FileRecord[] } }>('GET', `/api/articles/${doc}?populate[0]=cover&populate[1]=gallery`);
+    assert.equal(got.status, 200);
+    const { isUrlSigned: _, ...redAsMedia } = red;
+    assert.deepEqual(got.body.data.cover, redAsMedia);
+    assert.deepEqual(Object.keys(got.body.data.cover), RECORD_KEYS);
+    assert.deepEqual(got.body.data.gallery.map((f) => f.id), [photo.id, notes.id]);
+
+    const author = await call<{ data: { id: number; documentId: string } }>('POST', '/api/authors',
+      JSON.stringify({ data: { name: 'Avatar Owner' } }), { ...auth, 'Content-Type': 'application/json' });
+    const attached = await upload([{ data: await png(64, 64, { r: 1, g: 2, b: 3 }), filename: 'avatar.png', type: 'image/png' }],
+      { ref: 'api::author.author', refId: String(author.body.data.id), field: 'avatar' });
+    assert.equal(attached.status, 201);
+    const withAvatar = await call<{ data: { avatar: FileRecord } }>('GET', `/api/authors/${author.body.data.documentId}?populate=avatar`);
+    assert.equal(withAvatar.body.data.avatar.id, attached.body[0].id);
+    assert.equal(withAvatar.body.data.avatar.formats, null);
+
+    const galleryAdd = await upload([{ data: await png(300, 200, { r: 9, g: 9, b: 9 }), filename: 'extra.png', type: 'image/png' }],
+      { ref: 'api::article.article', refId: String(created.body.data.id), field: 'gallery' });
+    assert.equal(galleryAdd.status, 201);
+    const gallery = await call<{ data: { gallery: FileRecord[] } }>('GET', `/api/articles/${doc}?populate=gallery`);
+    assert.deepEqual(gallery.body.data.gallery.map((f) => f.id), [photo.id, notes.id, galleryAdd.body[0].id]);
+
+    const before = [onDisk(), await fileCount()];
+    const badRef = await upload([{ data: await png(8, 8, { r: 0, g: 0, b: 0 }), filename: 'x.png', type: 'image/png' }],
+      { ref: 'api::article.article', refId: String(created.body.data.id), field: 'title' });
+    assert.equal(badRef.status, 400);
+    assert.deepEqual([onDisk(), await fileCount()], before);
+  });
+
+  test('POST ?id= edits fileInfo, or replaces the content under the same URL', async () => {
+    const edited = await call<FileRecord>('POST', `/api/upload?id=${notes.id}`, form([], { fileInfo: JSON.stringify({ alternativeText: 'Edited' }) }));
+    assert.equal(edited.status, 200);
+    assert.deepEqual([edited.body.name, edited.body.alternativeText, edited.body.caption], ['my-notes.txt', 'Edited', 'Notes']);
+
+    const blue = await png(400, 300, { r: 30, g: 60, b: 200 });
+    const replaced = await call<FileRecord>('POST', `/api/upload?id=${red.id}`, form([{ data: blue, filename: 'cover-blue.png', type: 'image/png' }]));
+    assert.equal(replaced.status, 200);
+    assert.deepEqual([replaced.body.id, replaced.body.hash, replaced.body.url, replaced.body.name], [red.id, red.hash, red.url, 'cover-blue.png']);
+    assert.equal(replaced.body.alternativeText, 'A red cover');
+    assert.deepEqual([replaced.body.width, replaced.body.height], [400, 300]);
+    assert.deepEqual(Object.keys(replaced.body.formats!), ['thumbnail']);
+    // The medium and small formats of the old 800×600 image are gone.
+    assert.ok(!onDisk().some((n) => n === `medium_${red.hash}.png` || n === `small_${red.hash}.png`));
+    const meta = await sharp(Buffer.from(await (await fetch(server.url + red.url)).arrayBuffer())).metadata();
+    assert.deepEqual([meta.width, meta.height], [400, 300]);
+    assert.equal((await call<ErrorBody>('POST', '/api/upload?id=999999', form([], { fileInfo: '{}' }))).status, 404);
+    red = replaced.body;
+  });
+
+  test('bad input answers 400/413 in the error envelope and stores nothing', async () => {
+    const before = [onDisk(), await fileCount()];
+    const expectError = async (res: { status: number; body: unknown }, status: number, name: string, message?: string) => {
+      assert.equal(res.status, status, JSON.stringify(res.body));
+      const b = res.body as ErrorBody;
+      assert.equal(b.data, null);
+      assert.equal(b.error.status, status);
+      assert.equal(b.error.name, name);
+      if (message) assert.equal(b.error.message, message);
+      assert.deepEqual([onDisk(), await fileCount()], before);
+    };
+    const json = { ...auth, 'Content-Type': 'application/json' };
+    await expectError(await call('POST', '/api/upload', JSON.stringify({ files: 'x' }), json), 400, 'ValidationError', 'Files are empty');
+    await expectError(await call('POST', '/api/upload', form([], { fileInfo: '{}' })), 400, 'ValidationError', 'Files are empty');
+    await expectError(await call('POST', '/api/upload', 'garbage', { ...auth, 'Content-Type': 'multipart/form-data; boundary=xyz' }), 400, 'ValidationError');
+    const truncated = (await png(400, 300, { r: 1, g: 200, b: 1 })).subarray(0, 200);
+    await expectError(await upload([{ data: truncated, filename: 'broken.png', type: 'image/png' }]), 400, 'ApplicationError', 'File is not a valid image');
+    await expectError(await upload([{ data: Buffer.from('not a png at all'), filename: 'fake.png', type: 'image/png' }]), 400, 'ApplicationError', 'File is not a valid image');
+    // One good file and one bad: neither is kept.
+    await expectError(await upload([
+      { data: await png(300, 300, { r: 5, g: 5, b: 5 }), filename: 'good.png', type: 'image/png' },
+      { data: truncated, filename: 'bad.png', type: 'image/png' },
+    ]), 400, 'ApplicationError');
+    await expectError(await upload([{ data: Buffer.from('x'), filename: 'a.txt', type: 'text/plain' }], { fileInfo: '{nope' }), 400, 'ValidationError');
+    await expectError(await upload([{ data: Buffer.from('x'), filename: 'a.txt', type: 'text/plain' }], { fileInfo: JSON.stringify({ caption: 5 }) }), 400, 'ValidationError');
+    // Over the file limit but inside the request limit: the plugin's 413; far over it: the front end's.
+    await expectError(await upload([{ data: Buffer.alloc(MAX_FILE + 1, 1), filename: 'big.bin', type: 'application/octet-stream' }]),
+      413, 'PayloadTooLargeError', 'big.bin exceeds size limit of 300 KB.');
+    await expectError(await upload([{ data: Buffer.alloc(MAX_FILE + 2 * 1024 * 1024, 1), filename: 'huge.bin' }]), 413, 'PayloadTooLargeError');
+    // Other routes keep the JSON body limit (MAX_BODY_SIZE=4096).
+    await expectError(await call('POST', '/api/tags', JSON.stringify({ data: { name: 'x'.repeat(5000) } }), json), 413, 'PayloadTooLargeError');
+  });
+
+  test('/uploads/* streams files of several chunks and answers HEAD', async () => {
+    const data = Buffer.alloc(MAX_FILE - 10);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 7919) % 251;
+    const res = await upload([{ data, filename: 'blob.bin', type: 'application/octet-stream' }]);
+    assert.equal(res.status, 201);
+    const rec = res.body[0];
+    assert.equal(rec.mime, 'application/octet-stream');
+    const got = await fetch(server.url + rec.url);
+    assert.equal(got.headers.get('content-type'), 'application/octet-stream');
+    assert.deepEqual(Buffer.from(await got.arrayBuffer()), data);
+    const head = await fetch(server.url + rec.url, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(data.length));
+    assert.equal((await call('DELETE', `/api/upload/files/${rec.id}`)).status, 200);
+  });
+
+  test('/uploads/* never leaves the upload folder', async () => {
+    for (const path of ['/uploads/../package.json', '/uploads/..%2F..%2Fpackage.json', '/uploads/%2e%2e/x', '/uploads/', '/uploads/missing.png', '/uploads/%zz']) {
+      const res = await rawGet(path);
+      assert.equal(res.status, 404, path);
+    }
+    assert.equal(uploadPath('/srv/up', '/uploads/a.png'), '/srv/up/a.png');
+    assert.equal(uploadPath('/srv/up', '/uploads/..%2Fetc'), null);
+    assert.equal(uploadPath('/srv/up', '/uploads/.hidden'), null);
+  });
+
+  test('DELETE removes the record, its files and the entries\' references to it', async () => {
+    const names = [`${red.hash}.png`, ...Object.values(red.formats ?? {}).map((f) => `${f.hash}.png`)];
+    const del = await call<FileRecord>('DELETE', `/api/upload/files/${red.id}`);
+    assert.equal(del.status, 200);
+    assert.deepEqual(del.body, { ...red, updatedAt: del.body.updatedAt });
+    for (const n of names) assert.ok(!onDisk().includes(n), n);
+    assert.equal((await fetch(server.url + red.url)).status, 404);
+    assert.equal((await call<ErrorBody>('GET', `/api/upload/files/${red.id}`)).status, 404);
+    assert.equal((await call<ErrorBody>('DELETE', `/api/upload/files/${red.id}`)).status, 404);
+    const articles = await call<{ data: Array<{ title: string; cover: FileRecord | null; gallery: FileRecord[] }> }>('GET', '/api/articles?populate[0]=cover&populate[1]=gallery');
+    const a = articles.body.data.find((x) => x.title === 'With media')!;
+    assert.equal(a.cover, null);
+
+    const delNotes = await call<FileRecord>('DELETE', `/api/upload/files/${notes.id}`);
+    assert.equal(delNotes.status, 200);
+    const after = await call<{ data: Array<{ title: string; gallery: FileRecord[] }> }>('GET', '/api/articles?populate=gallery');
+    assert.ok(!after.body.data.find((x) => x.title === 'With media')!.gallery.some((f) => f.id === notes.id));
+  });
+
+  test('unknown routes and methods', async () => {
+    assert.equal((await call('GET', '/api/upload')).status, 405);
+    assert.equal((await call('PUT', `/api/upload/files/${photo.id}`, 'x')).status, 405);
+    assert.equal((await call('GET', '/api/upload/nothing')).status, 404);
+  });
+});
+
+describe('multipart parser', () => {
+  const body = (parts: string[], boundary = 'XyZ') => Buffer.from(`preamble\r\n${parts.map((p) => `--${boundary}\r\n${p}\r\n`).join('')}--${boundary}--\r\nepilogue`, 'latin1');
+
+  test('fields, files, quoted boundaries and RFC 5987 filenames', () => {
+    assert.equal(boundaryOf('multipart/form-data; boundary="a b;c"'), 'a b;c');
+    assert.equal(boundaryOf('multipart/form-data; charset=utf-8; boundary=XyZ'), 'XyZ');
+    assert.equal(boundaryOf('application/json'), null);
+    assert.equal(boundaryOf('multipart/form-data'), null);
+    const parts = parseMultipart(body([
+      'Content-Disposition: form-data; name="fileInfo"\r\n\r\n{"a":1}',
+      'Content-Disposition: form-data; name="files"; filename="a\\"b.png"\r\nContent-Type: image/png\r\n\r\n\r\n--Xy-not-the-boundary\r\n',
+      'Content-Disposition: form-data; name="files"; filename="x.txt"; filename*=UTF-8\'\'%C3%A9t%C3%A9.txt\r\n\r\n',
+    ]), 'XyZ');
+    assert.deepEqual(parts.map((p) => [p.name, p.filename, p.contentType]), [['fileInfo', null, null], ['files', 'a"b.png', 'image/png'], ['files', 'été.txt', null]]);
+    assert.equal(parts[0].data.toString(), '{"a":1}');
+    assert.equal(parts[1].data.toString(), '\r\n--Xy-not-the-boundary\r\n');
+    assert.equal(parts[2].data.length, 0);
+  });
+
+  test('malformed bodies throw MultipartError', () => {
+    assert.throws(() => parseMultipart(Buffer.from('no boundary here'), 'XyZ'), MultipartError);
+    assert.throws(() => parseMultipart(Buffer.from('--XyZ\r\nContent-Disposition: form-data; name="a"\r\n\r\nunterminated'), 'XyZ'), MultipartError);
+    assert.throws(() => parseMultipart(body(['Content-Type: text/plain\r\n\r\nx']), 'XyZ'), MultipartError);
+    assert.throws(() => parseMultipart(body(Array.from({ length: 3 }, () => 'Content-Disposition: form-data; name="a"\r\n\r\nx')), 'XyZ', { maxParts: 2, maxHeaderBytes: 1024 }), MultipartError);
+  });
+});
+
+describe('file naming', () => {
+  test('slugify as Strapi (separator _, case kept)', () => {
+    assert.equal(slugify('cover-blue'), 'cover_blue');
+    assert.equal(slugify('Été à Paris'), 'Ete_a_Paris');
+    assert.equal(slugify('myPhoto 2024 (1)'), 'my_Photo_2024_1');
+    assert.equal(slugify('Größe & Maß'), 'Groesse_and_Mass');
+  });
+
+  test('ext from the filename (or the type), hash from the shown name', () => {
+    const n = nameFile('photo.jpeg', 'image/jpeg', 'Shown Name.jpeg');
+    assert.equal(n.name, 'Shown Name.jpeg');
+    assert.match(n.hash, /^Shown_Name_[0-9a-f]{10}$/);
+    assert.equal(n.ext, '.jpeg');
+    assert.equal(nameFile('blob', 'image/png', null).ext, '.png');
+    assert.equal(nameFile('data.bin', null, null).mime, 'application/octet-stream');
+    assert.equal(nameFile('x.<script>', 'text/plain', null).ext, '.txt');
+  });
+});
