@@ -478,6 +478,21 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
 /** Which content-types the caller may read: populated relations to the others are left out, as Strapi. */
 export type CanRead = (uid: string) => boolean;
 
+/**
+ * Strapi answers populated attributes in the order of the populate object after its sanitizer has
+ * rebuilt the entries that carry a nested populate (or are dynamic zones): those move to the end,
+ * keeping their relative order. The recorded responses show it (`populate=*` puts the dynamic zone
+ * after `localizations`; `populate[defaultSeo][populate]=…&populate[favicon][fields]=…` answers favicon first).
+ */
+function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>): void {
+  const nested = (e: [A | 'localizations', QueryValue | true]) =>
+    (typeof e[0] === 'object' && e[0] !== null && (e[0] as { kind?: string }).kind === 'dynamiczone') ||
+    (isObj(e[1]) && (e[1].populate !== undefined || e[1].on !== undefined));
+  const flat = entries.filter((e) => !nested(e));
+  const deep = entries.filter(nested);
+  entries.splice(0, entries.length, ...flat, ...deep);
+}
+
 export class PopulateParser {
   constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true) {}
 
@@ -499,10 +514,8 @@ export class PopulateParser {
         if (!a || a.private || a.kind === 'scalar') throw invalidKey('populate', name, path ? `${path}.${name}` : name);
         entries.push([a, sub]);
       }
-      // Populated attributes appear in model order, after the scalars, as in Strapi.
-      const order = (e: Attribute | 'localizations') => (e === 'localizations' ? 1e9 : ct.attributes.indexOf(e));
-      entries.sort((x, y) => order(x[0]) - order(y[0]));
     }
+    nestedLast(entries);
     for (const [a, sub] of entries) {
       if (a !== 'localizations' && a.kind === 'relation' && !this.canRead(a.target)) continue;
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
@@ -587,8 +600,8 @@ export class PopulateParser {
         }
         entries.push([a, sub]);
       }
-      entries.sort((x, y) => comp.attributes.indexOf(x[0]) - comp.attributes.indexOf(y[0]));
     }
+    nestedLast(entries);
     for (const [a, sub] of entries) sel.populate.push(this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status));
     return sel;
   }
@@ -633,3 +646,6 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     params: params.values,
   };
 }
+
+// Filter scopes for callers that build the AST themselves (the GraphQL plugin): the same rules as REST.
+export { typeScope, componentScope, fileScope, type FilterScope };

@@ -8,6 +8,8 @@ import { log } from '../log.ts';
 
 export class SchemaSyncError extends Error {}
 
+export const componentSequence = (uid: string) => `fastrapi_cmp_${uid.replace(/[^A-Za-z0-9]/g, '_')}_seq`;
+
 const SQL_TYPE: Record<ScalarType, string> = {
   string: 'text', text: 'text', richtext: 'text', email: 'text', password: 'text', uid: 'text', enumeration: 'text',
   blocks: 'jsonb', json: 'jsonb', boolean: 'boolean', integer: 'integer', biginteger: 'bigint',
@@ -140,6 +142,8 @@ export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boo
     await tx`select pg_advisory_xact_lock(727274)`;
     await tx`create table if not exists fastrapi_tables (name text primary key)`;
     await tx`create sequence if not exists fastrapi_component_id_seq`;
+    // One id sequence per component type, as Strapi numbers each component table on its own.
+    for (const uid of schema.components.keys()) await tx.unsafe(`create sequence if not exists ${q(componentSequence(uid))}`);
     const managed = new Set((await tx<{ name: string }[]>`select name from fastrapi_tables`).map((r) => r.name));
     const existing = new Map<string, Map<string, string>>();
     for (const r of await tx<{ table_name: string; column_name: string; data_type: string }[]>`

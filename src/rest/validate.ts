@@ -18,8 +18,8 @@ export interface Normalized {
   columns: Map<string, unknown>;
   relations: RelationOp[];
   media: Array<{ attr: MediaAttr; ids: number[] }>;
-  /** Component JSON needing ids: filled by the writer with fresh ids. */
-  needIds: Array<Record<string, unknown>>;
+  /** Component instances needing ids (in creation order, nested first): filled by the writer. */
+  needIds: Array<{ c: Record<string, unknown>; uid: string }>;
   /** File ids referenced anywhere (checked to exist by the writer). */
   fileIds: Set<number>;
   uniques: Array<{ attr: ScalarAttr; value: unknown }>;
@@ -171,7 +171,7 @@ export class BodyValidator {
       }
       result[a.name] = this.attribute(a, data[a.name], [...path, a.name], out, prev?.[a.name], false);
     }
-    if (id === null) out.needIds.push(result);
+    if (id === null) out.needIds.push({ c: result, uid: comp.uid });
     return result;
   }
 

@@ -13,7 +13,7 @@ import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, throwIfErrors, type Normalized, type RelationOp, type RelRef } from './validate.ts';
 import type { TransactionSql } from 'postgres';
-import { desiredTables } from '../db/schema-sync.ts';
+import { desiredTables, componentSequence } from '../db/schema-sync.ts';
 
 export interface WriteContext extends ReadContext { schema: Schema; config: Config; compiler: Compiler; db: Db }
 
@@ -83,12 +83,20 @@ class Writer {
     return (await this.tx.unsafe(text, params as never[])) as unknown as T[];
   }
 
+  /** Fresh ids for component instances of the given types, in order, one statement for all. */
+  async nextIds(uids: string[]): Promise<number[]> {
+    if (!uids.length) return [];
+    const rows = await this.run<{ id: string }>(
+      `select nextval(u.seq)::text as id from unnest($1::text[]) with ordinality u(seq, n) order by u.n`, [uids.map(componentSequence)]);
+    return rows.map((r) => Number(r.id));
+  }
+
   /** Fills component ids, checks files, uniques and relation targets; throws before any write. */
   async prepare(n: Normalized, documentId: string, locale: string | null): Promise<void> {
     if (n.needIds.length) {
-      const ids = await this.run<{ id: string }>(`select nextval('fastrapi_component_id_seq')::text as id from generate_series(1, $1::int)`, [n.needIds.length]);
+      const ids = await this.nextIds(n.needIds.map((x) => x.uid));
       // The objects are the ones inside the component values, so this fills them in place.
-      n.needIds.forEach((c, i) => { c.id = Number(ids[i].id); });
+      n.needIds.forEach((x, i) => { x.c.id = ids[i]; });
     }
     if (n.fileIds.size) {
       const ids = [...n.fileIds];
@@ -224,6 +232,7 @@ class Writer {
       `insert into ${q(this.ct.table)} (document_id, locale, published_at, created_at, updated_at${cols ? ', ' + cols : ''})
        select document_id, locale, now(), created_at, now()${cols ? ', ' + cols : ''} from ${q(this.ct.table)} where id = $1 returning id::text`, [draftId]);
     const pubId = Number(rows[0].id);
+    await this.reIdComponents(draftId, pubId);
     for (const a of this.ct.attributes) {
       const table = a.kind === 'relation' && a.owner && a.toMany ? a.linkTable : a.kind === 'media' && a.multiple ? a.linkTable : null;
       if (!table) continue;
@@ -231,6 +240,36 @@ class Writer {
       await this.run(`insert into ${q(table)} (source_id, ${col}, position) select $2, ${col}, position from ${q(table)} where source_id = $1`, [draftId, pubId]);
     }
     return pubId;
+  }
+
+  /** The published copy gets its own component instances (new ids), as Strapi clones them on publish. */
+  private async reIdComponents(fromId: number, toId: number): Promise<void> {
+    const attrs = this.ct.attributes.filter((a) => a.kind === 'component' || a.kind === 'dynamiczone');
+    if (!attrs.length) return;
+    const row = (await this.run(`select ${attrs.map((a) => q(a.column)).join(', ')} from ${q(this.ct.table)} where id = $1`, [fromId]))[0];
+    const found: Array<{ c: Row; uid: string }> = [];
+    const visit = (uid: string, v: unknown) => {
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return;
+      const comp = this.ctx.schema.components.get(uid);
+      if (!comp) return;
+      for (const a of comp.attributes) {
+        if (a.kind !== 'component') continue;
+        const inner = (v as Row)[a.name];
+        for (const x of Array.isArray(inner) ? inner : [inner]) visit(a.component, x);
+      }
+      found.push({ c: v as Row, uid });
+    };
+    for (const a of attrs) {
+      const v = row[a.column];
+      if (a.kind === 'component') for (const x of Array.isArray(v) ? v : [v]) visit(a.component, x);
+      else if (Array.isArray(v)) for (const x of v) visit(String((x as Row)?.__component), x);
+    }
+    if (!found.length) return;
+    const ids = await this.nextIds(found.map((f) => f.uid));
+    found.forEach((f, i) => { f.c.id = ids[i]; });
+    const params: unknown[] = [toId];
+    const sets = attrs.map((a) => { params.push(toJsonText(row[a.column])); return `${q(a.column)} = $${params.length}::text::jsonb`; });
+    await this.run(`update ${q(this.ct.table)} set ${sets.join(', ')} where id = $1`, params);
   }
 
   /** Non-localized attributes are shared by every locale of a document. */
