@@ -47,7 +47,8 @@ class Gen {
     switch (f.t) {
       case 'const': return f.value ? 'true' : 'false';
       case 'and': case 'or': return `(${f.items.map((i) => this.filter(i, alias, ct, json)).join(f.t === 'and' ? ' and ' : ' or ')})`;
-      case 'not': return `not coalesce(${this.filter(f.item, alias, ct, json)}, false)`;
+      // Plain SQL NOT, as Strapi's knex query: a null compared value matches neither side.
+      case 'not': return `not (${this.filter(f.item, alias, ct, json)})`;
       case 'cmp': return this.cmp(f, alias, json);
       case 'relation': {
         const a = this.alias();

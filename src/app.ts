@@ -38,9 +38,9 @@ export function createApp(config: Config, databaseUrl: string): App {
       const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; } };
       let reply: Reply;
       try {
-        if (!task.path.startsWith('/api/')) throw notFound();
-        const caller = await auth.caller(task.authorization, lookups);
         const plugin = plugins.find((p) => p.claims(task.path));
+        if (!plugin && !task.path.startsWith('/api/')) throw notFound();
+        const caller = await auth.caller(task.authorization, lookups);
         reply = plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
       } catch (e) {
         reply = errorReply(toApiError(e));

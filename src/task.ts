@@ -11,4 +11,6 @@ export interface Task {
   body: Uint8Array | null;
   /** Client address, for rate limits. */
   ip?: string;
+  /** A few other request headers some plugins read (lower-case names; only those present). */
+  headers?: Record<string, string>;
 }

@@ -3,7 +3,10 @@ import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import type { Plugin } from './types.ts';
 import { usersPlugin } from '../users/plugin.ts';
+import { uploadPlugin } from '../upload/plugin.ts';
+import { graphqlPlugin } from '../graphql/plugin.ts';
 
-export function plugins(config: Config, _schema: Schema): Plugin[] {
-  return [usersPlugin(config.auth.authRateLimit)];
+export function plugins(config: Config, schema: Schema): Plugin[] {
+  const users = usersPlugin(config.auth.authRateLimit);
+  return [users, uploadPlugin(config, schema), graphqlPlugin(config, schema, users)];
 }

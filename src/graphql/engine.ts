@@ -1,0 +1,213 @@
+// Operation execution: each (document text, operation name) is parsed, validated (with the depth
+// limit and the introspection rule), and compiled by graphql-jit once; a cache hit goes straight to
+// the compiled function. Errors take Apollo/Strapi's shape: `extensions.code` and, for errors thrown
+// by Strapi-like services, `extensions.error` {name, message, details}.
+import {
+  GraphQLError, Kind, getNamedType, getVariableValues, isInputObjectType, parse, specifiedRules, typeFromAST, validate, visit,
+  type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode,
+  type SelectionNode, type TypeNode, type ValidationContext, type ValidationRule,
+} from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { Lru } from '../../compiler/cache.ts';
+import { ApiError } from '../../compiler/errors.ts';
+import { log } from '../log.ts';
+import type { GqlContext } from './resolvers.ts';
+
+export interface GqlError {
+  message: string;
+  locations?: ReadonlyArray<{ line: number; column: number }>;
+  path?: ReadonlyArray<string | number>;
+  extensions: Record<string, unknown>;
+}
+
+export interface GqlResponse { status: number; body: string }
+
+interface Prepared {
+  compiled: CompiledQuery<Record<string, unknown>, Record<string, unknown>>;
+  operation: OperationDefinitionNode;
+  /** Variables of input object types, coerced by graphql-js before execution (see passThroughInputVariables). */
+  coerceFirst: string[];
+}
+
+/** The same type wrappers around another named type: `[FiltersInput!]!` → `[JSON!]!`. */
+function renamed(t: TypeNode, name: string): TypeNode {
+  if (t.kind === Kind.NAMED_TYPE) return { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: name } };
+  if (t.kind === Kind.LIST_TYPE) return { kind: Kind.LIST_TYPE, type: renamed(t.type, name) };
+  return { kind: Kind.NON_NULL_TYPE, type: renamed(t.type, name) as Exclude<TypeNode, { kind: Kind.NON_NULL_TYPE }> };
+}
+
+/**
+ * graphql-jit 0.8 unrolls the coercion of input object variables at compile time, which never ends for
+ * recursive inputs (every FiltersInput has and/or/not). Such variables are declared to jit as the
+ * pass-through JSON scalar instead, and coerced beforehand by graphql-js against their real type.
+ */
+function passThroughInputVariables(schema: GraphQLSchema, doc: DocumentNode): { doc: DocumentNode; names: string[] } {
+  const names: string[] = [];
+  const out = visit(doc, {
+    VariableDefinition(node) {
+      const t = typeFromAST(schema, node.type as never);
+      if (!t || !isInputObjectType(getNamedType(t))) return undefined;
+      names.push(node.variable.name.value);
+      return { ...node, type: renamed(node.type, 'JSON'), defaultValue: undefined };
+    },
+  });
+  return { doc: out, names };
+}
+
+// ---------------------------------------------------------------- validation rules
+
+/** graphql-depth-limit's rule: the deepest field over `max` is reported, named by the operation. */
+export function depthLimitRule(max: number): ValidationRule {
+  return (context: ValidationContext) => {
+    const doc = context.getDocument();
+    const fragments = new Map<string, FragmentDefinitionNode>();
+    for (const d of doc.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+    const seen = new Set<string>();
+    const depth = (node: SelectionNode | OperationDefinitionNode | FragmentDefinitionNode, so: number, op: string): number => {
+      if (so > max) {
+        context.reportError(new GraphQLError(`'${op}' exceeds maximum operation depth of ${max}`, { nodes: [node as ASTNode] }));
+        return so;
+      }
+      switch (node.kind) {
+        case Kind.FIELD:
+          if (/^__/.test(node.name.value) || !node.selectionSet) return 0;
+          return 1 + Math.max(0, ...node.selectionSet.selections.map((s) => depth(s, so + 1, op)));
+        case Kind.FRAGMENT_SPREAD: {
+          const f = fragments.get(node.name.value);
+          if (!f || seen.has(f.name.value)) return 0;
+          seen.add(f.name.value);
+          try { return depth(f, so, op); } finally { seen.delete(f.name.value); }
+        }
+        default:
+          return Math.max(0, ...node.selectionSet.selections.map((s) => depth(s, so, op)));
+      }
+    };
+    for (const d of doc.definitions) if (d.kind === Kind.OPERATION_DEFINITION) depth(d, 0, d.name?.value ?? '');
+    return {};
+  };
+}
+
+/** Apollo's production default: no __schema / __type. */
+const noIntrospection: ValidationRule = (context) => ({
+  Field(node) {
+    if (node.name.value === '__schema' || node.name.value === '__type') {
+      context.reportError(new GraphQLError(
+        'GraphQL introspection is not allowed by Apollo Server, but the query contained __schema or __type. To enable introspection, pass introspection: true to ApolloServer in production',
+        { nodes: [node] }));
+    }
+  },
+});
+
+// ---------------------------------------------------------------- errors
+
+const snakeUpper = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+
+function locations(e: GraphQLError): GqlError['locations'] {
+  return e.locations?.map((l) => ({ line: l.line, column: l.column }));
+}
+
+export function requestError(message: string, code: string, e?: GraphQLError): GqlError {
+  const loc = e ? locations(e) : undefined;
+  return loc?.length ? { message, locations: loc, extensions: { code } } : { message, extensions: { code } };
+}
+
+/** An execution error as Strapi formats it (services' errors carry their name, message and details). */
+export function executionError(e: GraphQLError): GqlError {
+  let orig: unknown = e.originalError;
+  const pg = orig as { code?: unknown; message?: unknown } | undefined;
+  if (!(orig instanceof ApiError) && typeof pg?.code === 'string' && /^(22|23)/.test(pg.code)) {
+    orig = new ApiError(400, 'ValidationError', String(pg.message ?? 'Invalid input'), {});
+  }
+  if (orig instanceof ApiError) {
+    const code = orig.errorName === 'ForbiddenError' || orig.errorName === 'UnauthorizedError' ? 'FORBIDDEN'
+      : orig.errorName === 'ValidationError' ? 'BAD_USER_INPUT'
+      : orig.status >= 500 ? 'INTERNAL_SERVER_ERROR' : `STRAPI_${snakeUpper(orig.errorName)}`;
+    return {
+      message: orig.message, path: e.path,
+      extensions: { code, error: { name: orig.errorName, message: orig.message, details: orig.details ?? {} } },
+    };
+  }
+  if (orig && !(orig instanceof GraphQLError) && !(orig instanceof TypeError && /cannot represent/.test(String((orig as Error).message)))) {
+    log.error('graphql resolver failed', { error: String((orig as Error)?.stack ?? orig) });
+    return { message: 'Internal Server Error', path: e.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  }
+  const out: GqlError = { message: e.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  const loc = locations(e);
+  if (loc?.length) out.locations = loc;
+  if (e.path) out.path = e.path;
+  return out;
+}
+
+const errorBody = (errors: GqlError[]) => JSON.stringify({ errors });
+
+// ---------------------------------------------------------------- engine
+
+export interface EngineOptions { depthLimit: number; introspection: boolean; cacheSize: number }
+
+export class GraphqlEngine {
+  private cache: Lru<Prepared | GqlResponse>;
+  private rules: ValidationRule[];
+  constructor(readonly schema: GraphQLSchema, opts: EngineOptions) {
+    this.cache = new Lru(opts.cacheSize);
+    this.rules = [...specifiedRules, depthLimitRule(opts.depthLimit), ...(opts.introspection ? [] : [noIntrospection])];
+  }
+
+  /** Parsed, validated and compiled once per (document, operation name); failures are cached too. */
+  prepare(query: string, operationName: string | undefined): Prepared | GqlResponse {
+    const key = `${operationName ?? ''}\u0000${query}`;
+    const hit = this.cache.get(key);
+    if (hit) return hit;
+    const out = this.build(query, operationName);
+    this.cache.set(key, out);
+    return out;
+  }
+
+  private build(query: string, operationName: string | undefined): Prepared | GqlResponse {
+    let doc: DocumentNode;
+    try {
+      doc = parse(query);
+    } catch (e) {
+      const g = e as GraphQLError;
+      return { status: 400, body: errorBody([requestError(g.message, 'GRAPHQL_PARSE_FAILED', g)]) };
+    }
+    const errors = validate(this.schema, doc, this.rules);
+    if (errors.length) return { status: 400, body: errorBody(errors.map((g) => requestError(g.message, 'GRAPHQL_VALIDATION_FAILED', g))) };
+    const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    const operation = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+    if (!operation) {
+      const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
+      return { status: 400, body: errorBody([requestError(message, 'OPERATION_RESOLUTION_FAILURE')]) };
+    }
+    const jit = passThroughInputVariables(this.schema, doc);
+    const compiled = compileQuery<Record<string, unknown>, Record<string, unknown>>(this.schema, jit.doc, operationName, { disablingCapturingStackErrors: true });
+    if (!isCompiledQuery(compiled)) {
+      const errs = (compiled.errors ?? []).map((g) => requestError(g.message, 'GRAPHQL_VALIDATION_FAILED', g));
+      return { status: 400, body: errorBody(errs) };
+    }
+    return { compiled, operation, coerceFirst: jit.names };
+  }
+
+  static isPrepared(p: Prepared | GqlResponse): p is Prepared { return 'compiled' in p; }
+
+  async execute(p: Prepared, ctx: GqlContext, variables: Record<string, unknown> | undefined): Promise<GqlResponse> {
+    let vars = variables ?? {};
+    if (p.coerceFirst.length) {
+      const ref = getVariableValues(this.schema, p.operation.variableDefinitions ?? [], vars);
+      if (ref.errors?.length) return { status: 400, body: errorBody(ref.errors.map((g) => requestError(g.message, 'BAD_USER_INPUT', g))) };
+      vars = { ...vars };
+      for (const n of p.coerceFirst) if (ref.coerced && n in ref.coerced) vars[n] = ref.coerced[n];
+    }
+    const result = await p.compiled.query(undefined, ctx, vars);
+    const errors = result.errors ?? [];
+    if (!('data' in result) || result.data === undefined) {
+      // Variables that do not coerce: rejected before execution, as a bad request (with graphql-js's
+      // messages, which graphql-jit words slightly differently).
+      const ref = getVariableValues(this.schema, p.operation.variableDefinitions ?? [], variables ?? {});
+      const list = ref.errors?.length ? ref.errors : errors;
+      return { status: 400, body: errorBody(list.map((g) => requestError(g.message, 'BAD_USER_INPUT', g))) };
+    }
+    const data = JSON.stringify(result.data ?? null);
+    if (!errors.length) return { status: 200, body: `{"data":${data}}` };
+    return { status: 200, body: `{"errors":${JSON.stringify(errors.map(executionError))},"data":${data}}` };
+  }
+}

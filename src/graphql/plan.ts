@@ -1,0 +1,396 @@
+// A root field's whole selection set → the compiler's ReadQuery AST, so one root field runs one SQL
+// statement: nested relations (with their own filters and sort), components, dynamic-zone fragments,
+// media and localizations become populates. Arguments are converted to the nested-object form REST
+// uses and validated by the same FilterParser/parseSort/parsePagination.
+import {
+  GraphQLIncludeDirective, GraphQLSkipDirective, Kind, getArgumentValues, getDirectiveValues, isAbstractType, isObjectType,
+  type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionNode,
+} from 'graphql';
+import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
+import type { ComponentSelection, Filter, Pagination, Populate, ReadQuery, Selection } from '../../compiler/ast.ts';
+import type { QueryValue } from '../../compiler/querystring.ts';
+import { FilterParser, ParamBuilder, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
+import { componentTypeName } from './names.ts';
+
+export type Args = Record<string, unknown>;
+type Obj = { [key: string]: QueryValue };
+
+export interface PlanEnv {
+  gql: GraphQLSchema;
+  fragments: Record<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+}
+
+export interface PlanModels {
+  schema: Schema;
+  /** v5: flat types (`attributes`/`data` are the object itself, `*_connection`); v4: Entity wrappers. */
+  shape: 'v4' | 'v5';
+  /** GraphQL object type name of a content-type (or of a synthetic type: files, users). */
+  nameOf(ct: ContentType): string;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+// ------------------------------------------------------------------ argument conversion
+
+function leaf(v: unknown): QueryValue {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  return JSON.stringify(v);
+}
+
+type FilterTarget = { ct: ContentType } | { comp: Component } | 'scalar' | 'opaque';
+
+/** GraphQL filters (`{title: {eq: "x"}, or: [...]}`) → REST filters (`{title: {$eq: "x"}, $or: [...]}`). */
+export function restFilters(schema: Schema, v: unknown, target: FilterTarget): QueryValue {
+  if (!isObj(v)) return leaf(v);
+  const out: Obj = {};
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    if (target === 'scalar' || target === 'opaque') {
+      if (k === 'not') { if (x !== null) out.$not = restFilters(schema, x, target); continue; }
+      if (x === null) {
+        // `eq: null` reads as "is null", as Strapi's query engine does.
+        if (k === 'eq') out.$null = 'true';
+        else if (k === 'ne') out.$notNull = 'true';
+        continue;
+      }
+      out[`$${k}`] = Array.isArray(x) ? x.map(leaf) : k === 'and' || k === 'or' || k === 'in' || k === 'notIn' ? [leaf(x)] : leaf(x);
+      continue;
+    }
+    if (x === null) continue;
+    if (k === 'and' || k === 'or') { out[`$${k}`] = (Array.isArray(x) ? x : [x]).filter((i) => i !== null).map((i) => restFilters(schema, i, target)); continue; }
+    if (k === 'not') { out.$not = restFilters(schema, x, target); continue; }
+    const attrs = 'ct' in target ? target.ct.byName : target.comp.byName;
+    const a = attrs.get(k);
+    let sub: FilterTarget = 'scalar';
+    if (a?.kind === 'relation') sub = { ct: schema.contentTypes.get(a.target)! };
+    else if (a?.kind === 'component') sub = { comp: schema.components.get(a.component)! };
+    else if (a?.kind === 'media') sub = 'opaque';
+    else if (!a && k === 'localizations' && 'ct' in target) sub = target;
+    out[k] = restFilters(schema, x, sub);
+  }
+  return out;
+}
+
+/**
+ * `not` with SQL's three-valued logic, as Strapi's `whereNot`: a comparison on a NULL value is unknown,
+ * so its negation does not match either (the compiler's `not` treats unknown as false, then negates).
+ * Negations are pushed down to the comparisons (De Morgan), where "and the field is not null" is added.
+ */
+export function strictNot(f: Filter | null): Filter | null {
+  if (!f) return f;
+  const walk = (x: Filter): Filter => {
+    switch (x.t) {
+      case 'and': case 'or': return { t: x.t, items: x.items.map(walk) };
+      case 'not': return negate(x.item);
+      case 'relation': case 'media': case 'component': return { ...x, sub: walk(x.sub) };
+      default: return x;
+    }
+  };
+  const negate = (x: Filter): Filter => {
+    switch (x.t) {
+      case 'and': return { t: 'or', items: x.items.map(negate) };
+      case 'or': return { t: 'and', items: x.items.map(negate) };
+      case 'not': return walk(x.item);
+      case 'const': return { t: 'const', value: !x.value };
+      case 'cmp':
+        if (x.op === '$null' || x.op === '$notNull') return { t: 'not', item: x };
+        return { t: 'and', items: [{ t: 'not', item: x }, { t: 'cmp', field: x.field, op: '$notNull', param: 0 }] };
+      default: return { t: 'not', item: walk(x) };
+    }
+  };
+  return walk(f);
+}
+
+export function sortValue(v: unknown): QueryValue | undefined {
+  if (v === undefined || v === null) return undefined;
+  const list = (Array.isArray(v) ? v : [v]).filter((s): s is string => typeof s === 'string' && s !== '');
+  return list.length ? list : undefined;
+}
+
+export function restPagination(v: unknown, withCount: boolean): Obj {
+  const out: Obj = { withCount: withCount ? 'true' : 'false' };
+  if (isObj(v)) for (const k of ['page', 'pageSize', 'start', 'limit']) if (v[k] !== undefined && v[k] !== null) out[k] = leaf(v[k]);
+  return out;
+}
+
+/** Where a to-many relation's rows live in its parent's JSON: one key per distinct filters/sort. */
+export function relKey(name: string, args: Args): string {
+  const f = args.filters;
+  const s = sortValue(args.sort);
+  const preview = args.publicationState === 'PREVIEW';
+  if ((f === undefined || f === null || (isObj(f) && Object.keys(f).length === 0)) && s === undefined && !preview) return name;
+  return `${name}|${stable([f ?? null, s ?? null, preview])}`;
+}
+
+function stable(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(stable).join(',')}]`;
+  if (isObj(v)) return `{${Object.keys(v).filter((k) => v[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${stable(v[k])}`).join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** Start and limit of a nested list's page (sliced from the rows the statement returned). */
+export function pageWindow(v: unknown, limits: ReadLimits): { start: number; limit: number } {
+  const p = parsePagination(restPagination(v, false), limits);
+  return p.mode === 'page' ? { start: (p.page - 1) * p.pageSize, limit: p.pageSize } : { start: p.start, limit: p.limit };
+}
+
+// ------------------------------------------------------------------ selection walking
+
+export class Planner {
+  constructor(
+    private models: PlanModels,
+    private env: PlanEnv,
+    private params: ParamBuilder,
+    private status: 'published' | 'draft',
+    private canRead: (uid: string) => boolean,
+  ) {}
+
+  private skipped(node: SelectionNode): boolean {
+    if (!node.directives?.length) return false;
+    const skip = getDirectiveValues(GraphQLSkipDirective, node, this.env.variables);
+    if (skip?.if === true) return true;
+    const include = getDirectiveValues(GraphQLIncludeDirective, node, this.env.variables);
+    return include?.if === false;
+  }
+
+  private applies(cond: string | undefined, typeName: string): boolean {
+    if (!cond || cond === typeName) return true;
+    const t = this.env.gql.getType(cond);
+    const obj = this.env.gql.getType(typeName);
+    return !!t && isAbstractType(t) && isObjectType(obj) && this.env.gql.isSubType(t, obj);
+  }
+
+  /**
+   * Field nodes selected on an object of `typeName`, fragments flattened; the deprecated `attributes`
+   * and `data` fields of v5 types (the object itself) are flattened too when `selfFields` says so.
+   */
+  gather(typeName: string, sets: ReadonlyArray<readonly SelectionNode[]>, selfFields: boolean, out: FieldNode[] = []): FieldNode[] {
+    const visit = (selections: readonly SelectionNode[]) => {
+      for (const s of selections) {
+        if (this.skipped(s)) continue;
+        if (s.kind === Kind.FIELD) {
+          if (selfFields && (s.name.value === 'attributes' || s.name.value === 'data') && s.selectionSet) visit(s.selectionSet.selections);
+          else out.push(s);
+        } else if (s.kind === Kind.INLINE_FRAGMENT) {
+          if (this.applies(s.typeCondition?.name.value, typeName)) visit(s.selectionSet.selections);
+        } else {
+          const f = this.env.fragments[s.name.value];
+          if (f && this.applies(f.typeCondition.name.value, typeName)) visit(f.selectionSet.selections);
+        }
+      }
+    };
+    for (const set of sets) visit(set);
+    return out;
+  }
+
+  argsOf(typeName: string, node: FieldNode): Args {
+    const t = this.env.gql.getType(typeName) as GraphQLObjectType;
+    const def = t.getFields()[node.name.value];
+    return def ? getArgumentValues(def, node, this.env.variables) : {};
+  }
+
+  /** v4: the `attributes` selections of the entities under a response wrapper's `data`. */
+  entities(wrapperType: string, entityType: string, nodes: readonly FieldNode[]): Array<readonly SelectionNode[]> {
+    const data = nodes.flatMap((n) => this.unwrap(wrapperType, n, ['data']));
+    return this.gather(entityType, data, false).filter((f) => f.name.value === 'attributes' && f.selectionSet).map((f) => f.selectionSet!.selections);
+  }
+
+  /** What a root field selects on its documents, and whether it asks for the total. */
+  rootSets(ct: ContentType, nodes: readonly FieldNode[], shape: 'list' | 'one', wrapped: boolean): { sets: Array<readonly SelectionNode[]>; withCount: boolean } {
+    const tn = this.models.nameOf(ct);
+    const direct = nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet.selections] : []));
+    if (this.models.shape === 'v4') {
+      const wrapper = shape === 'list' ? `${tn}EntityResponseCollection` : `${tn}EntityResponse`;
+      const withCount = shape === 'list' && this.gather(wrapper, direct, false).some((f) => f.name.value === 'meta');
+      return { sets: this.entities(wrapper, `${tn}Entity`, nodes), withCount };
+    }
+    if (!wrapped) return { sets: direct, withCount: false };
+    const sets: Array<readonly SelectionNode[]> = [];
+    let withCount = false;
+    for (const f of this.gather(`${tn}EntityResponseCollection`, direct, false)) {
+      if ((f.name.value === 'nodes' || f.name.value === 'data') && f.selectionSet) sets.push(f.selectionSet.selections);
+      if (f.name.value === 'pageInfo' || f.name.value === 'meta') withCount = true;
+    }
+    return { sets, withCount };
+  }
+
+  /** Selections under a `*_connection` / response wrapper's `nodes` and `data` fields. */
+  unwrap(wrapperType: string, node: FieldNode, inner = ['nodes', 'data']): Array<readonly SelectionNode[]> {
+    if (!node.selectionSet) return [];
+    return this.gather(wrapperType, [node.selectionSet.selections], false)
+      .filter((f) => inner.includes(f.name.value) && f.selectionSet).map((f) => f.selectionSet!.selections);
+  }
+
+  typeSelection(ct: ContentType, sets: ReadonlyArray<readonly SelectionNode[]>): Selection {
+    const tn = this.models.nameOf(ct);
+    const v4 = this.models.shape === 'v4';
+    const fields = this.gather(tn, sets, !v4);
+    const scalars = new Set<string>();
+    const ts = { createdAt: false, updatedAt: false, publishedAt: false };
+    let withLocale = false;
+    const rels = new Map<string, { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }>();
+    const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
+    let locs: Array<readonly SelectionNode[]> | null = null;
+    for (const f of fields) {
+      const name = f.name.value;
+      if (name === 'createdAt' || name === 'updatedAt' || name === 'publishedAt') { ts[name] = true; continue; }
+      if (name === 'locale') { withLocale = ct.localized; continue; }
+      const conn = name.endsWith('_connection');
+      const base = conn ? name.slice(0, -'_connection'.length) : name;
+      const sub = (wrapper: string) => (conn ? this.unwrap(wrapper, f) : f.selectionSet ? [f.selectionSet.selections] : []);
+      if (base === 'localizations' && ct.localized) {
+        (locs ??= []).push(...(v4 ? this.entities(`${tn}RelationResponseCollection`, `${tn}Entity`, [f]) : sub(`${tn}RelationResponseCollection`)));
+        continue;
+      }
+      const a = ct.byName.get(base);
+      if (!a || a.private) continue;
+      if (a.kind === 'scalar') { scalars.add(a.name); continue; }
+      if (a.kind === 'relation') {
+        const target = this.models.schema.contentTypes.get(a.target)!;
+        if (!this.canRead(target.uid)) continue;
+        const args = a.toMany ? this.argsOf(tn, f) : {};
+        const key = a.toMany ? relKey(a.name, args) : a.name;
+        const g = rels.get(key) ?? { attr: a, args, sets: [] };
+        const tt = this.models.nameOf(target);
+        g.sets.push(...(v4 ? this.entities(a.toMany ? `${tt}RelationResponseCollection` : `${tt}EntityResponse`, `${tt}Entity`, [f])
+          : sub(`${tt}RelationResponseCollection`)));
+        rels.set(key, g);
+        continue;
+      }
+      const list = others.get(a) ?? [];
+      list.push(...sub('UploadFileRelationResponseCollection'));
+      others.set(a, list);
+    }
+    const sel: Selection = {
+      fields: ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),
+      withLocale, withTimestamps: ts, populate: [],
+    };
+    for (const [key, g] of rels) sel.populate.push(this.relation(ct, key, g.attr, g.args, g.sets));
+    for (const a of ct.attributes) {
+      const sets = others.get(a);
+      if (sets) sel.populate.push(this.attribute(a, sets));
+    }
+    if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs) });
+    return sel;
+  }
+
+  private relation(src: ContentType, key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
+    const schema = this.models.schema;
+    const target = schema.contentTypes.get(attr.target)!;
+    const select = this.typeSelection(target, sets);
+    const where = args.filters !== undefined && args.filters !== null
+      ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct: target }), typeScope(schema, target, null)))
+      : null;
+    const sort = parseSort(schema, target, sortValue(args.sort));
+    if (target.localized && !src.localized) this.params.relLocaleParam();
+    return {
+      kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, where, sort, count: false,
+      // v5 reads relations in the root's status; v4 has each relation's own publicationState (LIVE by default).
+      status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.status,
+    };
+  }
+
+  private attribute(a: Attribute, sets: Array<readonly SelectionNode[]>): Populate {
+    const schema = this.models.schema;
+    switch (a.kind) {
+      case 'media': return { kind: 'media', attr: a, fields: null };
+      case 'component': return { kind: 'component', attr: a, select: this.componentSelection(schema.components.get(a.component)!, sets) };
+      case 'dynamiczone': return this.dynamicZone(a, sets);
+      default: throw new Error(`cannot populate ${a.kind}`);
+    }
+  }
+
+  private dynamicZone(a: DynamicZoneAttr, sets: Array<readonly SelectionNode[]>): Populate {
+    const on = new Map<string, ComponentSelection>();
+    for (const uid of a.components) on.set(uid, this.componentSelection(this.models.schema.components.get(uid)!, sets));
+    return { kind: 'dynamiczone', attr: a, on };
+  }
+
+  componentSelection(comp: Component, sets: ReadonlyArray<readonly SelectionNode[]>): ComponentSelection {
+    const tn = componentTypeName(comp);
+    const fields = this.gather(tn, sets, this.models.shape === 'v5');
+    const scalars = new Set<string>();
+    const nested = new Map<Attribute, Array<readonly SelectionNode[]>>();
+    for (const f of fields) {
+      const name = f.name.value;
+      const conn = name.endsWith('_connection');
+      const a = comp.byName.get(conn ? name.slice(0, -'_connection'.length) : name);
+      if (!a || a.private) continue;
+      if (a.kind === 'scalar') { scalars.add(a.name); continue; }
+      const list = nested.get(a) ?? [];
+      if (conn) list.push(...this.unwrap('UploadFileRelationResponseCollection', f));
+      else if (f.selectionSet) list.push(f.selectionSet.selections);
+      nested.set(a, list);
+    }
+    const sel: ComponentSelection = {
+      component: comp,
+      fields: comp.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),
+      populate: [],
+    };
+    for (const a of comp.attributes) {
+      const sets2 = nested.get(a);
+      if (!sets2) continue;
+      if (a.kind === 'media') sel.populate.push({ kind: 'media', attr: a, fields: null });
+      else if (a.kind === 'component') {
+        sel.populate.push({ kind: 'component', attr: a as ComponentAttr, select: this.componentSelection(this.models.schema.components.get(a.component)!, sets2) });
+      }
+    }
+    return sel;
+  }
+}
+
+// ------------------------------------------------------------------ the whole read
+
+export interface RootRead {
+  ct: ContentType;
+  shape: 'list' | 'one';
+  args: Args;
+  sets: ReadonlyArray<readonly SelectionNode[]>;
+  documentId?: string;
+  withCount?: boolean;
+}
+
+export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, limits: ReadLimits, canRead: (uid: string) => boolean): { query: ReadQuery; params: unknown[] } {
+  const schema = models.schema;
+  const { ct, args } = r;
+  const loc = typeof args.locale === 'string' && args.locale !== '' ? args.locale : undefined;
+  const params = new ParamBuilder(loc && loc !== '*' ? loc : schema.defaultLocale);
+  const status: 'published' | 'draft' = args.status === 'DRAFT' || args.publicationState === 'PREVIEW' ? 'draft' : 'published';
+  let localeParam: number | null = null;
+  if (ct.localized && loc !== '*') localeParam = params.push(loc ?? schema.defaultLocale);
+  const documentParam = r.documentId !== undefined ? params.push(r.documentId) : null;
+  const where = args.filters !== undefined && args.filters !== null
+    ? strictNot(new FilterParser(schema, params).parse(restFilters(schema, args.filters, { ct }), typeScope(schema, ct, null)))
+    : null;
+  const sort = parseSort(schema, ct, sortValue(args.sort));
+  const select = new Planner(models, env, params, status, canRead).typeSelection(ct, r.sets);
+  const pagination: Pagination = r.shape === 'list'
+    ? parsePagination(restPagination(args.pagination, r.withCount ?? false), limits)
+    : { mode: 'page', page: 1, pageSize: 1, withCount: false };
+  const [limit, offset] = pagination.mode === 'page'
+    ? [pagination.pageSize, (pagination.page - 1) * pagination.pageSize] : [pagination.limit, pagination.start];
+  const limitParam = params.push(limit);
+  const offsetParam = params.push(offset);
+  return {
+    query: {
+      ct, shape: r.shape, select, where, sort, pagination, localeParam, documentParam, status, limitParam, offsetParam,
+      relLocaleParam: params.relLocale,
+    },
+    params: params.values,
+  };
+}
+
+/** The SQL shape of a query: the AST with models named (param positions included, values excluded). */
+export function astKey(q: ReadQuery): string {
+  return JSON.stringify(q, (_k, v: unknown) => {
+    if (v instanceof Map) return [...v.entries()];
+    if (isObj(v)) {
+      if (v.byName instanceof Map) return `${'pluralName' in v ? 'ct' : 'comp'}:${String(v.uid)}`;
+      if (typeof v.required === 'boolean' && typeof v.name === 'string' && 'localized' in v) return `@${String(v.kind)}:${v.name}`;
+    }
+    return v;
+  });
+}

@@ -1,0 +1,497 @@
+// Resolvers of the Shadow CRUD schema (v5 or v4 shape). Root fields do all the work: each plans its
+// whole selection set into one ReadQuery and runs one statement; nested fields only read the parsed
+// result (and slice the page of a nested list out of the rows the statement returned).
+import { GraphQLScalarType, Kind, valueFromASTUntyped, type GraphQLResolveInfo, type ValueNode } from 'graphql';
+import type { Config } from '../../config.ts';
+import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { Pagination } from '../../compiler/ast.ts';
+import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
+import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
+import { Lru } from '../../compiler/cache.ts';
+import { ApiError } from '../../compiler/errors.ts';
+import type { RestContext } from '../rest/router.ts';
+import type { Caller, Action } from '../auth/permissions.ts';
+import type { Task } from '../task.ts';
+import type { Plugin } from '../plugins/types.ts';
+import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
+import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
+import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
+import { filesType, localeList, roleObject, usersType } from './builtin.ts';
+import type { SdlResult } from './sdl.ts';
+
+export interface GqlContext {
+  rest: RestContext;
+  caller: Caller;
+  task: Task;
+}
+
+type Row = Record<string, unknown>;
+type Resolver = (source: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => unknown;
+export type ResolverMap = Record<string, Record<string, Resolver | string> | GraphQLScalarType>;
+
+export const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden access', {});
+
+const asRow = (v: unknown): Row => (v && typeof v === 'object' ? (v as Row) : {});
+const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+
+function scalar(name: string, description: string): GraphQLScalarType {
+  return new GraphQLScalarType({
+    name, description,
+    serialize: (v) => v,
+    parseValue: (v) => v,
+    parseLiteral: (ast: ValueNode, variables?: { [key: string]: unknown } | null) => valueFromASTUntyped(ast, variables ?? undefined),
+  });
+}
+
+function stringScalar(name: string, check: (s: string) => boolean): GraphQLScalarType {
+  const parse = (v: unknown) => {
+    if (typeof v !== 'string' || !check(v)) throw new TypeError(`${name} cannot represent value: ${JSON.stringify(v)}`);
+    return v;
+  };
+  return new GraphQLScalarType({
+    name,
+    serialize: (v) => (v instanceof Date ? v.toISOString() : v),
+    parseValue: parse,
+    parseLiteral: (ast) => {
+      if (ast.kind !== Kind.STRING) throw new TypeError(`${name} cannot represent a non string value`);
+      return parse(ast.value);
+    },
+  });
+}
+
+export interface EngineDeps {
+  schema: Schema;
+  config: Config;
+  users: Plugin;
+  sdl: SdlResult;
+}
+
+export function buildResolvers(deps: EngineDeps): ResolverMap {
+  const { schema, config, sdl } = deps;
+  const v4 = config.graphql.shape === 'v4';
+  const index = nameIndex(schema);
+  const files = filesType(schema);
+  const users = usersType();
+  const models: PlanModels = {
+    schema, shape: config.graphql.shape,
+    nameOf: (ct) => (ct === files ? 'UploadFile' : ct === users ? 'UsersPermissionsUser' : typeName(ct)),
+  };
+  const amount = config.graphql.amountLimit;
+  const limits: ReadLimits = {
+    defaultLimit: Math.min(config.api.rest.defaultLimit, amount), maxLimit: amount, withCount: false, maxPopulateDepth: 1000,
+  };
+  const sqlCache = new Lru<CompiledRead>(config.api.rest.planCacheSize);
+
+  const guard = (ctx: GqlContext, ct: ContentType, action: Action) => {
+    if (!ctx.rest.auth.allows(ctx.caller, ct.uid, action)) throw forbidden();
+  };
+
+  interface ReadResult { data: unknown; total: number | null; pagination: Pagination }
+  interface Plan { sql: CompiledRead; params: unknown[]; pagination: Pagination }
+  /** Plans of a root field node (nodes live as long as their cached operation) by arguments and variables. */
+  const plans = new WeakMap<object, Map<string, Plan>>();
+
+  function plan(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
+    opts: { documentId?: string; wrapped?: boolean }): Plan {
+    const access = ctx.rest.auth.access(ctx.caller);
+    const node = info.fieldNodes[0];
+    const vars = info.operation.variableDefinitions?.length ? JSON.stringify(info.variableValues) : '';
+    const exact = `${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
+    let byNode = plans.get(node);
+    const hit = byNode?.get(exact);
+    if (hit) return hit;
+    const env = { gql: info.schema, fragments: info.fragments, variables: info.variableValues };
+    const { sets, withCount } = new Planner(models, env, new ParamBuilder(schema.defaultLocale), 'published', access.canRead)
+      .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
+    const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
+    const key = astKey(query);
+    let sql = sqlCache.get(key);
+    if (!sql) {
+      sql = compileRead(schema, query, { maxRelationRows: config.api.rest.maxRelationRows });
+      sqlCache.set(key, sql);
+    }
+    const p: Plan = { sql, params, pagination: query.pagination };
+    if (!byNode) plans.set(node, (byNode = new Map()));
+    if (byNode.size >= 256) byNode.clear();
+    byNode.set(exact, p);
+    return p;
+  }
+
+  /** One statement for the whole selection of a root field. */
+  async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
+    opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
+    const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
+    const rows = await ctx.rest.db.unsafe<Array<{ data: string | null; total?: string }>>(sql.text, params as never[], { prepare: true });
+    ctx.rest.count(1);
+    const row = rows[0];
+    return { data: row?.data ? JSON.parse(row.data) : null, total: sql.withTotal && row ? Number(row.total) : null, pagination };
+  }
+
+  const pageInfo = (p: Pagination, total: number | null) => {
+    const t = total ?? 0;
+    if (p.mode === 'page') return { page: p.page, pageSize: p.pageSize, pageCount: Math.ceil(t / p.pageSize), total: t };
+    return { page: Math.floor(p.start / p.limit) + 1, pageSize: p.limit, pageCount: Math.ceil(t / p.limit), total: t };
+  };
+
+  /** A list response: v5 `{nodes, pageInfo, data, meta}`, v4 `{data, meta}` (data: the rows, as entities). */
+  const collection = (r: ReadResult) => {
+    const nodes = Array.isArray(r.data) ? r.data : [];
+    const info = pageInfo(r.pagination, r.total);
+    return { nodes, data: nodes, pageInfo: info, meta: { pagination: info } };
+  };
+
+  const slice = (list: unknown, args: Args): unknown[] => {
+    if (!Array.isArray(list)) return [];
+    const w = pageWindow(args.pagination, limits);
+    return list.slice(w.start, w.start + w.limit);
+  };
+
+  /** v4 root arguments → the planner's (status from publicationState; `id` as a filter). */
+  const v4Args = (args: Args, byId: boolean): Args => ({
+    ...args,
+    status: args.publicationState === 'PREVIEW' ? 'DRAFT' : 'PUBLISHED',
+    ...(byId ? { filters: { id: { eq: String(args.id) } } } : {}),
+  });
+
+  // ---------------------------------------------------------------- writes
+
+  const fakeTask = (ctx: GqlContext, method: string, query: Record<string, string | undefined>, data?: unknown): Task => {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, v);
+    return {
+      method, path: '', query: qs.toString(), authorization: ctx.task.authorization, contentType: 'application/json',
+      body: data === undefined ? null : new TextEncoder().encode(JSON.stringify({ data })), ip: ctx.task.ip,
+    };
+  };
+
+  const writeQuery = (ct: ContentType, draft: boolean, locale: unknown) => ({
+    status: ct.draftAndPublish && draft ? 'draft' : undefined,
+    locale: ct.localized && typeof locale === 'string' ? locale : undefined,
+    'fields[0]': 'id',
+  });
+
+  const documentIdOf = (body: string): string => String(asRow(asRow(JSON.parse(body)).data).documentId);
+
+  /** GraphQL input → the REST body's data (dynamic-zone items name their component by __typename). */
+  const restData = async (ctx: GqlContext, ct: ContentType, data: unknown): Promise<Row> => {
+    const out: Row = {};
+    for (const [k, v] of Object.entries(asRow(data))) {
+      const a = ct.byName.get(k);
+      if (a?.kind === 'dynamiczone' && Array.isArray(v)) {
+        out[k] = v.map((item) => {
+          const { __typename, ...rest } = asRow(item);
+          const comp = typeof __typename === 'string' ? index.components.get(__typename) : undefined;
+          return comp ? { __component: comp.uid, ...rest } : asRow(item);
+        });
+      } else if (v4 && a?.kind === 'relation' && v !== null && v !== undefined) {
+        out[k] = await documentIds(ctx, schema.contentTypes.get(a.target)!, v);
+      } else if (k !== 'publishedAt') out[k] = v;
+    }
+    return out;
+  };
+
+  /** v4 relation inputs are numeric ids: the documents they are versions of. */
+  const documentIds = async (ctx: GqlContext, target: ContentType, v: unknown): Promise<unknown> => {
+    const list = (Array.isArray(v) ? v : [v]).map(String);
+    const numeric = list.filter((x) => /^\d+$/.test(x));
+    const map = new Map<string, string>();
+    if (numeric.length) {
+      const rows = await ctx.rest.db.unsafe<Array<{ id: string; document_id: string }>>(
+        `select id::text, document_id from ${q(target.table)} where id = any($1::bigint[])`, [numeric]);
+      ctx.rest.count(1);
+      for (const r of rows) map.set(r.id, r.document_id);
+    }
+    const out = list.map((x) => map.get(x) ?? x);
+    return Array.isArray(v) ? out : out[0];
+  };
+
+  /** v4: the document a numeric id is a version of, and whether it has a published version. */
+  const documentOf = async (ctx: GqlContext, ct: ContentType, id: unknown): Promise<{ documentId: string; published: boolean } | null> => {
+    const rows = await ctx.rest.db.unsafe<Array<{ document_id: string; published: boolean }>>(
+      `select d.document_id, exists (select 1 from ${q(ct.table)} p where p.document_id = d.document_id and p.published_at is not null) as published
+       from ${q(ct.table)} d where d.id = $1::bigint`, [/^\d+$/.test(String(id)) ? String(id) : '0']);
+    ctx.rest.count(1);
+    return rows[0] ? { documentId: rows[0].document_id, published: rows[0].published } : null;
+  };
+
+  const readBack = async (ctx: GqlContext, ct: ContentType, status: 'DRAFT' | 'PUBLISHED', locale: unknown, info: GraphQLResolveInfo, documentId: string) =>
+    (await read(ctx, ct, 'one', { status, locale }, info, { documentId })).data;
+
+  // ---------------------------------------------------------------- the map
+
+  const Query: Record<string, Resolver> = {};
+  const Mutation: Record<string, Resolver> = {};
+  const map: ResolverMap = {};
+  const selfFields = { attributes: (p: unknown) => p, data: (p: unknown) => p };
+  const one = (v: unknown) => (v4 ? { data: v ?? null } : v ?? null);
+  const many = (list: unknown[]) => (v4 ? { data: list } : list);
+  const entityOf = (name: string) => { map[`${name}Entity`] = { attributes: (p: unknown) => p }; };
+
+  for (const ct of schema.contentTypes.values()) {
+    const T = typeName(ct);
+    const fields: Record<string, Resolver> = v4 ? {} : { ...selfFields };
+    for (const a of ct.attributes) {
+      if (a.private) continue;
+      if ((a.kind === 'relation' && a.toMany) || (a.kind === 'media' && a.multiple)) {
+        const get = a.kind === 'relation' ? (p: unknown, args: Args) => asRow(p)[relKey(a.name, args)] : (p: unknown) => asRow(p)[a.name];
+        fields[a.name] = (p, args) => many(slice(get(p, args), args));
+        if (!v4) fields[`${a.name}_connection`] = (p, args) => { const nodes = slice(get(p, args), args); return { nodes, data: nodes }; };
+      } else if (a.kind === 'component' && a.repeatable) {
+        fields[a.name] = (p, args) => slice(asRow(p)[a.name], args);
+      } else if (v4 && (a.kind === 'relation' || a.kind === 'media')) {
+        fields[a.name] = (p) => one(asRow(p)[a.name]);
+      }
+    }
+    if (ct.localized) {
+      fields.localizations = (p, args) => many(slice(asRow(p).localizations, args));
+      if (!v4) fields.localizations_connection = (p, args) => { const nodes = slice(asRow(p).localizations, args); return { nodes, data: nodes }; };
+    }
+    map[T] = fields;
+    if (v4) entityOf(T);
+
+    if (!config.graphql.shadowCRUD) continue;
+    if (v4) { v4Root(ct); continue; }
+    if (ct.kind === 'singleType') {
+      Query[singularQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return (await read(ctx, ct, 'one', args, info)).data; };
+      Mutation[`update${T}`] = async (_s, args, ctx, info) => {
+        guard(ctx, ct, 'update');
+        const reply = await putSingle(ctx.rest, ct, fakeTask(ctx, 'PUT', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)));
+        return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply.body));
+      };
+      Mutation[`delete${T}`] = async (_s, args, ctx) => {
+        guard(ctx, ct, 'delete');
+        const rows = await ctx.rest.db.unsafe<Array<{ document_id: string }>>(`select document_id from ${q(ct.table)} limit 1`);
+        ctx.rest.count(1);
+        if (!rows.length) return null;
+        await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), undefined);
+        return { documentId: rows[0].document_id };
+      };
+      continue;
+    }
+    Query[singularQuery(ct)] = async (_s, args, ctx, info) => {
+      guard(ctx, ct, 'findOne');
+      return (await read(ctx, ct, 'one', args, info, { documentId: String(args.documentId) })).data;
+    };
+    Query[pluralQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return (await read(ctx, ct, 'list', args, info)).data; };
+    Query[`${pluralQuery(ct)}_connection`] = async (_s, args, ctx, info) => {
+      guard(ctx, ct, 'find');
+      return collection(await read(ctx, ct, 'list', args, info, { wrapped: true }));
+    };
+    Mutation[`create${T}`] = async (_s, args, ctx, info) => {
+      guard(ctx, ct, 'create');
+      const reply = await createDocument(ctx.rest, ct, fakeTask(ctx, 'POST', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)));
+      return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply.body));
+    };
+    Mutation[`update${T}`] = async (_s, args, ctx, info) => {
+      guard(ctx, ct, 'update');
+      const id = String(args.documentId);
+      try {
+        await updateDocument(ctx.rest, ct, fakeTask(ctx, 'PUT', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)), id);
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return null;
+        throw e;
+      }
+      return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, id);
+    };
+    Mutation[`delete${T}`] = async (_s, args, ctx) => {
+      guard(ctx, ct, 'delete');
+      const id = String(args.documentId);
+      await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), id);
+      return { documentId: id };
+    };
+  }
+
+  /** v4 queries and mutations of a content-type: numeric ids, publicationState, `{data}` responses. */
+  function v4Root(ct: ContentType): void {
+    const T = typeName(ct);
+    if (ct.kind === 'singleType') {
+      Query[singularQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return { data: (await read(ctx, ct, 'one', v4Args(args, false), info)).data }; };
+    } else {
+      Query[singularQuery(ct)] = async (_s, args, ctx, info) => {
+        guard(ctx, ct, 'findOne');
+        if (args.id === undefined || args.id === null) return { data: null };
+        const found = (await read(ctx, ct, 'one', v4Args(args, true), info)).data;
+        if (found || !ct.draftAndPublish) return { data: found };
+        // Publishing makes a new version row: an id read before still names its document.
+        const doc = await documentOf(ctx, ct, args.id);
+        return { data: doc?.published ? (await read(ctx, ct, 'one', v4Args(args, false), info, { documentId: doc.documentId })).data : null };
+      };
+      Query[pluralQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return collection(await read(ctx, ct, 'list', v4Args(args, false), info)); };
+    }
+    /** Writes, then reads back the version a v4 client sees: published when there is one. */
+    const write = async (ctx: GqlContext, info: GraphQLResolveInfo, args: Args, documentId: string | null): Promise<unknown> => {
+      const data = asRow(args.data);
+      const body = await restData(ctx, ct, data);
+      let draft = false;
+      if (ct.draftAndPublish) {
+        if (documentId === null) draft = data.publishedAt === undefined || data.publishedAt === null;
+        else draft = data.publishedAt === null || (data.publishedAt === undefined && !(await documentOf(ctx, ct, args.id))?.published);
+      }
+      const task = fakeTask(ctx, documentId === null ? 'POST' : 'PUT', writeQuery(ct, draft, args.locale), body);
+      let doc = documentId;
+      if (ct.kind === 'singleType') doc = documentIdOf((await putSingle(ctx.rest, ct, task)).body);
+      else if (doc === null) doc = documentIdOf((await createDocument(ctx.rest, ct, task)).body);
+      else await updateDocument(ctx.rest, ct, task, doc);
+      return { data: await readBack(ctx, ct, draft ? 'DRAFT' : 'PUBLISHED', args.locale, info, doc) };
+    };
+    if (ct.kind === 'singleType') {
+      Mutation[`update${T}`] = async (_s, args, ctx, info) => { guard(ctx, ct, 'update'); return write(ctx, info, args, null); };
+      Mutation[`delete${T}`] = async (_s, args, ctx, info) => {
+        guard(ctx, ct, 'delete');
+        const before = (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: 'PREVIEW' }, false), info)).data;
+        if (!before) return { data: null };
+        await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), undefined);
+        return { data: before };
+      };
+      return;
+    }
+    Mutation[`create${T}`] = async (_s, args, ctx, info) => { guard(ctx, ct, 'create'); return write(ctx, info, args, null); };
+    const update: Resolver = async (_s, args, ctx, info) => {
+      guard(ctx, ct, 'update');
+      const doc = await documentOf(ctx, ct, args.id);
+      if (!doc) throw new ApiError(404, 'NotFoundError', 'Not Found', {});
+      return write(ctx, info, args, doc.documentId);
+    };
+    Mutation[`update${T}`] = update;
+    if (ct.localized) Mutation[`create${T}Localization`] = (s, args, ctx, info) => update(s, { ...args, data: args.data ?? {} }, ctx, info);
+    Mutation[`delete${T}`] = async (_s, args, ctx, info) => {
+      guard(ctx, ct, 'delete');
+      const doc = await documentOf(ctx, ct, args.id);
+      if (!doc) throw new ApiError(404, 'NotFoundError', 'Not Found', {});
+      const before = (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: doc.published ? 'LIVE' : 'PREVIEW' }, true), info)).data
+        ?? (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: 'PREVIEW' }, false), info, { documentId: doc.documentId })).data;
+      await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), doc.documentId);
+      return { data: before };
+    };
+  }
+
+  for (const c of schema.components.values()) {
+    const fields: Record<string, Resolver> = v4 ? {} : { ...selfFields };
+    for (const a of c.attributes) {
+      if ((a.kind === 'media' && a.multiple) || (a.kind === 'component' && a.repeatable)) {
+        fields[a.name] = (p, args) => (a.kind === 'media' ? many(slice(asRow(p)[a.name], args)) : slice(asRow(p)[a.name], args));
+        if (a.kind === 'media' && !v4) fields[`${a.name}_connection`] = (p, args) => { const nodes = slice(asRow(p)[a.name], args); return { nodes, data: nodes }; };
+      } else if (v4 && a.kind === 'media') fields[a.name] = (p) => one(asRow(p)[a.name]);
+    }
+    map[componentTypeName(c)] = fields;
+  }
+
+  for (const [union, members] of sdl.unions) {
+    map[union] = {
+      __resolveType: ((obj: unknown) => {
+        const o = asRow(obj);
+        if (typeof o.__component === 'string') return index.componentByUid.get(o.__component) ?? 'Error';
+        return typeof o.__typename === 'string' && members.includes(o.__typename) ? o.__typename : 'Error';
+      }) as Resolver,
+    };
+  }
+  for (const [name, values] of sdl.enums) {
+    const m: Record<string, string> = {};
+    let differs = false;
+    for (const [k, v] of values) { m[k] = v; if (k !== v) differs = true; }
+    if (differs) map[name] = m;
+  }
+
+  // ---------------------------------------------------------------- plugin types
+
+  map.UploadFile = v4 ? { related: () => [] } : { ...selfFields, related: () => [] };
+  map.I18NLocale = v4 ? {} : { ...selfFields };
+  map.UsersPermissionsRole = v4 ? {} : { ...selfFields };
+  map.UsersPermissionsUser = v4 ? { role: (p) => one(roleObject(asRow(p).role)) } : { ...selfFields, role: (p) => roleObject(asRow(p).role) };
+  map.UsersPermissionsMe = { role: (p) => roleObject(asRow(p).role) };
+  if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
+
+  /** A plugin type's three root queries (one, list, v5 connection) over a synthetic content-type. */
+  const pluginQueries = (ct: ContentType, single: string, plural: string, allowed: (ctx: GqlContext, action: 'find' | 'findOne') => boolean) => {
+    Query[single] = async (_s, args, ctx, info) => {
+      if (!allowed(ctx, 'findOne')) throw forbidden();
+      if (v4) return { data: args.id == null ? null : (await read(ctx, ct, 'one', v4Args(args, true), info)).data };
+      return (await read(ctx, ct, 'one', args, info, { documentId: String(args.documentId) })).data;
+    };
+    Query[plural] = async (_s, args, ctx, info) => {
+      if (!allowed(ctx, 'find')) throw forbidden();
+      return v4 ? collection(await read(ctx, ct, 'list', v4Args(args, false), info)) : (await read(ctx, ct, 'list', args, info)).data;
+    };
+    if (!v4) {
+      Query[`${plural}_connection`] = async (_s, args, ctx, info) => {
+        if (!allowed(ctx, 'find')) throw forbidden();
+        return collection(await read(ctx, ct, 'list', args, info, { wrapped: true }));
+      };
+    }
+  };
+  pluginQueries(files, 'uploadFile', 'uploadFiles', (ctx, action) =>
+    ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::upload.read') || ctx.rest.auth.allowsPlugin(ctx.caller, `plugin::upload.content-api.${action}`));
+  pluginQueries(users, 'usersPermissionsUser', 'usersPermissionsUsers', (ctx, action) =>
+    ctx.rest.auth.allowsPlugin(ctx.caller, `plugin::users-permissions.user.${action}`));
+
+  const sortLocales = (list: Row[], sort: unknown) => {
+    const terms = (Array.isArray(sort) ? sort : sort ? [sort] : []).flatMap((s) => String(s).split(',')).map((s) => s.trim().split(':'));
+    return [...list].sort((x, y) => {
+      for (const [k, dir = 'asc'] of terms) {
+        const a = String(x[k] ?? ''), b = String(y[k] ?? '');
+        if (a !== b) return (a < b ? -1 : 1) * (dir.toLowerCase() === 'desc' ? -1 : 1);
+      }
+      return 0;
+    });
+  };
+  const canLocales = (ctx: GqlContext) => ctx.caller.kind !== 'public' || ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::i18n.locales.listLocales');
+  const localePage = (args: Args) => {
+    const all = sortLocales(localeList(schema), args.sort);
+    const w = pageWindow(args.pagination, limits);
+    const nodes = all.slice(w.start, w.start + w.limit);
+    const info = { page: Math.floor(w.start / w.limit) + 1, pageSize: w.limit, pageCount: Math.ceil(all.length / w.limit), total: all.length };
+    return { nodes, data: nodes, pageInfo: info, meta: { pagination: info } };
+  };
+  Query.i18NLocale = (_s, args, ctx) => {
+    if (!canLocales(ctx)) throw forbidden();
+    const found = localeList(schema).find((l) => (v4 ? String(l.id) === String(args.id) : l.documentId === args.documentId)) ?? null;
+    return v4 ? { data: found } : found;
+  };
+  Query.i18NLocales = (_s, args, ctx) => {
+    if (!canLocales(ctx)) throw forbidden();
+    const page = localePage(args);
+    return v4 ? { data: page.nodes, meta: page.meta } : page.nodes;
+  };
+  if (!v4) {
+    Query.i18NLocales_connection = (_s, args, ctx) => {
+      if (!canLocales(ctx)) throw forbidden();
+      return localePage(args);
+    };
+  }
+
+  // ---------------------------------------------------------------- users-permissions
+
+  const authCall = async (ctx: GqlContext, path: string, body: Row): Promise<Row> => {
+    const task: Task = {
+      method: 'POST', path, query: '', contentType: 'application/json', ip: ctx.task.ip,
+      body: new TextEncoder().encode(JSON.stringify(body)),
+    };
+    const reply = await deps.users.handle(ctx.rest, task, ctx.caller);
+    return asRow(JSON.parse(reply.body));
+  };
+  Mutation.register = async (_s, args, ctx) => {
+    const input = asRow(args.input);
+    return authCall(ctx, '/api/auth/local/register', { username: input.username, email: input.email, password: input.password });
+  };
+  Mutation.login = async (_s, args, ctx) => {
+    const input = asRow(args.input);
+    return authCall(ctx, '/api/auth/local', { identifier: input.identifier, password: input.password });
+  };
+  Query.me = async (_s, _args, ctx) => {
+    if (ctx.caller.kind !== 'user' || !ctx.caller.userId) throw forbidden();
+    const rows = await ctx.rest.db.unsafe<Row[]>(
+      'select id, document_id as "documentId", username, email, confirmed, blocked, role from up_users where id = $1::bigint', [ctx.caller.userId]);
+    ctx.rest.count(1);
+    return rows[0] ?? null;
+  };
+
+  map.Query = Query;
+  map.Mutation = Mutation;
+  map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).');
+  map.DateTime = stringScalar('DateTime', (s) => !Number.isNaN(Date.parse(s)));
+  map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
+  if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s));
+  if (sdl.typeDefs.includes('scalar Long')) map.Long = scalar('Long', 'The `BigInt` scalar type represents non-fractional signed whole numeric values.');
+  for (const union of sdl.unions.keys()) if (union !== 'GenericMorph') map[`${union}Input`] = scalar(`${union}Input`, '');
+  return map;
+}

@@ -1,0 +1,515 @@
+// The Shadow CRUD schema as SDL, generated from the models with Strapi's names (v5 shape: flat types
+// addressed by documentId, `<plural>_connection`, relation fields plus `<relation>_connection`).
+import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
+import {
+  FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, typeName,
+} from './names.ts';
+
+const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
+const COLLECTION_ARGS = (filters: string) => `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [])`;
+const PUBLICATION_ARGS = 'status: PublicationStatus = PUBLISHED, hasPublishedVersion: Boolean, publicationFilter: PublicationFilter';
+const LOCALE_ARG = '\n    """The locale to use for the query"""\n    locale: I18NLocaleCode';
+
+const FILTER_OPS = ['eq', 'eqi', 'ne', 'nei', 'startsWith', 'endsWith', 'contains', 'notContains', 'containsi', 'notContainsi', 'gt', 'gte', 'lt', 'lte'];
+
+export function filterInput(name: string, scalar: string): string {
+  return `input ${name} {
+  and: [${scalar}]
+  or: [${scalar}]
+  not: ${name}
+${FILTER_OPS.map((o) => `  ${o}: ${scalar}`).join('\n')}
+  null: Boolean
+  notNull: Boolean
+  in: [${scalar}]
+  notIn: [${scalar}]
+  between: [${scalar}]
+}`;
+}
+
+export const SCALAR_DOCS: Record<string, string> = {
+  JSON: 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).',
+  DateTime: 'A date-time string at UTC, such as 2007-12-03T10:15:30Z, compliant with the `date-time` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of dates and times using the Gregorian calendar.',
+  Date: 'A date string, such as 2007-12-03, compliant with the `full-date` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of dates and times using the Gregorian calendar.',
+  Time: 'A time string with format HH:mm:ss.SSS',
+  Long: 'The `BigInt` scalar type represents non-fractional signed whole numeric values.',
+};
+
+const FILE_TYPES = `input UploadFileFiltersInput {
+  documentId: IDFilterInput
+  name: StringFilterInput
+  alternativeText: StringFilterInput
+  caption: StringFilterInput
+  focalPoint: JSONFilterInput
+  width: IntFilterInput
+  height: IntFilterInput
+  formats: JSONFilterInput
+  hash: StringFilterInput
+  ext: StringFilterInput
+  mime: StringFilterInput
+  size: FloatFilterInput
+  url: StringFilterInput
+  previewUrl: StringFilterInput
+  provider: StringFilterInput
+  provider_metadata: JSONFilterInput
+  createdAt: DateTimeFilterInput
+  updatedAt: DateTimeFilterInput
+  publishedAt: DateTimeFilterInput
+  and: [UploadFileFiltersInput]
+  or: [UploadFileFiltersInput]
+  not: UploadFileFiltersInput
+}
+
+type UploadFile {
+  id: ID! @deprecated(reason: "Use \`documentId\` instead")
+  documentId: ID!
+  attributes: UploadFile! ${DEPRECATED_SELF}
+  data: UploadFile! ${DEPRECATED_SELF}
+  name: String!
+  alternativeText: String
+  caption: String
+  focalPoint: JSON
+  width: Int
+  height: Int
+  formats: JSON
+  hash: String!
+  ext: String
+  mime: String!
+  size: Float!
+  url: String!
+  previewUrl: String
+  provider: String!
+  provider_metadata: JSON
+  related: [GenericMorph]
+  createdAt: DateTime
+  updatedAt: DateTime
+  publishedAt: DateTime
+}
+
+type UploadFileEntityResponseCollection {
+  nodes: [UploadFile!]!
+  pageInfo: Pagination!
+  data: [UploadFile!]! @deprecated(reason: "Use \`nodes\` field instead")
+  meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
+}
+
+type UploadFileRelationResponseCollection {
+  nodes: [UploadFile!]!
+  data: [UploadFile!]! @deprecated(reason: "Use \`nodes\` field instead")
+}
+
+input I18NLocaleFiltersInput {
+  documentId: IDFilterInput
+  name: StringFilterInput
+  code: StringFilterInput
+  createdAt: DateTimeFilterInput
+  updatedAt: DateTimeFilterInput
+  publishedAt: DateTimeFilterInput
+  and: [I18NLocaleFiltersInput]
+  or: [I18NLocaleFiltersInput]
+  not: I18NLocaleFiltersInput
+}
+
+type I18NLocale {
+  id: ID! @deprecated(reason: "Use \`documentId\` instead")
+  documentId: ID!
+  attributes: I18NLocale! ${DEPRECATED_SELF}
+  data: I18NLocale! ${DEPRECATED_SELF}
+  name: String
+  code: String
+  createdAt: DateTime
+  updatedAt: DateTime
+  publishedAt: DateTime
+}
+
+type I18NLocaleEntityResponseCollection {
+  nodes: [I18NLocale!]!
+  pageInfo: Pagination!
+  data: [I18NLocale!]! @deprecated(reason: "Use \`nodes\` field instead")
+  meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
+}
+
+input UsersPermissionsRoleFiltersInput {
+  documentId: IDFilterInput
+  name: StringFilterInput
+  description: StringFilterInput
+  type: StringFilterInput
+  createdAt: DateTimeFilterInput
+  updatedAt: DateTimeFilterInput
+  publishedAt: DateTimeFilterInput
+  and: [UsersPermissionsRoleFiltersInput]
+  or: [UsersPermissionsRoleFiltersInput]
+  not: UsersPermissionsRoleFiltersInput
+}
+
+type UsersPermissionsRole {
+  id: ID! @deprecated(reason: "Use \`documentId\` instead")
+  documentId: ID!
+  attributes: UsersPermissionsRole! ${DEPRECATED_SELF}
+  data: UsersPermissionsRole! ${DEPRECATED_SELF}
+  name: String!
+  description: String
+  type: String
+  createdAt: DateTime
+  updatedAt: DateTime
+  publishedAt: DateTime
+}
+
+input UsersPermissionsUserFiltersInput {
+  documentId: IDFilterInput
+  username: StringFilterInput
+  email: StringFilterInput
+  provider: StringFilterInput
+  confirmed: BooleanFilterInput
+  blocked: BooleanFilterInput
+  role: UsersPermissionsRoleFiltersInput
+  createdAt: DateTimeFilterInput
+  updatedAt: DateTimeFilterInput
+  publishedAt: DateTimeFilterInput
+  and: [UsersPermissionsUserFiltersInput]
+  or: [UsersPermissionsUserFiltersInput]
+  not: UsersPermissionsUserFiltersInput
+}
+
+type UsersPermissionsUser {
+  id: ID! @deprecated(reason: "Use \`documentId\` instead")
+  documentId: ID!
+  attributes: UsersPermissionsUser! ${DEPRECATED_SELF}
+  data: UsersPermissionsUser! ${DEPRECATED_SELF}
+  username: String!
+  email: String!
+  provider: String
+  confirmed: Boolean
+  blocked: Boolean
+  role: UsersPermissionsRole
+  createdAt: DateTime
+  updatedAt: DateTime
+  publishedAt: DateTime
+}
+
+type UsersPermissionsUserEntityResponseCollection {
+  nodes: [UsersPermissionsUser!]!
+  pageInfo: Pagination!
+  data: [UsersPermissionsUser!]! @deprecated(reason: "Use \`nodes\` field instead")
+  meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
+}
+
+"""A string used to identify an i18n locale"""
+scalar I18NLocaleCode
+
+type UsersPermissionsMe {
+  id: ID!
+  documentId: ID!
+  username: String!
+  email: String
+  confirmed: Boolean
+  blocked: Boolean
+  role: UsersPermissionsMeRole
+}
+
+type UsersPermissionsMeRole {
+  id: ID!
+  name: String!
+  description: String
+  type: String
+}
+
+input UsersPermissionsRegisterInput {
+  username: String!
+  email: String!
+  password: String!
+}
+
+input UsersPermissionsLoginInput {
+  identifier: String!
+  password: String!
+  provider: String! = "local"
+}
+
+type UsersPermissionsLoginPayload {
+  jwt: String
+  user: UsersPermissionsMe!
+}
+
+input PaginationArg {
+  page: Int
+  pageSize: Int
+  start: Int
+  limit: Int
+}`;
+
+const COMMON_TYPES = `type Error {
+  code: String!
+  message: String
+}
+
+type Pagination {
+  total: Int!
+  page: Int!
+  pageSize: Int!
+  pageCount: Int!
+}
+
+type ResponseCollectionMeta {
+  pagination: Pagination!
+}
+
+type DeleteMutationResponse {
+  documentId: ID!
+}
+
+enum PublicationStatus {
+  DRAFT
+  PUBLISHED
+}
+
+enum PublicationFilter {
+  NEVER_PUBLISHED
+  HAS_PUBLISHED_VERSION
+  MODIFIED
+  UNMODIFIED
+  NEVER_PUBLISHED_DOCUMENT
+  HAS_PUBLISHED_VERSION_DOCUMENT
+  PUBLISHED_WITHOUT_DRAFT
+  PUBLISHED_WITH_DRAFT
+}`;
+
+/** Which scalar types the models use (and so which scalars and filter inputs exist). */
+export function usedScalars(schema: Schema): Set<ScalarType> {
+  const out = new Set<ScalarType>();
+  const visit = (attrs: Attribute[]) => { for (const a of attrs) if (a.kind === 'scalar' && !a.private) out.add(a.type); };
+  for (const ct of schema.contentTypes.values()) visit(ct.attributes);
+  for (const c of schema.components.values()) visit(c.attributes);
+  return out;
+}
+
+/** Components reached through component attributes (they get FiltersInput and Input types). */
+export function componentsAsAttributes(schema: Schema): Set<string> {
+  const out = new Set<string>();
+  const visit = (attrs: Attribute[]) => {
+    for (const a of attrs) {
+      if (a.kind === 'component' && !out.has(a.component)) { out.add(a.component); visit(schema.components.get(a.component)!.attributes); }
+    }
+  };
+  for (const ct of schema.contentTypes.values()) visit(ct.attributes);
+  return out;
+}
+
+export interface SdlResult {
+  typeDefs: string;
+  /** Enum type name → GraphQL value name → model value (only where they differ). */
+  enums: Map<string, Map<string, string>>;
+  /** Dynamic zone union name → component type names. */
+  unions: Map<string, string[]>;
+}
+
+export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { shadowCRUD: true }): SdlResult {
+  const out: string[] = [];
+  const enums = new Map<string, Map<string, string>>();
+  const unions = new Map<string, string[]>();
+  const scalars = usedScalars(schema);
+  const scalarNames = new Set(['JSON', 'DateTime', 'Date', ...[...scalars].map((t) => OUTPUT_SCALAR[t])]);
+  for (const s of ['JSON', 'DateTime', 'Date', 'Time', 'Long']) {
+    if (scalarNames.has(s)) out.push(`"""\n${SCALAR_DOCS[s]}\n"""\nscalar ${s}`);
+  }
+  out.push(COMMON_TYPES);
+  const filterScalars: Array<[string, string]> = [['IDFilterInput', 'ID'], ['BooleanFilterInput', 'Boolean'], ['StringFilterInput', 'String'], ['IntFilterInput', 'Int']];
+  if (scalarNames.has('Long')) filterScalars.push(['LongFilterInput', 'Long']);
+  filterScalars.push(['FloatFilterInput', 'Float'], ['DateFilterInput', 'Date']);
+  if (scalarNames.has('Time')) filterScalars.push(['TimeFilterInput', 'Time']);
+  filterScalars.push(['DateTimeFilterInput', 'DateTime'], ['JSONFilterInput', 'JSON']);
+  for (const [n, s] of filterScalars) out.push(filterInput(n, s));
+
+  const asAttr = componentsAsAttributes(schema);
+  const relationTargets = new Set<string>();
+  for (const ct of schema.contentTypes.values()) {
+    if (ct.localized) relationTargets.add(ct.uid);
+    for (const a of ct.attributes) if (a.kind === 'relation' && a.toMany) relationTargets.add(a.target);
+  }
+
+  const scalarOut = (owner: string, a: ScalarAttr) => {
+    if (a.type === 'enumeration') {
+      const name = enumTypeName(owner, a);
+      if (!enums.has(name)) {
+        const values = new Map<string, string>();
+        for (const v of a.enum ?? []) values.set(enumValueName(v), v);
+        enums.set(name, values);
+        out.push(`enum ${name} {\n${[...values.keys()].map((v) => `  ${v}`).join('\n')}\n}`);
+      }
+      return name;
+    }
+    return OUTPUT_SCALAR[a.type];
+  };
+
+  const fieldLines = (owner: string, attrs: Attribute[]): string[] => {
+    const lines: string[] = [];
+    for (const a of attrs) {
+      if (a.private || (a.kind === 'scalar' && a.type === 'password')) continue;
+      switch (a.kind) {
+        case 'scalar': lines.push(`  ${a.name}: ${scalarOut(owner, a)}${a.required ? '!' : ''}`); break;
+        case 'media':
+          if (a.multiple) {
+            lines.push(`  ${a.name}_connection${COLLECTION_ARGS('UploadFileFiltersInput')}: UploadFileRelationResponseCollection`);
+            lines.push(`  ${a.name}${COLLECTION_ARGS('UploadFileFiltersInput')}: [UploadFile]!`);
+          } else lines.push(`  ${a.name}: UploadFile`);
+          break;
+        case 'relation': {
+          const t = typeName(schema.contentTypes.get(a.target)!);
+          if (a.toMany) {
+            lines.push(`  ${a.name}_connection${COLLECTION_ARGS(`${t}FiltersInput`)}: ${t}RelationResponseCollection`);
+            lines.push(`  ${a.name}${COLLECTION_ARGS(`${t}FiltersInput`)}: [${t}]!`);
+          } else lines.push(`  ${a.name}: ${t}`);
+          break;
+        }
+        case 'component': {
+          const c = componentTypeName(schema.components.get(a.component)!);
+          lines.push(a.repeatable ? `  ${a.name}${COLLECTION_ARGS(`${c}FiltersInput`)}: [${c}]` : `  ${a.name}: ${c}`);
+          break;
+        }
+        case 'dynamiczone': {
+          const u = dynamicZoneUnion(owner, a.name);
+          unions.set(u, a.components.map((uid) => componentTypeName(schema.components.get(uid)!)));
+          out.push(`union ${u} = ${unions.get(u)!.join(' | ')} | Error`);
+          out.push(`scalar ${u}Input`);
+          lines.push(`  ${a.name}: [${u}]`);
+          break;
+        }
+      }
+    }
+    return lines;
+  };
+
+  const filterLines = (attrs: Attribute[]): string[] => {
+    const lines: string[] = [];
+    for (const a of attrs) {
+      if (a.private) continue;
+      if (a.kind === 'scalar') { if (a.type !== 'password') lines.push(`  ${a.name}: ${FILTER_INPUT[a.type]}`); }
+      else if (a.kind === 'relation') lines.push(`  ${a.name}: ${typeName(schema.contentTypes.get(a.target)!)}FiltersInput`);
+      else if (a.kind === 'component') lines.push(`  ${a.name}: ${componentTypeName(schema.components.get(a.component)!)}FiltersInput`);
+    }
+    return lines;
+  };
+
+  const inputLines = (owner: string, attrs: Attribute[]): string[] => {
+    const lines: string[] = [];
+    for (const a of attrs) {
+      if (a.private && !(a.kind === 'scalar' && a.type === 'password')) continue;
+      switch (a.kind) {
+        case 'scalar': lines.push(`  ${a.name}: ${scalarOut(owner, a)}`); break;
+        case 'media': lines.push(`  ${a.name}: ${a.multiple ? '[ID]' : 'ID'}`); break;
+        case 'relation': lines.push(`  ${a.name}: ${a.toMany ? '[ID]' : 'ID'}`); break;
+        case 'component': {
+          const c = componentTypeName(schema.components.get(a.component)!);
+          lines.push(`  ${a.name}: ${a.repeatable ? `[${c}Input]` : `${c}Input`}`);
+          break;
+        }
+        case 'dynamiczone': lines.push(`  ${a.name}: [${dynamicZoneUnion(owner, a.name)}Input!]`); break;
+      }
+    }
+    return lines;
+  };
+
+  // Components
+  for (const c of schema.components.values()) {
+    const n = componentTypeName(c);
+    if (asAttr.has(c.uid)) {
+      out.push(`input ${n}FiltersInput {\n${[...filterLines(c.attributes), `  and: [${n}FiltersInput]`, `  or: [${n}FiltersInput]`, `  not: ${n}FiltersInput`].join('\n')}\n}`);
+      out.push(`input ${n}Input {\n${['  id: ID', ...inputLines(n, c.attributes)].join('\n')}\n}`);
+    }
+    out.push(`type ${n} {\n${['  id: ID!', `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`, ...fieldLines(n, c.attributes)].join('\n')}\n}`);
+  }
+  out.push(FILE_TYPES);
+
+  // Content-types
+  for (const ct of schema.contentTypes.values()) {
+    const n = typeName(ct);
+    const filters = [`  documentId: IDFilterInput`, ...filterLines(ct.attributes),
+      '  createdAt: DateTimeFilterInput', '  updatedAt: DateTimeFilterInput', '  publishedAt: DateTimeFilterInput'];
+    if (ct.localized) filters.push('  locale: StringFilterInput', `  localizations: ${n}FiltersInput`);
+    filters.push(`  and: [${n}FiltersInput]`, `  or: [${n}FiltersInput]`, `  not: ${n}FiltersInput`);
+    if (ct.kind === 'collectionType') out.push(`input ${n}FiltersInput {\n${filters.join('\n')}\n}`);
+    const inputs = [...inputLines(n, ct.attributes), '  publishedAt: DateTime'];
+    if (!ct.localized) inputs.push('  locale: String');
+    out.push(`input ${n}Input {\n${inputs.join('\n')}\n}`);
+    const fields = [
+      '  id: ID! @deprecated(reason: "Use `documentId` instead")', '  documentId: ID!',
+      `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`,
+      ...fieldLines(n, ct.attributes), '  createdAt: DateTime', '  updatedAt: DateTime', '  publishedAt: DateTime',
+    ];
+    if (ct.localized) {
+      fields.push('  locale: String', `  localizations_connection${COLLECTION_ARGS(`${n}FiltersInput`)}: ${n}RelationResponseCollection`,
+        `  localizations${COLLECTION_ARGS(`${n}FiltersInput`)}: [${n}]!`);
+    }
+    out.push(`type ${n} {\n${fields.join('\n')}\n}`);
+    if (ct.kind === 'collectionType') {
+      out.push(`type ${n}EntityResponseCollection {
+  nodes: [${n}!]!
+  pageInfo: Pagination!
+  data: [${n}!]! @deprecated(reason: "Use \`nodes\` field instead")
+  meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
+}`);
+    }
+    if (relationTargets.has(ct.uid)) {
+      out.push(`type ${n}RelationResponseCollection {
+  nodes: [${n}!]!
+  data: [${n}!]! @deprecated(reason: "Use \`nodes\` field instead")
+}`);
+    }
+  }
+
+  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsRole', 'UsersPermissionsUser',
+    ...[...schema.contentTypes.values()].map(typeName)];
+  unions.set('GenericMorph', morph);
+  out.push(`union GenericMorph = ${morph.join(' | ')}`);
+
+  // Query and Mutation
+  const list = (filters: string, loc: boolean) => loc
+    ? `(\n    filters: ${filters}\n    pagination: PaginationArg = {}\n    sort: [String] = []\n    status: PublicationStatus = PUBLISHED\n    hasPublishedVersion: Boolean\n    publicationFilter: PublicationFilter\n${LOCALE_ARG}\n  )`
+    : `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [], ${PUBLICATION_ARGS})`;
+  const one = (withId: boolean, loc: boolean) => loc
+    ? `(\n${withId ? '    documentId: ID!\n' : ''}    status: PublicationStatus = PUBLISHED\n    hasPublishedVersion: Boolean\n    publicationFilter: PublicationFilter\n${LOCALE_ARG}\n  )`
+    : `(${withId ? 'documentId: ID!, ' : ''}${PUBLICATION_ARGS})`;
+  const q: string[] = [
+    `  uploadFile${one(true, false)}: UploadFile`,
+    `  uploadFiles_connection${list('UploadFileFiltersInput', false)}: UploadFileEntityResponseCollection`,
+    `  uploadFiles${list('UploadFileFiltersInput', false)}: [UploadFile]!`,
+    `  i18NLocale${one(true, false)}: I18NLocale`,
+    `  i18NLocales_connection${list('I18NLocaleFiltersInput', false)}: I18NLocaleEntityResponseCollection`,
+    `  i18NLocales${list('I18NLocaleFiltersInput', false)}: [I18NLocale]!`,
+    `  usersPermissionsUser${one(true, false)}: UsersPermissionsUser`,
+    `  usersPermissionsUsers_connection${list('UsersPermissionsUserFiltersInput', false)}: UsersPermissionsUserEntityResponseCollection`,
+    `  usersPermissionsUsers${list('UsersPermissionsUserFiltersInput', false)}: [UsersPermissionsUser]!`,
+  ];
+  const m: string[] = [];
+  for (const ct of schema.contentTypes.values()) {
+    const n = typeName(ct);
+    const loc = ct.localized;
+    if (!opts.shadowCRUD) continue;
+    if (ct.kind === 'singleType') {
+      q.push(`  ${singularQuery(ct)}${one(false, loc)}: ${n}`);
+      m.push(loc
+        ? `  update${n}(\n    status: PublicationStatus = PUBLISHED\n    data: ${n}Input!\n${LOCALE_ARG}\n  ): ${n}`
+        : `  update${n}(status: PublicationStatus = PUBLISHED, data: ${n}Input!): ${n}`);
+      m.push(loc ? `  delete${n}(${LOCALE_ARG}\n  ): DeleteMutationResponse` : `  delete${n}: DeleteMutationResponse`);
+      continue;
+    }
+    q.push(`  ${singularQuery(ct)}${one(true, loc)}: ${n}`);
+    q.push(`  ${pluralQuery(ct)}_connection${list(`${n}FiltersInput`, loc)}: ${n}EntityResponseCollection`);
+    q.push(`  ${pluralQuery(ct)}${list(`${n}FiltersInput`, loc)}: [${n}]!`);
+    if (loc) {
+      m.push(`  create${n}(\n    status: PublicationStatus = PUBLISHED\n    data: ${n}Input!\n${LOCALE_ARG}\n  ): ${n}`);
+      m.push(`  update${n}(\n    documentId: ID!\n    status: PublicationStatus = PUBLISHED\n    data: ${n}Input!\n${LOCALE_ARG}\n  ): ${n}`);
+      m.push(`  delete${n}(\n    documentId: ID!\n${LOCALE_ARG}\n  ): DeleteMutationResponse`);
+    } else {
+      m.push(`  create${n}(status: PublicationStatus = PUBLISHED, data: ${n}Input!): ${n}`);
+      m.push(`  update${n}(documentId: ID!, status: PublicationStatus = PUBLISHED, data: ${n}Input!): ${n}`);
+      m.push(`  delete${n}(documentId: ID!): DeleteMutationResponse`);
+    }
+  }
+  q.push('  me: UsersPermissionsMe');
+  m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
+  m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!');
+  out.push(`type Query {\n${q.join('\n')}\n}`);
+  out.push(`type Mutation {\n${m.join('\n')}\n}`);
+  return { typeDefs: out.join('\n\n') + '\n', enums, unions };
+}
+

@@ -1,0 +1,401 @@
+// Issue 8: GraphQL Shadow CRUD over the same compiler (v5 shape), executed by graphql-jit.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildClientSchema, buildSchema, getIntrospectionQuery, isObjectType, isInputObjectType, type GraphQLSchema, type IntrospectionQuery } from 'graphql';
+import { startTestServer, insertFile, TOKEN, type TestServer, type JsonResponse } from './helpers.ts';
+
+const RECORDED_SDL = fileURLToPath(new URL('../../shared/conformance/schema.graphql', import.meta.url));
+
+type Vars = Record<string, unknown>;
+
+function gqlClient(s: TestServer) {
+  return (query: string, variables?: Vars, token: string | null = null, headers: Record<string, string> = {}): Promise<JsonResponse> =>
+    s.fetchJson('POST', '/graphql', { query, variables }, token, headers);
+}
+
+describe('graphql (v5 shape)', () => {
+  let s: TestServer;
+  let gql: ReturnType<typeof gqlClient>;
+  const ids: Record<string, string> = {};
+  let fileId = 0;
+
+  before(async () => {
+    s = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5', AUTHENTICATED_PERMISSIONS: '*:find,findOne;tag:create', JWT_SECRET: 'graphql-test-secret-0123456789' } });
+    gql = gqlClient(s);
+    const post = async (path: string, data: Vars, query = '') => {
+      const r = await s.fetchJson('POST', `/api/${path}${query}`, { data }, TOKEN);
+      assert.equal(r.status, 201, r.text);
+      return r.body.data.documentId as string;
+    };
+    fileId = await insertFile(s.sql(), { name: 'cover.png', url: '/uploads/cover.png', width: 40, height: 30 });
+    ids.tech = await post('categories', { name: 'Technology', slug: 'technology' });
+    ids.db = await post('categories', { name: 'Databases', slug: 'databases', parent: ids.tech });
+    ids.ada = await post('authors', { name: 'Ada', email: 'ada@example.com' });
+    ids.alan = await post('authors', { name: 'Alan' });
+    for (const name of ['GraphQL', 'SQL', 'Node']) ids[name] = await post('tags', { name });
+    ids.a1 = await post('articles', {
+      title: 'Indexes', slug: 'indexes', views: 10, featured: true, kind: 'tutorial', rating: 1.5, publishDate: '2024-01-02',
+      author: ids.ada, category: ids.db, tags: [ids.SQL, ids.GraphQL], cover: fileId,
+      seo: { metaTitle: 'SEO indexes', shareImage: fileId },
+      blocks: [{ __component: 'shared.quote', title: 'Q', body: 'quoted' }, { __component: 'shared.rich-text', body: '# rich' }, { __component: 'shared.media', file: fileId }],
+    });
+    ids.a2 = await post('articles', { title: 'Node streams', slug: 'node-streams', views: 20, kind: 'news', author: ids.ada, tags: [ids.Node] });
+    ids.a3 = await post('articles', { title: 'Opinions', slug: 'opinions', views: 30, author: ids.alan, tags: [ids.GraphQL] });
+    ids.draft = await post('articles', { title: 'Only a draft', slug: 'draft', views: 40 }, '?status=draft');
+    const fr = await s.fetchJson('PUT', `/api/articles/${ids.a1}?locale=fr`, { data: { title: 'Index (fr)', slug: 'index-fr' } }, TOKEN);
+    assert.equal(fr.status, 200, fr.text);
+    const about = await s.fetchJson('PUT', '/api/about', { data: { title: 'About us', blocks: [{ __component: 'shared.quote', title: 'Hi', body: 'there' }] } }, TOKEN);
+    assert.equal(about.status, 200, about.text);
+  });
+  after(() => s.stop());
+
+  test('schema reproduces the recorded Strapi SDL names for the blog models', async (t) => {
+    const r = await gql(getIntrospectionQuery());
+    assert.equal(r.status, 200, r.text);
+    const ours = buildClientSchema(r.body.data as IntrospectionQuery);
+    if (!existsSync(RECORDED_SDL)) { t.skip('recorded SDL not available'); return; }
+    const recorded = buildSchema(readFileSync(RECORDED_SDL, 'utf8'));
+    const blog = /^(Article|Author|Category|Tag|About|Global|ComponentShared|ENUM_|UploadFile(FiltersInput)?$|Pagination|ResponseCollectionMeta|DeleteMutationResponse|PublicationStatus|PaginationArg|(ID|Boolean|String|Int|Float|Date|DateTime|JSON)FilterInput$|UsersPermissions(Me|MeRole|LoginPayload|LoginInput|RegisterInput)$)/;
+    const signature = (sch: GraphQLSchema, name: string) => {
+      const type = sch.getType(name);
+      if (!type) return null;
+      if (isObjectType(type)) return Object.values(type.getFields()).map((f) => `${f.name}(${f.args.map((a) => `${a.name}:${a.type}`).join(',')}):${f.type}`);
+      if (isInputObjectType(type)) return Object.values(type.getFields()).map((f) => `${f.name}:${f.type}`);
+      return String(type);
+    };
+    for (const name of Object.keys(recorded.getTypeMap()).filter((n) => blog.test(n))) {
+      assert.deepEqual(signature(ours, name), signature(recorded, name), `type ${name}`);
+    }
+    for (const root of ['Query', 'Mutation'] as const) {
+      const mine = (root === 'Query' ? ours.getQueryType() : ours.getMutationType())!.getFields();
+      const theirs = (root === 'Query' ? recorded.getQueryType() : recorded.getMutationType())!.getFields();
+      for (const [name, f] of Object.entries(theirs)) {
+        if (!/^((create|update|delete)(About|Article|Author|Categor|Tag|Global)|(about|article|author|categor|tag|global)|me$|login$|register$|uploadFile|i18NLocale)/.test(name)) continue;
+        assert.ok(mine[name], `${root}.${name} exists`);
+        assert.deepEqual(mine[name].args.map((a) => `${a.name}:${a.type}`), f.args.map((a) => `${a.name}:${a.type}`), `${root}.${name} arguments`);
+        assert.equal(String(mine[name].type), String(f.type), `${root}.${name} type`);
+      }
+    }
+  });
+
+  test('lists, connection with pageInfo, and the deprecated v4-style selections', async () => {
+    const r = await gql('{ articles(sort: "views:asc") { documentId title views featured kind } }');
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data.articles.map((a: Vars) => a.title), ['Indexes', 'Node streams', 'Opinions']);
+    assert.deepEqual(r.body.data.articles[0], { documentId: ids.a1, title: 'Indexes', views: 10, featured: true, kind: 'tutorial' });
+    const c = await gql('{ articles_connection(pagination: { page: 2, pageSize: 2 }, sort: "views:asc") { nodes { title } pageInfo { page pageSize pageCount total } } }');
+    assert.deepEqual(c.body.data.articles_connection, { nodes: [{ title: 'Opinions' }], pageInfo: { page: 2, pageSize: 2, pageCount: 2, total: 3 } });
+    const v4 = await gql('{ articles_connection(sort: "views:desc", pagination: { limit: 1 }) { data { documentId attributes { title } } meta { pagination { total pageSize } } } }');
+    assert.deepEqual(v4.body.data.articles_connection, { data: [{ documentId: ids.a3, attributes: { title: 'Opinions' } }], meta: { pagination: { total: 3, pageSize: 1 } } });
+  });
+
+  test('one document by documentId, single types, aliases and named fragments', async () => {
+    const r = await gql('query Q($id: ID!) { a: article(documentId: $id) { ...A } missing: article(documentId: "nope") { title } about { title } } fragment A on Article { title publishDate rating seo { metaTitle } }', { id: ids.a1 });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data, {
+      a: { title: 'Indexes', publishDate: '2024-01-02', rating: 1.5, seo: { metaTitle: 'SEO indexes' } }, missing: null, about: { title: 'About us' },
+    });
+  });
+
+  test('nested relations with their own arguments, components, media and dynamic-zone fragments: one statement per root field', async () => {
+    const q = `query($id: ID!) {
+      article(documentId: $id) {
+        title
+        author { name articles(sort: "views:desc", pagination: { limit: 1 }) { title category { name parent { name } } } }
+        first: tags(sort: "name:asc") { name }
+        last: tags(sort: "name:desc", pagination: { limit: 1 }) { name }
+        tags_connection(filters: { name: { eq: "SQL" } }) { nodes { name articles { title } } }
+        category { name parent { name children { name } } }
+        cover { name url width }
+        seo { metaTitle shareImage { url } }
+        blocks {
+          __typename
+          ... on ComponentSharedQuote { title body }
+          ... on ComponentSharedRichText { body }
+          ... on ComponentSharedMedia { file { name } }
+        }
+        localizations { title locale }
+      }
+      tags(sort: "name:asc") { name articles(sort: "title:asc") { title author { name } } }
+    }`;
+    const r = await gql(q, { id: ids.a1 });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers['x-sql-statements'], '2', 'one SQL statement per root field');
+    const a = r.body.data.article;
+    assert.deepEqual(a.author, { name: 'Ada', articles: [{ title: 'Node streams', category: null }] });
+    assert.deepEqual(a.first, [{ name: 'GraphQL' }, { name: 'SQL' }]);
+    assert.deepEqual(a.last, [{ name: 'SQL' }]);
+    assert.deepEqual(a.tags_connection, { nodes: [{ name: 'SQL', articles: [{ title: 'Indexes' }] }] });
+    assert.deepEqual(a.category, { name: 'Databases', parent: { name: 'Technology', children: [{ name: 'Databases' }] } });
+    assert.deepEqual(a.cover, { name: 'cover.png', url: '/uploads/cover.png', width: 40 });
+    assert.deepEqual(a.seo, { metaTitle: 'SEO indexes', shareImage: { url: '/uploads/cover.png' } });
+    assert.deepEqual(a.blocks, [
+      { __typename: 'ComponentSharedQuote', title: 'Q', body: 'quoted' },
+      { __typename: 'ComponentSharedRichText', body: '# rich' },
+      { __typename: 'ComponentSharedMedia', file: { name: 'cover.png' } },
+    ]);
+    assert.deepEqual(a.localizations, [{ title: 'Index (fr)', locale: 'fr' }]);
+    assert.deepEqual(r.body.data.tags.find((t: Vars) => t.name === 'GraphQL').articles, [{ title: 'Indexes', author: { name: 'Ada' } }, { title: 'Opinions', author: { name: 'Alan' } }]);
+  });
+
+  test('filters (and/or/not, relations, null), sort, status and locale', async () => {
+    const titles = async (args: string) => {
+      const r = await gql(`{ articles(${args}) { title } }`);
+      assert.equal(r.status, 200, r.text);
+      if (r.body.errors) assert.fail(JSON.stringify(r.body.errors));
+      return r.body.data.articles.map((a: Vars) => a.title);
+    };
+    assert.deepEqual(await titles('filters: { title: { containsi: "NODE" } }'), ['Node streams']);
+    assert.deepEqual(await titles('filters: { or: [{ views: { gte: 30 } }, { kind: { eq: "news" } }] }, sort: "views:asc"'), ['Node streams', 'Opinions']);
+    // `not` is SQL's NOT: a NULL kind matches neither kind = news nor its negation, as Strapi.
+    assert.deepEqual(await titles('filters: { not: { kind: { eq: "news" } } }'), ['Indexes']);
+    assert.deepEqual(await titles('filters: { kind: { null: true } }'), ['Opinions']);
+    assert.deepEqual(await titles('filters: { author: { name: { eq: "Ada" } } }, sort: ["views:desc"]'), ['Node streams', 'Indexes']);
+    assert.deepEqual(await titles('filters: { category: { parent: { slug: { eq: "technology" } } } }'), ['Indexes']);
+    assert.deepEqual(await titles('filters: { tags: { name: { in: ["Node", "SQL"] } } }, sort: "title:desc"'), ['Node streams', 'Indexes']);
+    assert.deepEqual(await titles('filters: { views: { between: [15, 35] } }, sort: "views:asc"'), ['Node streams', 'Opinions']);
+    assert.deepEqual(await titles('status: DRAFT, filters: { slug: { eq: "draft" } }'), ['Only a draft']);
+    assert.deepEqual(await titles('status: PUBLISHED, filters: { slug: { eq: "draft" } }'), []);
+    assert.deepEqual(await titles('locale: "fr"'), ['Index (fr)']);
+    const byVar = await gql('query($f: ArticleFiltersInput) { articles(filters: $f) { title } }', { f: { views: { gt: 25 } } });
+    assert.deepEqual(byVar.body.data.articles, [{ title: 'Opinions' }]);
+  });
+
+  test('pagination: start/limit, amountLimit caps every level, mixing is an error', async () => {
+    const r = await gql('{ articles_connection(pagination: { start: 1, limit: 1000 }) { pageInfo { page pageSize total } } }');
+    assert.deepEqual(r.body.data.articles_connection.pageInfo, { page: 1, pageSize: 100, total: 3 });
+    const nested = await gql('{ tags(filters: { name: { eq: "GraphQL" } }) { articles(pagination: { start: 1, limit: 5000 }, sort: "title:asc") { title } } }');
+    assert.deepEqual(nested.body.data.tags, [{ articles: [{ title: 'Opinions' }] }]);
+    const mixed = await gql('{ articles(pagination: { page: 1, limit: 5 }) { title } }');
+    assert.equal(mixed.status, 200);
+    assert.deepEqual(mixed.body, {
+      errors: [{
+        message: 'Cannot use both page & offset pagination in the same query', path: ['articles'],
+        extensions: { code: 'STRAPI_PAGINATION_ERROR', error: { name: 'PaginationError', message: 'Cannot use both page & offset pagination in the same query', details: {} } },
+      }],
+      data: null,
+    });
+  });
+
+  test('request errors: parse, validation, variables, depth limit → 400', async () => {
+    const parseErr = await gql('{ articles { title ');
+    assert.equal(parseErr.status, 400);
+    assert.equal(parseErr.body.errors[0].extensions.code, 'GRAPHQL_PARSE_FAILED');
+    const unknown = await gql('{ articles { nope } }');
+    assert.equal(unknown.status, 400);
+    assert.deepEqual(unknown.body.errors[0], { message: 'Cannot query field "nope" on type "Article".', locations: [{ line: 1, column: 14 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    const v = await gql('query($id: ID!) { article(documentId: $id) { title } }', { id: { bad: true } });
+    assert.equal(v.status, 400);
+    assert.equal(v.body.errors[0].message, 'Variable "$id" got invalid value { bad: true }; ID cannot represent value: { bad: true }');
+    assert.equal(v.body.errors[0].extensions.code, 'BAD_USER_INPUT');
+    const missing = await gql('query($id: ID!) { article(documentId: $id) { title } }');
+    assert.equal(missing.body.errors[0].message, 'Variable "$id" of required type "ID!" was not provided.');
+    const deep = await gql('{ articles { author { articles { author { articles { author { articles { author { articles { author { articles { title } } } } } } } } } } } }');
+    assert.equal(deep.status, 400);
+    assert.deepEqual(deep.body.errors[0], { message: "'' exceeds maximum operation depth of 10", locations: [{ line: 1, column: 114 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } });
+    assert.equal(deep.headers['x-sql-statements'], '0', 'nothing ran');
+    const bad = await s.fetchJson('POST', '/graphql', '{not json', null);
+    assert.equal(bad.status, 400);
+  });
+
+  test('auth as REST: forbidden fields give partial data, an invalid token is a 401', async () => {
+    const denied = await gql('mutation { createTag(data: { name: "nope" }) { documentId } }');
+    assert.equal(denied.status, 200);
+    assert.deepEqual(denied.body, {
+      errors: [{ message: 'Forbidden access', path: ['createTag'], extensions: { code: 'FORBIDDEN', error: { name: 'ForbiddenError', message: 'Forbidden access', details: {} } } }],
+      data: { createTag: null },
+    });
+    const partial = await gql('{ tags(sort: "name:asc", pagination: { limit: 1 }) { name } usersPermissionsUsers { username } }');
+    assert.equal(partial.body.errors[0].path[0], 'usersPermissionsUsers');
+    assert.equal(partial.body.data, null, 'a non-null root field error nulls data');
+    const partial2 = await gql('{ tags(sort: "name:asc", pagination: { limit: 1 }) { name } me { username } }');
+    assert.deepEqual(partial2.body.data, { tags: [{ name: 'GraphQL' }], me: null });
+    const invalid = await gql('{ tags { name } }', undefined, 'not-a-token');
+    assert.equal(invalid.status, 401);
+    assert.equal(invalid.body.error.name, 'UnauthorizedError');
+  });
+
+  test('GET needs a CSRF preflight header; the playground is served to browsers', async () => {
+    const q = encodeURIComponent('{ tags(sort: "name:asc") { name } }');
+    const blocked = await s.fetchJson('GET', `/graphql?query=${q}`);
+    assert.equal(blocked.status, 400);
+    assert.equal(blocked.body.errors[0].extensions.code, 'BAD_REQUEST');
+    const ok = await s.fetchJson('GET', `/graphql?query=${q}`, undefined, null, { 'apollo-require-preflight': 'true' });
+    assert.equal(ok.status, 200);
+    assert.deepEqual(ok.body.data.tags.map((t: Vars) => t.name), ['GraphQL', 'Node', 'SQL']);
+    const mutation = await s.fetchJson('GET', `/graphql?query=${encodeURIComponent('mutation { deleteTag(documentId: "x") { documentId } }')}`, undefined, TOKEN, { 'apollo-require-preflight': 'true' });
+    assert.equal(mutation.status, 405);
+    const page = await s.fetchJson('GET', '/graphql', undefined, null, { accept: 'text/html' });
+    assert.equal(page.status, 200);
+    assert.match(page.headers['content-type'], /text\/html/);
+    assert.match(page.text, /<textarea id="query"/);
+    assert.ok(!/https?:\/\//.test(page.text), 'no external assets');
+  });
+
+  test('mutations: create (draft, relations, components, dynamic zone), update (publish, localization), delete', async () => {
+    const created = await gql(`mutation($tags: [ID], $author: ID, $blocks: [ArticleBlocksDynamicZoneInput!]) {
+      createArticle(status: DRAFT, data: { title: "GQL", slug: "gql", kind: opinion, views: 3, tags: $tags, author: $author, seo: { metaTitle: "S" }, blocks: $blocks }) {
+        documentId title kind views publishedAt author { name } tags(sort: "name:asc") { name } seo { metaTitle }
+        blocks { __typename ... on ComponentSharedQuote { title } ... on ComponentSharedRichText { body } }
+      } }`, { tags: [ids.SQL, ids.GraphQL], author: ids.alan, blocks: [{ __typename: 'ComponentSharedQuote', title: 'GQ' }, { __typename: 'ComponentSharedRichText', body: 'rich' }] }, TOKEN);
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.errors, undefined, created.text);
+    const c = created.body.data.createArticle;
+    assert.deepEqual({ ...c, documentId: undefined }, {
+      documentId: undefined, title: 'GQL', kind: 'opinion', views: 3, publishedAt: null, author: { name: 'Alan' },
+      tags: [{ name: 'GraphQL' }, { name: 'SQL' }], seo: { metaTitle: 'S' },
+      blocks: [{ __typename: 'ComponentSharedQuote', title: 'GQ' }, { __typename: 'ComponentSharedRichText', body: 'rich' }],
+    });
+    const notPublished = await gql('query($id: ID!) { article(documentId: $id) { title } }', { id: c.documentId });
+    assert.equal(notPublished.body.data.article, null);
+    const pub = await gql('mutation($id: ID!) { updateArticle(documentId: $id, data: { description: "now live" }) { title description publishedAt } }', { id: c.documentId }, TOKEN);
+    assert.equal(pub.body.data.updateArticle.description, 'now live');
+    assert.match(pub.body.data.updateArticle.publishedAt, /^\d{4}-/);
+    const fr = await gql('mutation($id: ID!) { updateArticle(documentId: $id, locale: "fr", data: { title: "GQL fr" }) { title locale } }', { id: c.documentId }, TOKEN);
+    assert.deepEqual(fr.body.data.updateArticle, { title: 'GQL fr', locale: 'fr' });
+    const invalid = await gql('mutation { createArticle(data: { slug: "no-title" }) { documentId } }', undefined, TOKEN);
+    assert.equal(invalid.body.errors[0].extensions.code, 'BAD_USER_INPUT');
+    assert.equal(invalid.body.errors[0].extensions.error.details.errors[0].path[0], 'title');
+    const badEnum = await gql('mutation { createArticle(data: { title: "x", kind: poetry }) { documentId } }', undefined, TOKEN);
+    assert.equal(badEnum.status, 400);
+    const unknown = await gql('mutation { updateTag(documentId: "doesnotexist", data: { name: "x" }) { documentId } }', undefined, TOKEN);
+    assert.deepEqual(unknown.body, { data: { updateTag: null } });
+    const del = await gql('mutation($id: ID!) { deleteArticle(documentId: $id) { documentId } }', { id: c.documentId }, TOKEN);
+    assert.deepEqual(del.body.data.deleteArticle, { documentId: c.documentId });
+    const gone = await s.fetchJson('GET', `/api/articles/${c.documentId}?status=draft`, undefined, TOKEN);
+    assert.equal(gone.status, 404);
+    const single = await gql('mutation { updateGlobal(data: { siteName: "Via GQL" }) { siteName } }', undefined, TOKEN);
+    assert.deepEqual(single.body.data.updateGlobal, { siteName: 'Via GQL' });
+  });
+
+  test('users-permissions: register, login, me; permissions of the role apply to mutations', async () => {
+    const reg = await gql('mutation { register(input: { username: "gq", email: "gq@example.com", password: "Passw0rd!" }) { jwt user { username email role { name } } } }');
+    assert.equal(reg.status, 200, reg.text);
+    assert.equal(reg.body.data.register.user.username, 'gq');
+    const dup = await gql('mutation { register(input: { username: "gq", email: "gq@example.com", password: "Passw0rd!" }) { jwt } }');
+    assert.equal(dup.body.errors[0].extensions.code, 'STRAPI_APPLICATION_ERROR');
+    const login = await gql('mutation { login(input: { identifier: "gq@example.com", password: "Passw0rd!" }) { jwt user { username } } }');
+    const jwt = login.body.data.login.jwt as string;
+    const wrong = await gql('mutation { login(input: { identifier: "gq@example.com", password: "nope" }) { jwt } }');
+    assert.equal(wrong.body.errors[0].extensions.code, 'BAD_USER_INPUT');
+    const me = await gql('{ me { username email confirmed blocked role { name type } } }', undefined, jwt);
+    assert.deepEqual(me.body.data.me, { username: 'gq', email: 'gq@example.com', confirmed: true, blocked: false, role: { name: 'Authenticated', type: 'authenticated' } });
+    const allowed = await gql('mutation { createTag(data: { name: "By JWT" }) { name } }', undefined, jwt);
+    assert.deepEqual(allowed.body.data, { createTag: { name: 'By JWT' } });
+    const forbidden = await gql('mutation { createArticle(data: { title: "x" }) { title } }', undefined, jwt);
+    assert.equal(forbidden.body.errors[0].extensions.code, 'FORBIDDEN');
+  });
+
+  test('a cached operation runs again with other variables', async () => {
+    const q = 'query($slug: String) { articles(filters: { slug: { eq: $slug } }) { title } }';
+    for (const [slug, title] of [['indexes', 'Indexes'], ['opinions', 'Opinions'], ['node-streams', 'Node streams']]) {
+      const r = await gql(q, { slug });
+      assert.deepEqual(r.body.data.articles, [{ title }]);
+    }
+  });
+});
+
+describe('graphql limits and introspection from config', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5', GRAPHQL_DEPTH_LIMIT: '2', GRAPHQL_AMOUNT_LIMIT: '2', GRAPHQL_INTROSPECTION: 'false', REST_DEFAULT_LIMIT: '25' } });
+    for (const name of ['a', 'b', 'c']) assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name } }, TOKEN)).status, 201);
+  });
+  after(() => s.stop());
+
+  test('amountLimit caps the default and asked page sizes; depthLimit from config', async () => {
+    const r = await s.fetchJson('POST', '/graphql', { query: '{ tags_connection(pagination: { pageSize: 50 }) { nodes { name } pageInfo { pageSize total } } }' });
+    assert.deepEqual(r.body.data.tags_connection.pageInfo, { pageSize: 2, total: 3 });
+    assert.equal(r.body.data.tags_connection.nodes.length, 2);
+    const d = await s.fetchJson('POST', '/graphql', { query: '{ tags { articles { author { name } } } }' });
+    assert.equal(d.status, 400);
+    assert.match(d.body.errors[0].message, /exceeds maximum operation depth of 2/);
+  });
+
+  test('introspection can be disabled', async () => {
+    const r = await s.fetchJson('POST', '/graphql', { query: '{ __schema { queryType { name } } }' });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.errors[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED');
+  });
+});
+
+describe('graphql (v4 shape, the default)', () => {
+  let s: TestServer;
+  let gql: ReturnType<typeof gqlClient>;
+  const ids: Record<string, string> = {};
+  before(async () => {
+    s = await startTestServer({ env: { GRAPHQL_SHAPE: undefined } });
+    gql = gqlClient(s);
+    const post = async (path: string, data: Vars, query = '') => {
+      const r = await s.fetchJson('POST', `/api/${path}${query}`, { data }, TOKEN);
+      assert.equal(r.status, 201, r.text);
+      return r.body.data as { id: number; documentId: string };
+    };
+    const ada = await post('authors', { name: 'Ada' });
+    const t1 = await post('tags', { name: 'SQL' });
+    const t2 = await post('tags', { name: 'GraphQL' });
+    ids.tag1 = String(t1.id); ids.tag2 = String(t2.id); ids.ada = String(ada.id);
+    const a = await post('articles', { title: 'Indexes', slug: 'indexes', views: 5, author: ada.documentId, tags: [t1.documentId, t2.documentId],
+      seo: { metaTitle: 'S' }, blocks: [{ __component: 'shared.quote', title: 'Q' }] });
+    ids.a1 = String(a.id);
+    await post('articles', { title: 'Draft', slug: 'draft' }, '?status=draft');
+  });
+  after(() => s.stop());
+
+  test('Entity/attributes wrappers, meta, nested relations and components in one statement', async () => {
+    const r = await gql(`{ articles(sort: "title:asc") {
+      data { id attributes { title author { data { id attributes { name } } } tags(sort: "name:asc") { data { id attributes { name } } }
+        seo { metaTitle } blocks { __typename ... on ComponentSharedQuote { title } } cover { data { id } } } }
+      meta { pagination { page pageSize pageCount total } } } }`);
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.headers['x-sql-statements'], '1');
+    assert.deepEqual(r.body.data.articles, {
+      data: [{ id: ids.a1, attributes: {
+        title: 'Indexes', author: { data: { id: ids.ada, attributes: { name: 'Ada' } } },
+        tags: { data: [{ id: ids.tag2, attributes: { name: 'GraphQL' } }, { id: ids.tag1, attributes: { name: 'SQL' } }] },
+        seo: { metaTitle: 'S' }, blocks: [{ __typename: 'ComponentSharedQuote', title: 'Q' }], cover: { data: null },
+      } }],
+      meta: { pagination: { page: 1, pageSize: 25, pageCount: 1, total: 1 } },
+    });
+    const preview = await gql('{ articles(publicationState: PREVIEW, sort: "title:asc") { data { attributes { title publishedAt } } } }');
+    assert.deepEqual(preview.body.data.articles.data.map((d: { attributes: Vars }) => d.attributes), [{ title: 'Draft', publishedAt: null }, { title: 'Indexes', publishedAt: null }]);
+    const one = await gql('query($id: ID) { article(id: $id) { data { id attributes { title } } } }', { id: ids.a1 });
+    assert.deepEqual(one.body.data.article, { data: { id: ids.a1, attributes: { title: 'Indexes' } } });
+  });
+
+  test('v4 names: id arguments, publicationState, no documentId', async () => {
+    const r = await gql(getIntrospectionQuery());
+    const sch = buildClientSchema(r.body.data as IntrospectionQuery);
+    const qf = sch.getQueryType()!.getFields();
+    assert.deepEqual(qf.articles.args.map((a) => a.name), ['filters', 'pagination', 'sort', 'publicationState', 'locale']);
+    assert.equal(String(qf.articles.type), 'ArticleEntityResponseCollection');
+    assert.deepEqual(qf.article.args.map((a) => `${a.name}:${a.type}`), ['id:ID', 'locale:I18NLocaleCode']);
+    const article = sch.getType('Article');
+    assert.ok(isObjectType(article) && !('documentId' in article.getFields()) && String(article.getFields().author.type) === 'AuthorEntityResponse');
+    assert.ok(sch.getType('ArticleEntity') && sch.getType('TagRelationResponseCollection'));
+    const mf = sch.getMutationType()!.getFields();
+    assert.deepEqual(mf.updateArticle.args.map((a) => `${a.name}:${a.type}`), ['id:ID!', 'data:ArticleInput!', 'locale:I18NLocaleCode']);
+  });
+
+  test('mutations: drafts unless publishedAt, relations by numeric id, delete returns the entity', async () => {
+    const c = await gql(`mutation($tags: [ID], $author: ID) { createArticle(data: { title: "V4", slug: "v4", tags: $tags, author: $author }) {
+      data { id attributes { title publishedAt author { data { attributes { name } } } tags { data { attributes { name } } } } } } }`,
+    { tags: [ids.tag1], author: ids.ada }, TOKEN);
+    assert.equal(c.body.errors, undefined, c.text);
+    const created = c.body.data.createArticle.data;
+    assert.deepEqual(created.attributes, { title: 'V4', publishedAt: null, author: { data: { attributes: { name: 'Ada' } } }, tags: { data: [{ attributes: { name: 'SQL' } }] } });
+    const u = await gql('mutation($id: ID!) { updateArticle(id: $id, data: { views: 7, publishedAt: "2024-01-01T00:00:00.000Z" }) { data { id attributes { views publishedAt } } } }', { id: created.id }, TOKEN);
+    assert.equal(u.body.data.updateArticle.data.attributes.views, 7);
+    assert.match(u.body.data.updateArticle.data.attributes.publishedAt, /^\d{4}-/);
+    const byOldId = await gql('query($id: ID) { article(id: $id) { data { attributes { views } } } }', { id: created.id });
+    assert.deepEqual(byOldId.body.data.article, { data: { attributes: { views: 7 } } }, 'an id read before publishing still finds the document');
+    const d = await gql('mutation($id: ID!) { deleteArticle(id: $id) { data { attributes { title } } } }', { id: u.body.data.updateArticle.data.id }, TOKEN);
+    assert.deepEqual(d.body.data.deleteArticle, { data: { attributes: { title: 'V4' } } });
+    const denied = await gql('mutation { createTag(data: { name: "x" }) { data { id } } }');
+    assert.equal(denied.body.errors[0].extensions.code, 'FORBIDDEN');
+    const single = await gql('mutation { updateGlobal(data: { siteName: "G" }) { data { attributes { siteName } } } }', undefined, TOKEN);
+    assert.deepEqual(single.body.data.updateGlobal, { data: { attributes: { siteName: 'G' } } });
+  });
+});
