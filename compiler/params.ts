@@ -279,13 +279,26 @@ export class FilterParser {
   }
 }
 
-/** Whether a filter holds for a missing related row (all fields null): Strapi's LEFT JOIN semantics. */
+/**
+ * Whether a filter holds for a missing related row (all fields null): Strapi's LEFT JOIN semantics,
+ * evaluated in SQL's three-valued logic (null = unknown, which does not match).
+ */
 export function matchesNullRow(f: Filter): boolean {
+  return nullRow(f) === true;
+}
+
+function nullRow(f: Filter): boolean | null {
   switch (f.t) {
-    case 'and': return f.items.every(matchesNullRow);
-    case 'or': return f.items.some(matchesNullRow);
-    case 'not': return !matchesNullRow(f.item);
-    case 'cmp': return f.op === '$null';
+    case 'and': {
+      const v = f.items.map(nullRow);
+      return v.includes(false) ? false : v.every((x) => x === true) ? true : null;
+    }
+    case 'or': {
+      const v = f.items.map(nullRow);
+      return v.includes(true) ? true : v.every((x) => x === false) ? false : null;
+    }
+    case 'not': { const v = nullRow(f.item); return v === null ? null : !v; }
+    case 'cmp': return f.op === '$null' ? true : f.op === '$notNull' ? false : null;
     case 'const': return f.value;
     default: return f.nullRowMatches;
   }
