@@ -53,8 +53,16 @@ declare module 'autocannon' {
     throughput: Histogram;
   }
 
-  export interface Instance extends EventEmitter, PromiseLike<Result> {}
+  /**
+   * Resolves to a Result on the main thread; on any other thread autocannon skips aggregation and
+   * resolves to raw histograms, which `aggregateResult([raw], opts)` turns into a Result.
+   */
+  export interface Instance extends EventEmitter, PromiseLike<unknown> {}
 
-  function autocannon(opts: Options): Instance;
+  interface Autocannon {
+    (opts: Options): Instance;
+    aggregateResult(results: unknown[], opts?: Options): Result;
+  }
+  const autocannon: Autocannon;
   export default autocannon;
 }

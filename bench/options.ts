@@ -24,7 +24,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --connections <n>     concurrent connections / DB callers (default 50)
   --workers <n>         server worker threads (default: the server's own default)
   --scenario <regex>    only scenarios whose name matches
-  --database-url <url>  use this PostgreSQL instead of the embedded one in --data-dir
+  --database-url <url>  an empty (or earlier benchmark) PostgreSQL database to use instead of the
+                        embedded one; the benchmark syncs the schema and seeds it
   --data-dir <dir>      embedded PostgreSQL location (default ./data/bench)`;
 
 export class UsageError extends Error {}

@@ -1,0 +1,200 @@
+// `npm run bench`: starts the server in-process, seeds (or reuses) the benchmark database, then for
+// every scenario measures the server with autocannon and, for reads, the two bounds it is compared
+// with: the DB limit (same SQL, no HTTP) and the HTTP ceiling (static reply, same size).
+// Exit code 1 when any request failed; speed never fails the run (CI smoke test: --quick --duration 1).
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { startServer, type Server } from '../src/server.ts';
+import { loadModels } from '../src/models.ts';
+import { connect } from '../src/db/connect.ts';
+import { Compiler } from '../compiler/index.ts';
+import type { Schema } from '../compiler/schema.ts';
+import type { Sql } from 'postgres';
+import { parseOptions, UsageError, USAGE, type BenchOptions } from './options.ts';
+import { seed } from './seed.ts';
+import { scenarios, path as readPath, type ReadScenario, type WriteScenario } from './scenarios.ts';
+import { LoadRunner, type LoadSpec, type LoadResult } from './load.ts';
+import { measureDbLimit } from './db-limit.ts';
+import { startStaticServer } from './http-ceiling.ts';
+import { waitForIdle } from './idle.ts';
+import { Progress } from './progress.ts';
+import { table, save, type Row, type Report } from './report.ts';
+
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const JSON_TYPE = 'application/json';
+/** Longest wait for the server's leftover SQL before a phase; past it the phase runs anyway (and says so). */
+const IDLE_WAIT_SECONDS = 120;
+
+interface Probe { status: number; body: string; contentType: string }
+
+async function probe(origin: string, method: string, path: string, body?: string): Promise<Probe> {
+  const res = await fetch(origin + path, { method, body, headers: body ? { 'content-type': JSON_TYPE } : {} });
+  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? JSON_TYPE };
+}
+
+const describe = (method: string, path: string, p: Probe) => `${method} ${path} → ${p.status} ${p.body.slice(0, 600)}`;
+
+/** Why a read's answer is not what the benchmark should measure, or null when it is. */
+function readProblem(s: ReadScenario, p: Probe): string | null {
+  if (p.status < 200 || p.status > 299) return describe('GET', readPath(s), p);
+  let data: unknown;
+  try { data = (JSON.parse(p.body) as { data?: unknown }).data; } catch { return `invalid JSON: ${describe('GET', readPath(s), p)}`; }
+  if (s.expect === 'non-empty-list' && !(Array.isArray(data) && data.length > 0)) return `empty list (seed mismatch?): ${describe('GET', readPath(s), p)}`;
+  if (s.expect === 'object' && !(data && typeof data === 'object' && !Array.isArray(data))) return `no document: ${describe('GET', readPath(s), p)}`;
+  return null;
+}
+
+function baseRow(name: string, kind: Row['kind'], method: string, path: string): Row {
+  return { scenario: name, kind, method, path, rps: null, p50: null, p99: null, dbLimit: null, httpCeiling: null, bodyBytes: null, failures: 0, timeouts: 0, statusCodes: {}, error: null };
+}
+
+function withLoad(row: Row, r: LoadResult): Row {
+  // autocannon counts timeouts among errors; they measure speed, which must never fail the run.
+  const socketErrors = r.errors - r.timeouts;
+  const failures = r.non2xx + socketErrors;
+  const error = failures ? `${r.non2xx} non-2xx, ${socketErrors} socket errors (status counts ${JSON.stringify(r.statusCodes)})` : null;
+  // With no completed request the percentiles are autocannon's zeros, not latencies.
+  const done = r.requests > 0;
+  return { ...row, rps: r.rps, p50: done ? r.p50 : null, p99: done ? r.p99 : null, failures, timeouts: r.timeouts, statusCodes: r.statusCodes, error };
+}
+
+interface Ctx { opts: BenchOptions; server: Server; schema: Schema; compiler: Compiler; loads: LoadRunner; progress: Progress; admin: Sql }
+
+/** Lets the server finish what an earlier phase left running, so it does not load this phase. */
+async function settle(ctx: Ctx, label: string): Promise<void> {
+  ctx.progress.update(`${label}: waiting for the server's running SQL to finish`);
+  const waited = await waitForIdle(ctx.admin, IDLE_WAIT_SECONDS);
+  if (waited === null) ctx.progress.note(`${label}: server still busy after ${IDLE_WAIT_SECONDS} s, measuring anyway`);
+  else if (waited > 1) ctx.progress.note(`${label}: waited ${waited.toFixed(0)} s for leftover SQL of abandoned requests`);
+}
+
+function loadSpec(ctx: Ctx, url: string, method: string, path: string, vary: LoadSpec['vary']): LoadSpec {
+  return {
+    url, method, path, vary, connections: ctx.opts.connections, duration: ctx.opts.duration, warmup: ctx.opts.warmup,
+    headers: vary ? { 'content-type': JSON_TYPE } : {},
+  };
+}
+
+async function runRead(ctx: Ctx, s: ReadScenario): Promise<Row> {
+  const { server, progress, loads } = ctx;
+  const path = readPath(s);
+  let row = baseRow(s.name, 'read', 'GET', path);
+  const first = await probe(server.url, 'GET', path);
+  const problem = readProblem(s, first);
+  if (problem) return { ...row, failures: 1, statusCodes: { [first.status]: 1 }, error: problem };
+  row.bodyBytes = Buffer.byteLength(first.body);
+
+  await settle(ctx, s.name);
+  row = withLoad(row, await loads.run(loadSpec(ctx, server.url, 'GET', path, null), s.name, progress));
+
+  const ct = ctx.schema.routes.get(s.route);
+  if (!ct) throw new Error(`scenario ${s.name}: no content-type at /api/${s.route}`);
+  const plan = ctx.compiler.read(ct, s.shape, s.query, s.documentId);
+  const { workers, db } = server.config;
+  await settle(ctx, s.name);
+  const dbLimit = await measureDbLimit({
+    url: server.databaseUrl, poolSize: Math.max(1, workers) * db.poolSize, concurrency: ctx.opts.connections,
+    duration: ctx.opts.duration, text: plan.sql.text, params: plan.params,
+  }, s.name, progress);
+  row.dbLimit = dbLimit.qps;
+
+  await settle(ctx, s.name);
+  const ceiling = await startStaticServer(first.body, first.contentType);
+  try {
+    row.httpCeiling = (await loads.run(loadSpec(ctx, ceiling.url, 'GET', path, null), `${s.name} (HTTP ceiling)`, progress)).rps;
+  } finally {
+    ceiling.close();
+  }
+  return row;
+}
+
+async function runWrite(ctx: Ctx, s: WriteScenario): Promise<Row> {
+  const { server, progress, loads } = ctx;
+  const row = baseRow(s.name, 'write', s.method, s.path);
+  const first = await probe(server.url, s.method, s.path, JSON.stringify({ data: { name: `bench-probe-${Date.now()}` } }));
+  if (first.status < 200 || first.status > 299) {
+    return { ...row, failures: 1, statusCodes: { [first.status]: 1 }, error: describe(s.method, s.path, first) };
+  }
+  await settle(ctx, s.name);
+  return { ...withLoad(row, await loads.run(loadSpec(ctx, server.url, s.method, s.path, s.vary), s.name, progress)), bodyBytes: Buffer.byteLength(first.body) };
+}
+
+const fmt = (r: Row) => r.error
+  ? `${r.scenario}: FAILED ${r.error}`
+  : `${r.scenario}: ${Math.round(r.rps ?? 0)} req/s, p50 ${r.p50 ?? '—'} ms, p99 ${r.p99 ?? '—'} ms` +
+    (r.dbLimit !== null ? `, DB limit ${Math.round(r.dbLimit)} q/s, HTTP ceiling ${Math.round(r.httpCeiling ?? 0)} req/s` : '') +
+    (r.timeouts ? `, ${r.timeouts} timeouts (>10 s)` : '');
+
+async function main(): Promise<number> {
+  let opts: BenchOptions;
+  try { opts = parseOptions(process.argv.slice(2)); } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    if (e.message) console.error(e.message);
+    console.error(USAGE);
+    return 2;
+  }
+  const progress = new Progress();
+  const startedAt = new Date().toISOString();
+  console.log(`fastrapi bench: size ${opts.size}, ${opts.duration} s per phase, ${opts.connections} connections, ` +
+    (opts.databaseUrl ? 'external PostgreSQL' : `embedded PostgreSQL in ${opts.dataDir}`));
+  const server = await startServer({
+    // No env: the benchmark's settings must not depend on the caller's shell (PORT, DATABASE_URL, …).
+    env: {}, argv: [],
+    overrides: {
+      port: 0, host: '127.0.0.1', dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, logLevel: 'warn',
+      auth: { publicAccess: true },
+      ...(opts.workers === null ? {} : { workers: opts.workers }),
+    },
+  });
+  const stop = () => { void server.stop().finally(() => process.exit(130)); };
+  process.once('SIGINT', stop);
+  const loads = new LoadRunner();
+  const admin = connect(server.databaseUrl, 1, false);
+  try {
+    await seed(admin, opts.size, (m) => console.log(m));
+    const pgVersion = (await admin<Array<{ v: string }>>`select current_setting('server_version') as v`)[0].v;
+    const schema = loadModels(server.config.modelsDir, server.config.i18n);
+    const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest }), loads, progress, admin };
+    const chosen = scenarios(opts.size).filter((s) => !opts.scenario || opts.scenario.test(s.name));
+    if (chosen.length === 0) { console.error(`no scenario matches ${String(opts.scenario)}`); return 2; }
+    console.log(`server: ${server.config.workers} worker(s) × ${server.config.db.poolSize} DB connections, PostgreSQL ${pgVersion}, ${cpus().length} CPUs, Node ${process.version}`);
+
+    const rows: Row[] = [];
+    for (const s of chosen) {
+      progress.update(`${s.name}: starting`);
+      const row = s.kind === 'read' ? await runRead(ctx, s) : await runWrite(ctx, s);
+      progress.done(fmt(row));
+      rows.push(row);
+    }
+
+    const report: Report = {
+      startedAt, finishedAt: new Date().toISOString(), rows,
+      settings: {
+        size: opts.size, duration: opts.duration, warmup: opts.warmup, connections: opts.connections,
+        workers: server.config.workers, dbPoolSize: server.config.db.poolSize, postgres: pgVersion,
+        database: opts.databaseUrl ? 'external' : 'embedded', cpus: cpus().length, node: process.version,
+      },
+    };
+    const files = save(RESULTS_DIR, report);
+    console.log(`\n${table(rows)}\n\nresults: ${files.md}, ${files.json}`);
+    const failed = rows.filter((r) => r.failures > 0);
+    if (failed.length) {
+      console.error(`\n${failed.length} scenario(s) had failed requests:`);
+      for (const r of failed) console.error(`  ${r.scenario}: ${r.error}`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    process.off('SIGINT', stop);
+    await loads.close();
+    // Stopping with requests still running would end them as worker failures in the server's log.
+    await waitForIdle(admin, IDLE_WAIT_SECONDS).catch(() => null);
+    await admin.end({ timeout: 5 });
+    await server.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => { console.error(e); process.exit(1); },
+);

@@ -1,0 +1,84 @@
+// What the benchmark requests. Read scenarios also name the content-type route, shape and documentId,
+// so the runner can compile the very same SQL the server runs and measure PostgreSQL alone.
+import { docId, countsFor, UPDATE_TAG, type SizeName } from './seed.ts';
+
+export interface ReadScenario {
+  kind: 'read';
+  name: string;
+  /** Route segment under /api (plural for collections, singular for single types). */
+  route: string;
+  shape: 'list' | 'one';
+  documentId?: string;
+  /** Raw query string without `?`, exactly as sent (the compiler gets the same text). */
+  query: string;
+  /** What a correct answer looks like beyond a 2xx: guards against benchmarking an empty result. */
+  expect: 'non-empty-list' | 'object';
+}
+
+/** The load thread turns `vary` into an autocannon setupRequest (functions cannot cross threads). */
+export interface WriteScenario {
+  kind: 'write';
+  name: string;
+  method: 'POST' | 'PUT';
+  path: string;
+  /** How each request's body differs from the previous one. */
+  vary: 'create-tag' | 'update-tag';
+}
+
+export type Scenario = ReadScenario | WriteScenario;
+
+/** Strapi clients (qs.stringify) percent-encode brackets; do the same so the server decodes real input. */
+function qs(pairs: Array<[string, string | number | boolean]>): string {
+  return pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&');
+}
+
+export function scenarios(size: SizeName): Scenario[] {
+  const counts = countsFor(size);
+  const middle = docId('article', Math.ceil(counts.articles / 2));
+  return [
+    { kind: 'read', name: 'list', route: 'articles', shape: 'list', query: '', expect: 'non-empty-list' },
+    { kind: 'read', name: 'list populate=*', route: 'articles', shape: 'list', query: qs([['populate', '*']]), expect: 'non-empty-list' },
+    {
+      kind: 'read', name: 'list deep populate', route: 'articles', shape: 'list', expect: 'non-empty-list',
+      // Three relation levels (author → articles → category), a component with its media, and a
+      // dynamic zone with the per-component `on` strategy.
+      query: qs([
+        ['populate[author][populate][articles][populate][category]', true],
+        ['populate[seo][populate]', '*'],
+        ['populate[cover]', true],
+        ['populate[tags][fields][0]', 'name'],
+        ['populate[blocks][on][shared.quote]', true],
+        ['populate[blocks][on][shared.rich-text]', true],
+        ['populate[blocks][on][shared.media][populate]', '*'],
+      ]),
+    },
+    {
+      kind: 'read', name: 'list filter+sort+page', route: 'articles', shape: 'list', expect: 'non-empty-list',
+      query: qs([
+        ['filters[kind][$eq]', 'tutorial'],
+        ['filters[views][$gte]', 1000],
+        ['filters[category][name][$startsWith]', 'Category 1'],
+        ['sort[0]', 'publishDate:desc'],
+        ['sort[1]', 'title:asc'],
+        ['pagination[page]', 2],
+        ['pagination[pageSize]', 10],
+        ['fields[0]', 'title'],
+        ['fields[1]', 'slug'],
+        ['fields[2]', 'views'],
+        ['fields[3]', 'publishDate'],
+        ['populate[category][fields][0]', 'name'],
+      ]),
+    },
+    { kind: 'read', name: 'get one', route: 'articles', shape: 'one', documentId: middle, query: '', expect: 'object' },
+    { kind: 'read', name: 'single type', route: 'global', shape: 'one', query: '', expect: 'object' },
+    { kind: 'write', name: 'create tag', method: 'POST', path: '/api/tags', vary: 'create-tag' },
+    { kind: 'write', name: 'update tag', method: 'PUT', path: `/api/tags/${docId('tag', UPDATE_TAG)}`, vary: 'update-tag' },
+    // ---- GraphQL scenarios (issue: GraphQL endpoint not implemented yet) ------------------------------
+    // When /graphql exists, add the GraphQL twins of the reads above here (same data, one POST each:
+    // articles list, articles with author { articles { category } }, article(documentId), global),
+    // as a third Scenario kind carrying { query, variables } so the DB limit can use the same SQL.
+  ];
+}
+
+export const path = (s: ReadScenario): string =>
+  `/api/${s.route}${s.documentId ? `/${s.documentId}` : ''}${s.query ? `?${s.query}` : ''}`;
