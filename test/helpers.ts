@@ -130,8 +130,17 @@ export function request(agent: http.Agent, base: string, method: string, path: s
   }
   if (token) headers.authorization = `Bearer ${token}`;
   const u = new URL(base);
+  // Node refuses paths with spaces, control characters or characters above U+00FF: escape just those
+  // (UTF-8 percent-encoding), leaving everything else — including raw Latin-1 bytes — as given.
+  const safePath = path.replace(/[^\u0021-\u00ff]/gu, (c) => {
+    try { return encodeURIComponent(c); } catch {
+      // a lone surrogate: send its (invalid) 3-byte UTF-8 form, as a careless client would
+      const u = c.charCodeAt(0);
+      return [0xe0 | (u >> 12), 0x80 | ((u >> 6) & 0x3f), 0x80 | (u & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    }
+  });
   return new Promise((resolve, reject) => {
-    const req = http.request({ agent, host: u.hostname, port: u.port, method, path, headers }, (res) => {
+    const req = http.request({ agent, host: u.hostname, port: u.port, method, path: safePath, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
