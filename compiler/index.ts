@@ -27,7 +27,11 @@ const STRUCTURAL_OPS = new Set(['$null', '$notNull']);
 
 function mask(v: QueryValue, inFilters: boolean, key: string): unknown {
   if (typeof v === 'string') return inFilters && !STRUCTURAL_OPS.has(key) ? '?' : v;
-  if (Array.isArray(v)) return inFilters && !STRUCTURAL_OPS.has(key) ? '[?]' : v.map((x) => mask(x, inFilters, key));
+  if (Array.isArray(v)) {
+    // A list of plain values is one parameter ($in, $between); lists of objects ($and, $or) are structure.
+    if (inFilters && !STRUCTURAL_OPS.has(key) && v.every((x) => typeof x === 'string')) return '[?]';
+    return v.map((x) => mask(x, inFilters, key));
+  }
   const out: Record<string, unknown> = {};
   for (const [k, sub] of Object.entries(v)) out[k] = mask(sub, inFilters || k === 'filters', k);
   return out;

@@ -86,7 +86,7 @@ export function coerce(field: string, ref: FieldRef, raw: QueryValue): unknown {
       if (/^(false|0|f)$/i.test(raw)) return false;
       throw badValue(field, raw);
     case 'date':
-      if (!DATE.test(raw) || Number.isNaN(Date.parse(raw))) throw badValue(field, raw);
+      if (!DATE.test(raw) || Number.isNaN(Date.parse(raw)) || new Date(raw).toISOString().slice(0, 10) !== raw) throw badValue(field, raw);
       return raw;
     case 'time':
       if (!TIME.test(raw)) throw badValue(field, raw);
@@ -99,6 +99,11 @@ export function coerce(field: string, ref: FieldRef, raw: QueryValue): unknown {
     default:
       return raw;
   }
+}
+
+/** `{"a","b"}`: a PostgreSQL array literal of text elements, cast to the column's array type in SQL. */
+export function pgArray(values: unknown[]): string {
+  return `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
 function bool(v: QueryValue, field: string): boolean {
@@ -246,7 +251,8 @@ export class FilterParser {
       case '$in': case '$notIn': {
         const list = listOf(v).filter((x) => x !== '');
         const coerced = list.map((x) => coerce(path, field, x));
-        return { t: 'cmp', field, op, param: this.params.push(coerced) };
+        // Sent as one PostgreSQL array literal (text): the driver never guesses the element type.
+        return { t: 'cmp', field, op, param: this.params.push(pgArray(coerced)) };
       }
       case '$between': {
         if (!Array.isArray(v) || v.length !== 2) {
@@ -417,7 +423,7 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
   const all = visibleScalars(ct.attributes);
   if (names === null || names.includes('*')) {
     return {
-      fields: all, withLocale: ct.localized, populate: [],
+      fields: all, withLocale: ct.localized, populate: [], isDefault: true,
       withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },
     };
   }

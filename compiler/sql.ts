@@ -2,6 +2,7 @@
 // PostgreSQL, so the statement returns the response's `data` as text, ready to send. Identifiers come
 // only from the models; every user value is a `$n` parameter with an explicit cast.
 import type { ContentType, Schema, ScalarAttr, ScalarType, Component } from './schema.ts';
+import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 
 export interface SqlOptions { maxRelationRows: number }
@@ -28,6 +29,18 @@ function scalarOut(a: ScalarAttr, alias: string): string {
     case 'biginteger': return `${col}::text`;
     default: return col;
   }
+}
+
+/** Scalar output columns of a content-type row (for row_to_json), in Strapi's key order. */
+function scalarCols(sel: Selection, alias: string): string[] {
+  const lead = sel.leading ?? [];
+  const cols = [...lead.map((f) => `${scalarOut(f, alias)} as ${q(f.name)}`), `${alias}.id as "id"`, `${alias}.document_id as "documentId"`];
+  for (const f of sel.fields) if (!lead.includes(f)) cols.push(`${scalarOut(f, alias)} as ${q(f.name)}`);
+  if (sel.withTimestamps.createdAt) cols.push(`${isoTs(`${alias}.created_at`)} as "createdAt"`);
+  if (sel.withTimestamps.updatedAt) cols.push(`${isoTs(`${alias}.updated_at`)} as "updatedAt"`);
+  if (sel.withTimestamps.publishedAt) cols.push(`${isoTs(`${alias}.published_at`)} as "publishedAt"`);
+  if (sel.withLocale) cols.push(`${alias}.locale as "locale"`);
+  return cols;
 }
 
 class Gen {
@@ -92,8 +105,8 @@ class Gen {
       case '$gte': return `${e} >= ${p}`;
       case '$eqi': return `lower(${text}) = lower($${f.param}::text)`;
       case '$nei': return `lower(${text}) <> lower($${f.param}::text)`;
-      case '$in': return `${e} = any($${f.param}::${cast}[])`;
-      case '$notIn': return `not (${e} = any($${f.param}::${cast}[]))`;
+      case '$in': return `${e} = any($${f.param}::text::${cast}[])`;
+      case '$notIn': return `not (${e} = any($${f.param}::text::${cast}[]))`;
       case '$null': return `${e} is null`;
       case '$notNull': return `${e} is not null`;
       case '$between': return `${e} between ${p} and $${f.param + 1}::${cast}`;
@@ -118,36 +131,37 @@ class Gen {
 
   // ------------------------------------------------------------ selections
 
-  /** Output columns of a content-type row plus the lateral joins its populates need. */
-  row(ct: ContentType, sel: Selection, alias: string, joins: string[]): string[] {
-    const lead = sel.leading ?? [];
-    const cols = [...lead.map((f) => `${scalarOut(f, alias)} as ${q(f.name)}`), `${alias}.id as "id"`, `${alias}.document_id as "documentId"`];
-    for (const f of sel.fields) if (!lead.includes(f)) cols.push(`${scalarOut(f, alias)} as ${q(f.name)}`);
-    if (sel.withTimestamps.createdAt) cols.push(`${isoTs(`${alias}.created_at`)} as "createdAt"`);
-    if (sel.withTimestamps.updatedAt) cols.push(`${isoTs(`${alias}.updated_at`)} as "updatedAt"`);
-    if (sel.withTimestamps.publishedAt) cols.push(`${isoTs(`${alias}.published_at`)} as "publishedAt"`);
-    if (sel.withLocale) cols.push(`${alias}.locale as "locale"`);
-    for (const p of sel.populate) {
+  /**
+   * JSON text of one row, never null. A default selection reuses the row's stored `doc_json` (kept by a
+   * trigger), so PostgreSQL formats nothing per request; populated values are appended as text.
+   */
+  rowText(ct: ContentType, sel: Selection, alias: string, joins: string[]): string {
+    const base = sel.isDefault && !sel.leading?.length
+      ? `${alias}.doc_json`
+      : `(select row_to_json(x)::text from (select ${scalarCols(sel, alias).join(', ')}) x)`;
+    if (!sel.populate.length) return base;
+    const parts = sel.populate.map((p) => {
       const j = this.alias('p');
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
-      cols.push(`${j}.v as ${q(p.kind === 'localizations' ? 'localizations' : p.attr.name)}`);
-    }
-    return cols;
+      // JSON.stringify: GraphQL names populated variants with keys that need escaping.
+      return `${lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`)} || ${j}.v`;
+    });
+    return `left(${base}, -1) || ${parts.join(' || ')} || '}'`;
   }
 
-  /** A subquery yielding one row with column `v`: the populated JSON value. */
+  /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
   populate(p: Populate, ct: ContentType, src: string): string {
     switch (p.kind) {
       case 'relation': return this.relation(p, ct, src);
-      case 'media': return `select ${this.media(p.attr.multiple, p.fields, p.attr.multiple ? `${src}.id` : `${src}.${q(p.attr.column)}`, p.attr.linkTable)} as v`;
-      case 'component': return `select ${this.component(p.select, `${src}.${q(p.attr.column)}`, p.attr.repeatable)} as v`;
-      case 'dynamiczone': return `select ${this.dynamicZone(p.on, `${src}.${q(p.attr.column)}`)} as v`;
+      case 'media': return this.mediaText(p.attr.multiple, p.fields, p.attr.multiple ? `${src}.id` : `${src}.${q(p.attr.column)}`, p.attr.linkTable);
+      case 'component': return `select coalesce(${this.component(p.select, `${src}.${q(p.attr.column)}`, p.attr.repeatable)}::text, 'null') as v`;
+      case 'dynamiczone': return `select ${this.dynamicZone(p.on, `${src}.${q(p.attr.column)}`)}::text as v`;
       case 'localizations': {
         const a = this.alias();
         const joins: string[] = [];
-        const cols = this.row(ct, p.select, a, joins);
+        const row = this.rowText(ct, p.select, a, joins);
         const status = ct.draftAndPublish ? ` and ${a}.published_at is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
-        return `select coalesce(json_agg(x), '[]') as v from (select ${cols.join(', ')} from ${q(ct.table)} ${a} ${joins.join(' ')} where ${a}.document_id = ${src}.document_id and ${a}.locale is distinct from ${src}.locale${status} order by ${a}.id) x`;
+        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(ct.table)} ${a} ${joins.join(' ')} where ${a}.document_id = ${src}.document_id and ${a}.locale is distinct from ${src}.locale${status} order by ${a}.id) x`;
       }
     }
   }
@@ -160,26 +174,29 @@ class Gen {
     if (p.target.localized) conds.push(ct.localized ? `${a}.locale = ${src}.locale` : `${a}.locale = $${this.query.relLocaleParam}::text`);
     if (p.where) conds.push(this.filter(p.where, a, p.target));
     const where = conds.length ? ` and ${conds.join(' and ')}` : '';
-    if (p.count) return `select json_build_object('count', count(*)) as v ${from}${where}`;
+    if (p.count) return `select json_build_object('count', count(*))::text as v ${from}${where}`;
     const joins: string[] = [];
-    const cols = this.row(p.target, p.select, a, joins);
+    const row = this.rowText(p.target, p.select, a, joins);
     // Joins of nested populates go after the `from` list of the relation's own tables.
     const fromWithJoins = injectJoins(from, joins);
-    if (!p.attr.toMany) return `select row_to_json(x) as v from (select ${cols.join(', ')} ${fromWithJoins}${where} limit 1) x`;
+    if (!p.attr.toMany) return `select coalesce((select ${row} ${fromWithJoins}${where} limit 1), 'null') as v`;
     const order = p.sort.length ? this.orderBy(p.sort, a, p.target).join(', ')
       : p.attr.owner ? `l${a}.position, ${a}.id` : `${a}.id`;
-    return `select coalesce(json_agg(x), '[]') as v from (select ${cols.join(', ')} ${fromWithJoins}${where} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+    return `select ${textArray('x.j')} as v from (select ${row} as j ${fromWithJoins}${where} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  /** A populated media attribute of a row, as JSON text: the stored `record_json` unless fields are picked. */
+  private mediaText(multiple: boolean, fields: string[] | null, ref: string, linkTable: string): string {
+    if (fields) return `select coalesce(${this.media(multiple, fields, ref, linkTable)}::text, 'null') as v`;
+    const f = this.alias('f');
+    const files = q(this.schema.filesTable);
+    if (!multiple) return `select coalesce((select ${f}.record_json from ${files} ${f} where ${f}.id = ${ref}), 'null') as v`;
+    return `select ${textArray('x.j')} as v from (select ${f}.record_json as j from ${q(linkTable)} l${f} join ${files} ${f} on ${f}.id = l${f}.file_id where l${f}.source_id = ${ref} order by l${f}.position) x`;
   }
 
   media(multiple: boolean, fields: string[] | null, ref: string, linkTable: string): string {
     const f = this.alias('f');
-    const all: Array<[string, string]> = [
-      ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
-      ['caption', `${f}.caption`], ['focalPoint', `${f}.focal_point`], ['width', `${f}.width`], ['height', `${f}.height`],
-      ['formats', `${f}.formats`], ['hash', `${f}.hash`], ['ext', `${f}.ext`], ['mime', `${f}.mime`], ['size', `${f}.size::float8`],
-      ['url', `${f}.url`], ['previewUrl', `${f}.preview_url`], ['provider', `${f}.provider`], ['provider_metadata', `${f}.provider_metadata`],
-      ['createdAt', isoTs(`${f}.created_at`)], ['updatedAt', isoTs(`${f}.updated_at`)], ['publishedAt', isoTs(`${f}.published_at`)],
-    ];
+    const all = fileRecordColumns(f);
     const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId' || fields.includes(k)) : all;
     const cols = keep.map(([k, e]) => `${e} as ${q(k)}`).join(', ');
     const files = q(this.schema.filesTable);
@@ -272,6 +289,37 @@ class Gen {
   }
 }
 
+/** `[a,b,…]` from JSON text fragments, in the order of the subquery they come from. */
+const textArray = (col: string) => `'[' || coalesce(string_agg(${col}, ','), '') || ']'`;
+
+/** The media library's file record, in Strapi's key order. */
+function fileRecordColumns(f: string): Array<[string, string]> {
+  return [
+    ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
+    ['caption', `${f}.caption`], ['focalPoint', `${f}.focal_point`], ['width', `${f}.width`], ['height', `${f}.height`],
+    ['formats', `${f}.formats`], ['hash', `${f}.hash`], ['ext', `${f}.ext`], ['mime', `${f}.mime`], ['size', `${f}.size::float8`],
+    ['url', `${f}.url`], ['previewUrl', `${f}.preview_url`], ['provider', `${f}.provider`], ['provider_metadata', `${f}.provider_metadata`],
+    ['createdAt', isoTs(`${f}.created_at`)], ['updatedAt', isoTs(`${f}.updated_at`)], ['publishedAt', isoTs(`${f}.published_at`)],
+  ];
+}
+
+/**
+ * The JSON text of a row's default response (every visible scalar, timestamps, locale), computed from
+ * the row `r` (a table alias, or `new` in a trigger). Stored in `doc_json` so reads need not format it.
+ */
+export function docJsonSql(schema: Schema, ct: ContentType, r: string): string {
+  const sel: Selection = {
+    fields: visibleScalars(ct.attributes), withLocale: ct.localized, populate: [], isDefault: true,
+    withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },
+  };
+  return `(select row_to_json(x)::text from (select ${scalarCols(sel, r).join(', ')}) x)`;
+}
+
+/** The JSON text of a file record, stored in `record_json`. */
+export function fileJsonSql(r: string): string {
+  return `(select row_to_json(x)::text from (select ${fileRecordColumns(r).map(([k, e]) => `${e} as ${q(k)}`).join(', ')}) x)`;
+}
+
 /** Puts lateral joins right after the first table of a `from … where …` fragment. */
 function injectJoins(from: string, joins: string[]): string {
   if (!joins.length) return from;
@@ -296,11 +344,12 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const sortCols = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`).join('');
   const page = `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} order by ${order.join(', ')} limit $${query.limitParam}::bigint offset $${query.offsetParam}::bigint`;
   const joins: string[] = [];
-  const cols = g.row(ct, query.select, t, joins);
+  const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
-  const body = `select ${cols.join(', ')} from (${page}) ${t} ${joins.join(' ')} order by ${outerOrder}`;
-  if (query.shape === 'one') return { text: `select (select row_to_json(x) from (${body}) x)::text as data`, withTotal: false };
-  const data = `(select coalesce(json_agg(x), '[]') from (${body}) x)::text as data`;
+  const body = `select ${row} as j from (${page}) ${t} ${joins.join(' ')} order by ${outerOrder}`;
+  if (query.shape === 'one') return { text: `select (select x.j from (${body}) x) as data`, withTotal: false };
+  // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
+  const data = `(select ${textArray('x.j')} from (${body}) x) as data`;
   if (!query.pagination.withCount) return { text: `select ${data}`, withTotal: false };
   // The count needs its own aliases: the filter subqueries of `where` name them.
   const g2 = new Gen(schema, opts, query);

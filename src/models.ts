@@ -12,6 +12,8 @@ export class ModelError extends Error {}
 const RESERVED = new Set(['id', 'documentId', 'document_id', 'createdAt', 'updatedAt', 'publishedAt', 'locale', 'localizations', 'createdBy', 'updatedBy', '__component', 'status', 'meta']);
 const RELATIONS = new Set<RelationKind>(['oneToOne', 'oneToMany', 'manyToOne', 'manyToMany', 'oneWay', 'manyWay']);
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** Columns every version table has; an attribute may not map onto one of them. */
+const SYSTEM_COLUMNS = new Set(['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_json']);
 
 type Json = Record<string, unknown>;
 
@@ -134,6 +136,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, table: string |
     const base = { name, required: def.required === true, private: def.private === true, localized };
     const column = snake(name);
     if (columns.has(column)) fail(`its column name "${column}" collides with another attribute`);
+    if (SYSTEM_COLUMNS.has(column)) fail(`its column name "${column}" is reserved for the system`);
     columns.add(column);
     if (typeof type !== 'string') fail('"type" is missing');
     if (SCALAR_TYPES.has(type as string)) {

@@ -78,24 +78,24 @@ describe('operators (SQL fragment and parameter values)', () => {
   test('a bare value means $eq; a list means $in', () => {
     assert.equal(where(plan('authors', 'filters[name]=Ada')), 'r0."name" = $1::text');
     const p = plan('authors', 'filters[name][0]=Ada&filters[name][1]=Alan');
-    assert.equal(where(p), 'r0."name" = any($1::text[])');
-    assert.deepEqual(p.params, [['Ada', 'Alan'], 25, 0]);
-    assert.equal(where(plan('authors', 'filters[name][$eq][0]=Ada&filters[name][$eq][1]=Alan')), 'r0."name" = any($1::text[])');
-    assert.equal(where(plan('authors', 'filters[name][$ne][0]=Ada&filters[name][$ne][1]=Alan')), 'not (r0."name" = any($1::text[]))');
+    assert.equal(where(p), 'r0."name" = any($1::text::text[])');
+    assert.deepEqual(p.params, ['{"Ada","Alan"}', 25, 0]);
+    assert.equal(where(plan('authors', 'filters[name][$eq][0]=Ada&filters[name][$eq][1]=Alan')), 'r0."name" = any($1::text::text[])');
+    assert.equal(where(plan('authors', 'filters[name][$ne][0]=Ada&filters[name][$ne][1]=Alan')), 'not (r0."name" = any($1::text::text[]))');
   });
 
   test('$in and $notIn carry the whole list as one array parameter', () => {
     const p = plan('authors', 'filters[name][$in][0]=a&filters[name][$in][1]=b&filters[name][$in][2]=c');
-    assert.equal(where(p), 'r0."name" = any($1::text[])');
-    assert.deepEqual(p.params, [['a', 'b', 'c'], 25, 0]);
+    assert.equal(where(p), 'r0."name" = any($1::text::text[])');
+    assert.deepEqual(p.params, ['{"a","b","c"}', 25, 0]);
     const n = plan('authors', 'filters[name][$notIn][0]=a');
-    assert.equal(where(n), 'not (r0."name" = any($1::text[]))');
-    assert.deepEqual(n.params, [['a'], 25, 0]);
+    assert.equal(where(n), 'not (r0."name" = any($1::text::text[]))');
+    assert.deepEqual(n.params, ['{"a"}', 25, 0]);
     const empty = plan('authors', 'filters[name][$in]=');
-    assert.deepEqual(empty.params, [[], 25, 0], 'an empty $in matches nothing');
+    assert.deepEqual(empty.params, ['{}', 25, 0], 'an empty $in matches nothing');
     const i = plan('articles', 'filters[views][$in][0]=1&filters[views][$in][1]=2');
-    assert.equal(where(i).slice(ART.length), 'r0."views" = any($2::integer[])');
-    assert.deepEqual(i.params, ['en', ['1', '2'], 25, 0]);
+    assert.equal(where(i).slice(ART.length), 'r0."views" = any($2::text::integer[])');
+    assert.deepEqual(i.params, ['en', '{"1","2"}', 25, 0]);
   });
 
   test('$null and $notNull decide IS NULL / IS NOT NULL and take no parameter', () => {
@@ -236,7 +236,7 @@ describe('populate', () => {
     const { query } = buildReadQuery(schema, ct('articles'), parseQueryString('populate=*'), { shape: 'list' }, OPTS);
     assert.deepEqual(query.select.populate.map((x) => (x.kind === 'localizations' ? 'localizations' : `${x.kind}:${x.attr.name}`)).sort(),
       ['component:seo', 'dynamiczone:blocks', 'localizations', 'media:cover', 'media:gallery', 'relation:author', 'relation:category', 'relation:tags']);
-    for (const k of ['cover', 'gallery', 'author', 'category', 'tags', 'seo', 'blocks', 'localizations']) assert.ok(p.sql.text.includes(` as "${k}"`), k);
+    for (const k of ['cover', 'gallery', 'author', 'category', 'tags', 'seo', 'blocks', 'localizations']) assert.ok(p.sql.text.includes(`',"${k}":' || p`), k);
     const author = query.select.populate.find((x) => x.kind === 'relation' && x.attr.name === 'author');
     assert.ok(author && author.kind === 'relation' && author.select.populate.length === 0, 'nested relations are not populated');
     assert.equal(plan('articles', 'populate=true').sql.text, p.sql.text);
@@ -254,7 +254,7 @@ describe('populate', () => {
   test('nested populate with fields, filters and sort', () => {
     const p = plan('articles', 'populate[author][fields][0]=name&populate[author][populate][articles][fields][0]=title&populate[author][populate][articles][filters][views][$gt]=5&populate[author][populate][articles][sort]=title:desc');
     assert.equal(laterals(p.sql.text), 2);
-    assert.match(p.sql.text, /select t\d+\.id as "id", t\d+\.document_id as "documentId", t\d+\."name" as "name", p\d+\.v as "articles" from "authors"/);
+    assert.match(p.sql.text, /select left\(\(select row_to_json\(x\)::text from \(select t\d+\.id as "id", t\d+\.document_id as "documentId", t\d+\."name" as "name"\) x\), -1\) \|\| ',"articles":' \|\| p\d+\.v \|\| '}' from "authors"/);
     const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc limit 1000/.exec(p.sql.text);
     assert.ok(m, p.sql.text);
     assert.equal(p.params[Number(m[2]) - 1], '5');
@@ -274,7 +274,7 @@ describe('populate', () => {
   });
 
   test('count', () => {
-    assert.match(plan('articles', 'populate[tags][count]=true').sql.text, /select json_build_object\('count', count\(\*\)\) as v from "articles_tags_lnk"/);
+    assert.match(plan('articles', 'populate[tags][count]=true').sql.text, /select json_build_object\('count', count\(\*\)\)::text as v from "articles_tags_lnk"/);
   });
 
   test('media populate with fields keeps id and documentId', () => {
@@ -386,7 +386,7 @@ describe('pagination', () => {
   });
   test('one document: no pagination, a documentId parameter', () => {
     const p = plan('articles', '', 'abc123');
-    assert.match(p.sql.text, /^select \(select row_to_json\(x\) from/);
+    assert.match(p.sql.text, /^select \(select x\.j from \(select t0\.doc_json as j from/);
     assert.match(p.sql.text, /r0\.document_id = \$2::text/);
     assert.deepEqual(p.params, ['en', 'abc123', 1, 0]);
     assert.equal(p.sql.withTotal, false);
@@ -396,7 +396,7 @@ describe('pagination', () => {
 describe('fields, locale and status', () => {
   test('fields select only the named columns, with id and documentId always', () => {
     const p = plan('articles', 'fields[0]=title&fields[1]=views');
-    assert.match(p.sql.text, /^select \(select coalesce\(json_agg\(x\), '\[\]'\) from \(select t0\.id as "id", t0\.document_id as "documentId", t0\."title" as "title", t0\."views" as "views" from/);
+    assert.match(p.sql.text, /^select \(select '\[' \|\| coalesce\(string_agg\(x\.j, ','\), ''\) \|\| '\]' from \(select \(select row_to_json\(x\)::text from \(select t0\.id as "id", t0\.document_id as "documentId", t0\."title" as "title", t0\."views" as "views"\) x\) as j from/);
     assert.equal(plan('articles', 'fields=title,views').sql.text, p.sql.text);
     assert.equal(plan('articles', 'fields[0]=title&fields[1]=views&fields[2]=id&fields[3]=documentId').sql.text, p.sql.text);
   });
@@ -479,7 +479,7 @@ describe('plan cache', () => {
     const a = c.read(ct('authors'), 'list', 'filters[name][$in][0]=a');
     const b = c.read(ct('authors'), 'list', 'filters[name][$in][0]=a&filters[name][$in][1]=b&filters[name][$in][2]=c');
     assert.equal(a.sql.text, b.sql.text);
-    assert.deepEqual(b.params[0], ['a', 'b', 'c']);
+    assert.deepEqual(b.params[0], '{"a","b","c"}');
   });
 
   test('a second identical query is an exact-cache hit returning the same plan', () => {
@@ -523,7 +523,6 @@ describe('plan cache', () => {
   });
 
   test('$and / $or lists of different structure never share a plan', {
-    todo: 'shapeKey masks every array under filters as "[?]": the second query gets the first one\'s SQL (r0."title" = … instead of r0."slug" = …)',
   }, () => {
     const c = fresh();
     const a = c.read(ct('articles'), 'list', 'filters[$or][0][title][$eq]=x&filters[$or][1][title][$eq]=y');

@@ -249,13 +249,13 @@ describe('plan cache: queries of different structure never share a plan', () => 
     return r.body.data.map((d: any) => d.title);
   };
 
-  test('$or lists over different attributes', { todo: 'second query reuses the first one\'s SQL: answers [] instead of [A3, A4]' }, async () => {
+  test('$or lists over different attributes', async () => {
     assert.deepEqual(await raw('filters[$or][0][title][$eq]=Sourdough Basics&filters[$or][1][title][$eq]=Hello 100%25_done'), [A3, A4]);
     assert.deepEqual(await raw('filters[$or][0][slug][$eq]=sourdough&filters[$or][1][slug][$eq]=hello'), [A3, A4]);
     assert.deepEqual(await raw('filters[$or][0][views][$eq]=0&filters[$or][1][views][$eq]=100'), [A3, A4]);
   });
 
-  test('$and lists of different length and nesting', { todo: 'answers 500 "could not determine data type of parameter $6"' }, async () => {
+  test('$and lists of different length and nesting', async () => {
     assert.deepEqual(await raw('filters[$and][0][featured][$eq]=false&filters[$and][1][views][$gt]=5'), [A1, A3]);
     assert.deepEqual(await raw('filters[$and][0][$or][0][kind][$eq]=news&filters[$and][0][$or][1][kind][$eq]=tutorial&filters[$and][1][views][$gt]=50'), [A3]);
   });

@@ -122,7 +122,8 @@ describe('components, dynamic zones, draft & publish, i18n, atomicity', () => {
   after(() => s.stop());
 
   test('components keep ids on update with id, new ids without, removed when missing', async () => {
-    const c = await s.fetchJson('POST', '/api/articles?populate[seo]=true&populate[blocks]=true', {
+    // Ids are stable on the draft; a publish gives the published copy fresh instances, as Strapi does.
+    const c = await s.fetchJson('POST', '/api/articles?status=draft&populate[seo]=true&populate[blocks]=true', {
       data: { title: 'Comp', seo: { metaTitle: 'M1' }, blocks: [{ __component: 'shared.quote', title: 'Q1' }, { __component: 'shared.rich-text', body: 'R1' }] },
     }, TOKEN);
     assert.equal(c.status, 201, c.text);
@@ -130,7 +131,7 @@ describe('components, dynamic zones, draft & publish, i18n, atomicity', () => {
     const [q1, r1] = c.body.data.blocks;
     assert.ok(Number.isInteger(seoId) && Number.isInteger(q1.id) && Number.isInteger(r1.id));
     assert.equal(q1.__component, 'shared.quote');
-    const u = await s.fetchJson('PUT', `/api/articles/${c.body.data.documentId}?populate[seo]=true&populate[blocks]=true`, {
+    const u = await s.fetchJson('PUT', `/api/articles/${c.body.data.documentId}?status=draft&populate[seo]=true&populate[blocks]=true`, {
       data: { seo: { id: seoId, metaTitle: 'M2' }, blocks: [{ __component: 'shared.quote', id: q1.id, title: 'Q2' }, { __component: 'shared.quote', title: 'new' }] },
     }, TOKEN);
     assert.equal(u.status, 200, u.text);
@@ -140,6 +141,9 @@ describe('components, dynamic zones, draft & publish, i18n, atomicity', () => {
     assert.equal(u.body.data.blocks[0].id, q1.id);
     assert.equal(u.body.data.blocks[0].title, 'Q2');
     assert.notEqual(u.body.data.blocks[1].id, q1.id);
+    const pub = await s.fetchJson('PUT', `/api/articles/${c.body.data.documentId}?populate[seo]=true`, { data: {} }, TOKEN);
+    assert.equal(pub.body.data.seo.metaTitle, 'M2');
+    assert.notEqual(pub.body.data.seo.id, seoId, 'the published copy has its own component instance');
     const bad = await s.fetchJson('PUT', `/api/articles/${c.body.data.documentId}`, { data: { blocks: [{ __component: 'shared.nope' }] } }, TOKEN);
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.error.details.errors[0].path, ['blocks', '0', '__component']);

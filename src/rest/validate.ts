@@ -214,7 +214,8 @@ export class BodyValidator {
       case 'date': {
         const s = typeof v === 'string' ? v : '';
         const d = DATE.test(s) ? s : !Number.isNaN(Date.parse(s)) && s ? new Date(s).toISOString().slice(0, 10) : null;
-        if (!d || Number.isNaN(Date.parse(d))) { this.err(path, `${label} must be a valid date`, v); return null; }
+        // Date.parse accepts 2024-02-30 (rolling over to March): require the date to round-trip.
+        if (!d || Number.isNaN(Date.parse(d)) || new Date(d).toISOString().slice(0, 10) !== d) { this.err(path, `${label} must be a valid date`, v); return null; }
         value = d;
         break;
       }

@@ -62,7 +62,7 @@ function dataColumns(schema: Schema, ct: ContentType): string[] {
   let cols = columnCache.get(ct);
   if (!cols) {
     const t = desiredTables(schema).find((x) => x.name === ct.table)!;
-    cols = t.columns.map(([c]) => c).filter((c) => !['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at'].includes(c));
+    cols = t.columns.map(([c]) => c).filter((c) => !['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_json'].includes(c));
     columnCache.set(ct, cols);
   }
   return cols;
@@ -430,6 +430,7 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
       }
     }
   });
-  if (!found && ct.kind === 'singleType') throw new ApiError(404, 'NotFoundError', 'Not Found', {});
+  // Strapi answers 204 whether or not there was anything to delete (single types included).
+  void found;
   return noContent();
 }
