@@ -31,7 +31,7 @@ export interface Selection {
   /** Scalar attributes to return, in model order; `locale` is its own flag. */
   fields: ScalarAttr[];
   withLocale: boolean;
-  /** The type's default response fields (no `fields` parameter): the stored doc_json stands in for them. */
+  /** The type's default response fields (no `fields` parameter): the stored doc_open stands in for them. */
   isDefault?: boolean;
   /** Fields Strapi selects ahead of id/documentId (the sort fields of a populated relation). */
   leading?: ScalarAttr[];

@@ -132,21 +132,21 @@ class Gen {
   // ------------------------------------------------------------ selections
 
   /**
-   * JSON text of one row, never null. A default selection reuses the row's stored `doc_json` (kept by a
-   * trigger), so PostgreSQL formats nothing per request; populated values are appended as text.
+   * JSON text of one row, never null. A default selection reuses the row's stored `doc_open` (its
+   * default response without the closing brace, kept by a trigger), so PostgreSQL formats nothing per
+   * request; populated values are appended with one concat() (a chain of || copies the row each time).
    */
   rowText(ct: ContentType, sel: Selection, alias: string, joins: string[]): string {
-    const base = sel.isDefault && !sel.leading?.length
-      ? `${alias}.doc_json`
-      : `(select row_to_json(x)::text from (select ${scalarCols(sel, alias).join(', ')}) x)`;
-    if (!sel.populate.length) return base;
+    const stored = sel.isDefault && !sel.leading?.length;
+    const built = () => `(select row_to_json(x)::text from (select ${scalarCols(sel, alias).join(', ')}) x)`;
+    if (!sel.populate.length) return stored ? `${alias}.doc_open || '}'` : built();
     const parts = sel.populate.map((p) => {
       const j = this.alias('p');
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
-      return `${lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`)} || ${j}.v`;
+      return `${lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`)}, ${j}.v`;
     });
-    return `left(${base}, -1) || ${parts.join(' || ')} || '}'`;
+    return `concat(${stored ? `${alias}.doc_open` : `left(${built()}, -1)`}, ${parts.join(', ')}, '}')`;
   }
 
   /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
@@ -304,15 +304,15 @@ function fileRecordColumns(f: string): Array<[string, string]> {
 }
 
 /**
- * The JSON text of a row's default response (every visible scalar, timestamps, locale), computed from
- * the row `r` (a table alias, or `new` in a trigger). Stored in `doc_json` so reads need not format it.
+ * The JSON text of a row's default response (every visible scalar, timestamps, locale) without its
+ * closing brace, computed from the row `r` (`new` in the trigger). Stored in `doc_open`: reads copy it.
  */
-export function docJsonSql(schema: Schema, ct: ContentType, r: string): string {
+export function docOpenSql(schema: Schema, ct: ContentType, r: string): string {
   const sel: Selection = {
     fields: visibleScalars(ct.attributes), withLocale: ct.localized, populate: [], isDefault: true,
     withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },
   };
-  return `(select row_to_json(x)::text from (select ${scalarCols(sel, r).join(', ')}) x)`;
+  return `(select left(row_to_json(x)::text, -1) from (select ${scalarCols(sel, r).join(', ')}) x)`;
 }
 
 /** The JSON text of a file record, stored in `record_json`. */

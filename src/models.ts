@@ -13,7 +13,7 @@ const RESERVED = new Set(['id', 'documentId', 'document_id', 'createdAt', 'updat
 const RELATIONS = new Set<RelationKind>(['oneToOne', 'oneToMany', 'manyToOne', 'manyToMany', 'oneWay', 'manyWay']);
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Columns every version table has; an attribute may not map onto one of them. */
-const SYSTEM_COLUMNS = new Set(['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_json']);
+const SYSTEM_COLUMNS = new Set(['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_open']);
 
 type Json = Record<string, unknown>;
 

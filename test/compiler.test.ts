@@ -386,7 +386,7 @@ describe('pagination', () => {
   });
   test('one document: no pagination, a documentId parameter', () => {
     const p = plan('articles', '', 'abc123');
-    assert.match(p.sql.text, /^select \(select x\.j from \(select t0\.doc_json as j from/);
+    assert.match(p.sql.text, /^select \(select x\.j from \(select t0\.doc_open \|\| '}' as j from/);
     assert.match(p.sql.text, /r0\.document_id = \$2::text/);
     assert.deepEqual(p.params, ['en', 'abc123', 1, 0]);
     assert.equal(p.sql.withTotal, false);

@@ -74,7 +74,7 @@ describe('sync of the all-types models', () => {
     assert.ok(!t.some((x) => /people_items|labels_things|partner_of|children/.test(x)), 'inverse sides have no storage of their own');
     assert.deepEqual(await columns(s, 'everythings'), {
       id: 'bigint', document_id: 'text', locale: 'text', published_at: 'timestamp with time zone', created_at: 'timestamp with time zone',
-      updated_at: 'timestamp with time zone', doc_json: 'text', title: 'text', code: 'text', summary: 'text', body: 'text', content: 'jsonb', contact: 'text',
+      updated_at: 'timestamp with time zone', doc_open: 'text', title: 'text', code: 'text', summary: 'text', body: 'text', content: 'jsonb', contact: 'text',
       secret: 'text', slug: 'text', level: 'text', active: 'boolean', quantity: 'integer', big: 'bigint', ratio: 'double precision',
       price: 'numeric', day: 'date', clock: 'time without time zone', happened_at: 'timestamp with time zone', stamp: 'timestamp with time zone',
       payload: 'jsonb', internal_note: 'text', serial: 'text', cover_file: 'bigint', partner_doc: 'text', parent_doc: 'text', owner_doc: 'text',
@@ -116,7 +116,7 @@ describe('sync of the all-types models', () => {
     const cols = await columns(s, 'everythings');
     assert.equal(cols.nickname, 'text');
     assert.equal(cols.score, 'bigint');
-    assert.deepEqual(await columns(s, 'extras'), { id: 'bigint', document_id: 'text', locale: 'text', published_at: 'timestamp with time zone', created_at: 'timestamp with time zone', updated_at: 'timestamp with time zone', doc_json: 'text', label: 'text' });
+    assert.deepEqual(await columns(s, 'extras'), { id: 'bigint', document_id: 'text', locale: 'text', published_at: 'timestamp with time zone', created_at: 'timestamp with time zone', updated_at: 'timestamp with time zone', doc_open: 'text', label: 'text' });
     assert.ok((await tables(s)).includes('extras_things_lnk'));
     const g = await s.fetchJson('GET', `/api/everythings/${doc}`);
     assert.equal(g.status, 200);

@@ -3,7 +3,7 @@
 // lose data (a dropped attribute or content-type, a changed column type) is refused unless the
 // operator passes ALLOW_DESTRUCTIVE_SCHEMA=true.
 import type { Sql, TransactionSql } from 'postgres';
-import { docJsonSql, fileJsonSql } from '../../compiler/sql.ts';
+import { docOpenSql, fileJsonSql } from '../../compiler/sql.ts';
 import type { Schema, ScalarType, ContentType } from '../../compiler/schema.ts';
 import { log } from '../log.ts';
 
@@ -35,8 +35,8 @@ function versionTable(ct: ContentType, schema: Schema): TableSpec[] {
   const columns: Array<[string, string]> = [
     ['id', 'bigint'], ['document_id', 'text'], ['locale', 'text'], ['published_at', 'timestamp with time zone'],
     ['created_at', 'timestamp with time zone'], ['updated_at', 'timestamp with time zone'],
-    // The row's default response as JSON text, kept by a trigger (see derivedJson).
-    ['doc_json', 'text'],
+    // The row's default response as JSON text without its closing brace, kept by a trigger (see derivedJson).
+    ['doc_open', 'text'],
   ];
   const links: TableSpec[] = [];
   const indexes = [
@@ -92,13 +92,13 @@ function filesTable(schema: Schema): TableSpec {
 }
 
 /**
- * Rows carry their default response as JSON text (`doc_json`, `record_json` for files), computed by a
+ * Rows carry their default response as JSON text (`doc_open`, `record_json` for files), computed by a
  * BEFORE INSERT/UPDATE trigger generated from the models. Reads then copy text instead of formatting
  * every timestamp and column on every request: populate=* became several times cheaper (README).
  */
 function derivedJson(schema: Schema): Array<{ table: string; column: string; fn: string; expr: string }> {
   const out = [{ table: schema.filesTable, column: 'record_json', fn: `fastrapi_json_${schema.filesTable}`, expr: fileJsonSql('new') }];
-  for (const ct of schema.contentTypes.values()) out.push({ table: ct.table, column: 'doc_json', fn: `fastrapi_json_${ct.table}`, expr: docJsonSql(schema, ct, 'new') });
+  for (const ct of schema.contentTypes.values()) out.push({ table: ct.table, column: 'doc_open', fn: `fastrapi_json_${ct.table}`, expr: docOpenSql(schema, ct, 'new') });
   return out;
 }
 
@@ -109,6 +109,8 @@ async function syncTriggers(tx: TransactionSql, schema: Schema): Promise<void> {
     if (cur[0]?.src === body) continue;
     await tx.unsafe(`create or replace function ${q(d.fn)}() returns trigger language plpgsql as $fn$${body}$fn$`);
     await tx.unsafe(`create or replace trigger ${q(d.fn)} before insert or update on ${q(d.table)} for each row execute function ${q(d.fn)}()`);
+    // Uncompressed: reads copy this text on every request, and decompressing it cost more than the I/O.
+    await tx.unsafe(`alter table ${q(d.table)} alter column ${q(d.column)} set storage external`);
     // The model changed (or the trigger is new): recompute the stored JSON of existing rows.
     await tx.unsafe(`update ${q(d.table)} set id = id`);
   }

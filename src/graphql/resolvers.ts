@@ -14,6 +14,7 @@ import type { Caller, Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
+import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
 import { filesType, localeList, roleObject, usersType } from './builtin.ts';
@@ -170,7 +171,7 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
     'fields[0]': 'id',
   });
 
-  const documentIdOf = (body: string): string => String(asRow(asRow(JSON.parse(body)).data).documentId);
+  const documentIdOf = (reply: Reply): string => String(asRow(asRow(JSON.parse(bodyText(reply))).data).documentId);
 
   /** GraphQL input → the REST body's data (dynamic-zone items name their component by __typename). */
   const restData = async (ctx: GqlContext, ct: ContentType, data: unknown): Promise<Row> => {
@@ -256,7 +257,7 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       Mutation[`update${T}`] = async (_s, args, ctx, info) => {
         guard(ctx, ct, 'update');
         const reply = await putSingle(ctx.rest, ct, fakeTask(ctx, 'PUT', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)));
-        return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply.body));
+        return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply));
       };
       Mutation[`delete${T}`] = async (_s, args, ctx) => {
         guard(ctx, ct, 'delete');
@@ -280,7 +281,7 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
     Mutation[`create${T}`] = async (_s, args, ctx, info) => {
       guard(ctx, ct, 'create');
       const reply = await createDocument(ctx.rest, ct, fakeTask(ctx, 'POST', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)));
-      return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply.body));
+      return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply));
     };
     Mutation[`update${T}`] = async (_s, args, ctx, info) => {
       guard(ctx, ct, 'update');
@@ -329,8 +330,8 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       }
       const task = fakeTask(ctx, documentId === null ? 'POST' : 'PUT', writeQuery(ct, draft, args.locale), body);
       let doc = documentId;
-      if (ct.kind === 'singleType') doc = documentIdOf((await putSingle(ctx.rest, ct, task)).body);
-      else if (doc === null) doc = documentIdOf((await createDocument(ctx.rest, ct, task)).body);
+      if (ct.kind === 'singleType') doc = documentIdOf(await putSingle(ctx.rest, ct, task));
+      else if (doc === null) doc = documentIdOf(await createDocument(ctx.rest, ct, task));
       else await updateDocument(ctx.rest, ct, task, doc);
       return { data: await readBack(ctx, ct, draft ? 'DRAFT' : 'PUBLISHED', args.locale, info, doc) };
     };
@@ -467,7 +468,7 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       body: new TextEncoder().encode(JSON.stringify(body)),
     };
     const reply = await deps.users.handle(ctx.rest, task, ctx.caller);
-    return asRow(JSON.parse(reply.body));
+    return asRow(JSON.parse(bodyText(reply)));
   };
   Mutation.register = async (_s, args, ctx) => {
     const input = asRow(args.input);
