@@ -14,6 +14,8 @@ export interface ReadContext {
 }
 
 const DATA = Buffer.from('{"data":');
+const LIST = Buffer.from('{"data":[');
+const NONE = Buffer.alloc(0);
 const ONE_END = Buffer.from(',"meta":{}}');
 
 /**
@@ -26,8 +28,9 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
   ctx.count(1);
   const row = rows[0];
   const total = plan.sql.withTotal ? Number(String(row[1])) : null;
-  const meta = Buffer.from(`,"meta":${listMeta(plan.pagination, total)}}`);
-  return { status: 200, body: Buffer.concat([DATA, row[0]!, meta]) };
+  // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
+  const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
+  return { status: 200, body: Buffer.concat([LIST, row[0] ?? NONE, meta]) };
 }
 
 /** findOne by documentId, or the single type's document when documentId is undefined. */
