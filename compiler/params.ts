@@ -628,6 +628,12 @@ export class PopulateParser {
 
 // ---------------------------------------------------------------- the whole query
 
+/** LIMIT and OFFSET of a pagination, pushed as parameters: [limit param, offset param]. */
+export function pushPage(params: ParamBuilder, p: Pagination): [number, number] {
+  const [limit, offset] = p.mode === 'page' ? [p.pageSize, (p.page - 1) * p.pageSize] : [p.limit, p.start];
+  return [params.push(limit), params.push(offset)];
+}
+
 export interface ReadRequest {
   shape: 'list' | 'one';
   /** documentId for findOne on a collection type. */
@@ -653,10 +659,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const sort = parseSort(schema, ct, q.sort);
   new PopulateParser(schema, params, limits, canRead).forType(ct, select, q.populate, 1, null, status);
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
-  const [limit, offset] = pagination.mode === 'page'
-    ? [pagination.pageSize, (pagination.page - 1) * pagination.pageSize] : [pagination.limit, pagination.start];
-  const limitParam = params.push(limit);
-  const offsetParam = params.push(offset);
+  const [limitParam, offsetParam] = pushPage(params, pagination);
   return {
     query: {
       ct, shape: req.shape, select, where, sort, pagination, localeParam, documentParam, status,

@@ -47,9 +47,10 @@ function scalarCols(sel: Selection, alias: string): string[] {
   return cols;
 }
 
-class Gen {
+/** Filter expressions (WHERE): also used alone, by plugins filtering their own tables (upload files). */
+class FilterGen {
   private n = 0;
-  constructor(private schema: Schema, private opts: SqlOptions, private query: ReadQuery) {}
+  constructor(protected schema: Schema) {}
   alias(p = 't'): string { return `${p}${++this.n}`; }
 
   // ------------------------------------------------------------ filters
@@ -132,6 +133,11 @@ class Gen {
     if (!owner.toMany) return `from ${q(target.table)} ${a} where ${a}.${q(owner.column)} = ${src}.document_id`;
     return `from ${q(owner.linkTable)} l${a} join ${q(target.table)} ${a} on ${a}.id = l${a}.source_id where l${a}.target_doc = ${src}.document_id`;
   }
+
+}
+
+class Gen extends FilterGen {
+  constructor(schema: Schema, private opts: SqlOptions, private query: ReadQuery) { super(schema); }
 
   // ------------------------------------------------------------ selections
 
@@ -291,6 +297,11 @@ class Gen {
     if (where) conds.push(this.filter(where, alias, ct));
     return conds.length ? `where ${conds.join(' and ')}` : '';
   }
+}
+
+/** A WHERE condition for `filter` over the row alias `alias` (a table with the filter scope's columns). */
+export function filterSql(schema: Schema, filter: Filter, alias: string): string {
+  return new FilterGen(schema).filter(filter, alias, null);
 }
 
 /** `[a,b,…]` from JSON text fragments, in the order of the subquery they come from. */

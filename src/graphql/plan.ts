@@ -9,7 +9,7 @@ import {
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
 import type { ComponentSelection, Filter, Pagination, Populate, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { FilterParser, ParamBuilder, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
+import { FilterParser, ParamBuilder, parsePagination, parseSort, pushPage, typeScope, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
 
 export type Args = Record<string, unknown>;
@@ -370,10 +370,7 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   const pagination: Pagination = r.shape === 'list'
     ? parsePagination(restPagination(args.pagination, r.withCount ?? false), limits)
     : { mode: 'page', page: 1, pageSize: 1, withCount: false };
-  const [limit, offset] = pagination.mode === 'page'
-    ? [pagination.pageSize, (pagination.page - 1) * pagination.pageSize] : [pagination.limit, pagination.start];
-  const limitParam = params.push(limit);
-  const offsetParam = params.push(offset);
+  const [limitParam, offsetParam] = pushPage(params, pagination);
   return {
     query: {
       ct, shape: r.shape, select, where, sort, pagination, localeParam, documentParam, status, limitParam, offsetParam,
