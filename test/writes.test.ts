@@ -2,7 +2,7 @@
 // localizations, atomic failure and concurrent connects — against a real PostgreSQL.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, ALL_TYPES_MODELS, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, ALL_TYPES_MODELS, TOKEN, insertFile, type TestServer } from './helpers.ts';
 
 type Doc = { id: number; documentId: string; [k: string]: unknown };
 
@@ -225,5 +225,21 @@ describe('relation kinds (all-types fixture)', () => {
     assert.deepEqual((l.things as Doc[]).map((t) => t.title), ['tagged']);
     const back = await s.fetchJson('GET', `/api/everythings/${e.documentId}?populate=labels`, undefined, TOKEN);
     assert.deepEqual(back.body.data.labels.map((x: Doc) => x.name), ['L']);
+  });
+
+  test('media attributes take file ids, checked against allowedTypes; connect is refused', async () => {
+    const png = await insertFile(s.sql(), { name: 'a.png', mime: 'image/png' });
+    const txt = await insertFile(s.sql(), { name: 'notes.txt', mime: 'text/plain' });
+    const ok = await s.fetchJson('POST', '/api/everythings?populate[0]=cover&populate[1]=gallery', { data: { title: 'media', cover: txt, gallery: [png] } }, TOKEN);
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.body.data.cover.name, 'notes.txt');
+    assert.deepEqual(ok.body.data.gallery.map((f: Doc) => f.name), ['a.png']);
+    const bad = await s.fetchJson('POST', '/api/everythings', { data: { title: 'bad media', gallery: [png, txt] } }, TOKEN);
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.body.error.details.errors[0].path, ['gallery']);
+    const missing = await s.fetchJson('POST', '/api/everythings', { data: { title: 'missing', cover: 999999 } }, TOKEN);
+    assert.equal(missing.status, 400);
+    const connect = await s.fetchJson('POST', '/api/everythings', { data: { title: 'connect', gallery: { connect: [png] } } }, TOKEN);
+    assert.equal(connect.status, 400);
   });
 });

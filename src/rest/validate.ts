@@ -22,6 +22,8 @@ export interface Normalized {
   needIds: Array<{ c: Record<string, unknown>; uid: string }>;
   /** File ids referenced anywhere (checked to exist by the writer). */
   fileIds: Set<number>;
+  /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
+  mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[] }>;
   uniques: Array<{ attr: ScalarAttr; value: unknown }>;
 }
 
@@ -47,7 +49,7 @@ export class BodyValidator {
   }
 
   run(data: Record<string, unknown>, existingComponents: Map<string, unknown>): Normalized {
-    const out: Normalized = { columns: new Map(), relations: [], media: [], needIds: [], fileIds: new Set(), uniques: [] };
+    const out: Normalized = { columns: new Map(), relations: [], media: [], needIds: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
     for (const key of Object.keys(data)) {
       const a = this.ct.byName.get(key);
       if (!a || key === 'id' || key === 'documentId') {
@@ -93,6 +95,7 @@ export class BodyValidator {
       case 'media': {
         const ids = this.mediaIds(a, v, path);
         ids.forEach((i) => out.fileIds.add(i));
+        if (a.allowedTypes && ids.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids });
         if (top) {
           if (a.multiple) out.media.push({ attr: a, ids });
           else out.columns.set(a.column, ids[0] ?? null);

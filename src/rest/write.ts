@@ -100,10 +100,14 @@ class Writer {
     }
     if (n.fileIds.size) {
       const ids = [...n.fileIds];
-      const found = await this.run<{ id: string }>(`select id::text from ${q(this.ctx.schema.filesTable)} where id = any($1::bigint[])`, [ids]);
-      const have = new Set(found.map((r) => Number(r.id)));
-      const missing = ids.filter((i) => !have.has(i));
+      const found = await this.run<{ id: string; mime: string | null }>(`select id::text, mime from ${q(this.ctx.schema.filesTable)} where id = any($1::bigint[])`, [ids]);
+      const mime = new Map(found.map((r) => [Number(r.id), r.mime ?? '']));
+      const missing = ids.filter((i) => !mime.has(i));
       if (missing.length) throw validation(`Invalid file id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { errors: [] });
+      const wrong = n.mediaTypes.flatMap((m) => m.ids.filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
+        path: m.path, message: `${m.path.join('.')} must be a file of type ${m.allowed.join(', ')}`, name: 'ValidationError' as const, value: i,
+      })));
+      throwIfErrors(wrong);
     }
     const errors = [];
     for (const u of n.uniques) {
@@ -282,6 +286,12 @@ class Writer {
     const sets = shared.map((a) => { params.push(jsonb.has(a.column) ? toJsonText(n.columns.get(a.column)) : n.columns.get(a.column)); return `${q(a.column)} = $${params.length}${jsonb.has(a.column) ? '::text::jsonb' : ''}`; });
     await this.run(`update ${q(this.ct.table)} set ${sets.join(', ')} where document_id = $1 and locale is distinct from $2::text`, params);
   }
+}
+
+/** Strapi's media categories: images, videos, audios by MIME family; files is everything else. */
+function allowedType(allowed: string[], mime: string): boolean {
+  const family = mime.startsWith('image/') ? 'images' : mime.startsWith('video/') ? 'videos' : mime.startsWith('audio/') ? 'audios' : 'files';
+  return allowed.includes(family);
 }
 
 /** Applies disconnect, then each connect in order (with its position) to an ordered list of documentIds. */
