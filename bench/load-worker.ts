@@ -12,7 +12,7 @@ function writeBody(vary: NonNullable<LoadSpec['vary']>, run: string, n: number):
 }
 
 function request(spec: LoadSpec): Request {
-  const base: Request = { method: spec.method, path: spec.path, headers: spec.headers };
+  const base: Request = { method: spec.method, path: spec.path, headers: spec.headers, ...(spec.body ? { body: spec.body } : {}) };
   if (!spec.vary) return base;
   const vary = spec.vary;
   const run = Date.now().toString(36);

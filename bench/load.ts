@@ -15,6 +15,8 @@ export interface LoadSpec {
   duration: number;
   warmup: number;
   vary: 'create-tag' | 'update-tag' | null;
+  /** A fixed request body (GraphQL operations). */
+  body?: string;
 }
 
 export interface LoadResult {

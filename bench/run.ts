@@ -12,7 +12,7 @@ import type { Schema } from '../compiler/schema.ts';
 import type { Sql } from 'postgres';
 import { parseOptions, UsageError, USAGE, type BenchOptions } from './options.ts';
 import { seed } from './seed.ts';
-import { scenarios, path as readPath, type ReadScenario, type WriteScenario } from './scenarios.ts';
+import { scenarios, path as readPath, type ReadScenario, type WriteScenario, type GraphqlScenario } from './scenarios.ts';
 import { LoadRunner, type LoadSpec, type LoadResult } from './load.ts';
 import { measureDbLimit } from './db-limit.ts';
 import { startStaticServer } from './http-ceiling.ts';
@@ -119,6 +119,29 @@ async function runWrite(ctx: Ctx, s: WriteScenario): Promise<Row> {
   return { ...withLoad(row, await loads.run(loadSpec(ctx, server.url, s.method, s.path, s.vary), s.name, progress)), bodyBytes: Buffer.byteLength(first.body) };
 }
 
+/** GraphQL: 200 with data and no `errors`, then load; the HTTP ceiling serves a body of the same size. */
+async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
+  const { server, progress, loads } = ctx;
+  const path = server.config.graphql.endpoint;
+  let row = baseRow(s.name, 'read', 'POST', path);
+  const first = await probe(server.url, 'POST', path, s.body);
+  const parsed = (() => { try { return JSON.parse(first.body) as { data?: unknown; errors?: unknown }; } catch { return null; } })();
+  if (first.status !== 200 || !parsed || parsed.errors || !parsed.data) {
+    return { ...row, failures: 1, statusCodes: { [first.status]: 1 }, error: describe('POST', path, first) };
+  }
+  row.bodyBytes = Buffer.byteLength(first.body);
+  await settle(ctx, s.name);
+  row = withLoad(row, await loads.run({ ...loadSpec(ctx, server.url, 'POST', path, null), headers: { 'content-type': JSON_TYPE }, body: s.body }, s.name, progress));
+  await settle(ctx, s.name);
+  const ceiling = await startStaticServer(first.body, first.contentType);
+  try {
+    row.httpCeiling = (await loads.run({ ...loadSpec(ctx, ceiling.url, 'POST', path, null), headers: { 'content-type': JSON_TYPE }, body: s.body }, `${s.name} (HTTP ceiling)`, progress)).rps;
+  } finally {
+    ceiling.close();
+  }
+  return row;
+}
+
 const fmt = (r: Row) => r.error
   ? `${r.scenario}: FAILED ${r.error}`
   : `${r.scenario}: ${Math.round(r.rps ?? 0)} req/s, p50 ${r.p50 ?? '—'} ms, p99 ${r.p99 ?? '—'} ms` +
@@ -143,6 +166,8 @@ async function main(): Promise<number> {
     overrides: {
       port: 0, host: '127.0.0.1', dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, logLevel: 'warn',
       auth: { publicAccess: true },
+      // Strapi 5's own GraphQL shape (the one the recorded cases use).
+      graphql: { shape: 'v5' },
       ...(opts.workers === null ? {} : { workers: opts.workers }),
     },
   });
@@ -162,7 +187,7 @@ async function main(): Promise<number> {
     const rows: Row[] = [];
     for (const s of chosen) {
       progress.update(`${s.name}: starting`);
-      const row = s.kind === 'read' ? await runRead(ctx, s) : await runWrite(ctx, s);
+      const row = s.kind === 'read' ? await runRead(ctx, s) : s.kind === 'graphql' ? await runGraphql(ctx, s) : await runWrite(ctx, s);
       progress.done(fmt(row));
       rows.push(row);
     }

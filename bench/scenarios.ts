@@ -25,7 +25,16 @@ export interface WriteScenario {
   vary: 'create-tag' | 'update-tag';
 }
 
-export type Scenario = ReadScenario | WriteScenario;
+/** A GraphQL operation (v5 shape) sent as one POST; it must answer 200 without `errors`. */
+export interface GraphqlScenario {
+  kind: 'graphql';
+  name: string;
+  body: string;
+}
+
+export type Scenario = ReadScenario | WriteScenario | GraphqlScenario;
+
+const gql = (query: string, variables: Record<string, unknown> = {}) => JSON.stringify({ query, variables });
 
 /** Strapi clients (qs.stringify) percent-encode brackets; do the same so the server decodes real input. */
 function qs(pairs: Array<[string, string | number | boolean]>): string {
@@ -73,10 +82,14 @@ export function scenarios(size: SizeName): Scenario[] {
     { kind: 'read', name: 'single type', route: 'global', shape: 'one', query: '', expect: 'object' },
     { kind: 'write', name: 'create tag', method: 'POST', path: '/api/tags', vary: 'create-tag' },
     { kind: 'write', name: 'update tag', method: 'PUT', path: `/api/tags/${docId('tag', UPDATE_TAG)}`, vary: 'update-tag' },
-    // ---- GraphQL scenarios (issue: GraphQL endpoint not implemented yet) ------------------------------
-    // When /graphql exists, add the GraphQL twins of the reads above here (same data, one POST each:
-    // articles list, articles with author { articles { category } }, article(documentId), global),
-    // as a third Scenario kind carrying { query, variables } so the DB limit can use the same SQL.
+    {
+      kind: 'graphql', name: 'graphql list nested',
+      body: gql('query { articles(pagination: {pageSize: 25}) { documentId title slug views publishedAt author { name email } category { name slug } tags { name } } }'),
+    },
+    {
+      kind: 'graphql', name: 'graphql get one',
+      body: gql('query ($id: ID!) { article(documentId: $id) { documentId title description views author { name } seo { metaTitle } } }', { id: middle }),
+    },
   ];
 }
 
