@@ -3,6 +3,7 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { resolve, join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
@@ -28,6 +29,8 @@ export const ConfigSchema = Type.Object({
     allowDestructive: Type.Boolean(),
     /** Log every SQL statement with its parameter count (debug aid; counts statements per request). */
     logQueries: Type.Boolean(),
+    /** Milliseconds a statement may run before PostgreSQL cancels it (→ 503); 0 = no limit. */
+    statementTimeout: Int(0, 3_600_000),
   }),
   http: Type.Object({
     maxBodySize: Int(1024),
@@ -91,6 +94,8 @@ export const ConfigSchema = Type.Object({
     playgroundAlways: Type.Boolean(),
     /** Allow introspection; null = everywhere but production. */
     introspection: Type.Union([Type.Boolean(), Type.Null()]),
+    /** Extension module (.ts/.js) whose default export registers with the extension service; '' = none. */
+    extensions: Type.String(),
   }),
 });
 
@@ -107,7 +112,7 @@ export const defaults: Config = {
   dataDir: './data',
   modelsDir: './models',
   logLevel: 'info',
-  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false },
+  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000 },
   http: { maxBodySize: 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10 },
   api: {
     rest: {
@@ -128,7 +133,7 @@ export const defaults: Config = {
     authRateLimit: 20,
   },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, playgroundAlways: false, introspection: null,
+    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
@@ -146,6 +151,7 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['DB_PORT', 'db.embeddedPort', 'int'],
   ['ALLOW_DESTRUCTIVE_SCHEMA', 'db.allowDestructive', 'bool'],
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
+  ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
   ['MAX_QUERY_STRING_LENGTH', 'http.maxQueryStringLength', 'int'],
   ['SHUTDOWN_TIMEOUT', 'http.shutdownTimeout', 'int'],
@@ -173,6 +179,7 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],
   ['GRAPHQL_PLAYGROUND_ALWAYS', 'graphql.playgroundAlways', 'bool'],
   ['GRAPHQL_INTROSPECTION', 'graphql.introspection', 'bool'],
+  ['GRAPHQL_EXTENSIONS', 'graphql.extensions', 'string'],
 ];
 
 export class ConfigError extends Error {}
@@ -244,6 +251,12 @@ export function loadConfig(
   config.dataDir = resolve(config.dataDir);
   config.modelsDir = resolve(config.modelsDir);
   config.upload.folder = resolve(config.upload.folder || join(config.dataDir, 'uploads'));
+  if (config.graphql.extensions) {
+    config.graphql.extensions = resolve(config.graphql.extensions);
+    if (!existsSync(config.graphql.extensions)) {
+      throw new ConfigError(`Invalid configuration: ${source.get('graphql.extensions') ?? 'graphql.extensions'} names no file (${config.graphql.extensions})`);
+    }
+  }
   return config;
 }
 

@@ -17,7 +17,7 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
 
 export function createApp(config: Config, databaseUrl: string): App {
   const schema = loadModels(config.modelsDir, config.i18n);
-  const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries);
+  const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout);
   const compiler = new Compiler(schema, { ...config.api.rest });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
@@ -58,6 +58,11 @@ export function toApiError(e: unknown): ApiError {
   const pg = e as { code?: string; message?: string };
   // Invalid input that slipped past validation must not become a 500.
   if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', pg.message ?? 'Invalid input', {});
+  // Cancelled by statement_timeout, or the database is going away: the client may retry later.
+  if (pg?.code === '57014' || pg?.code === '57P01' || pg?.code === 'CONNECTION_CLOSED') {
+    log.warn('database unavailable', { code: pg.code, message: pg.message });
+    return new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {});
+  }
   log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
   return new ApiError(500, 'InternalServerError', 'Internal Server Error', {});
 }

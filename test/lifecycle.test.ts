@@ -102,3 +102,11 @@ test('npm start: embedded database, SIGTERM drains and stops it, data survives t
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a cancelled statement (statement_timeout) or a closing database answers 503, other bugs 500', async () => {
+  const { toApiError } = await import('../src/app.ts');
+  assert.equal(toApiError({ code: '57014', message: 'canceling statement due to statement timeout' }).status, 503);
+  assert.equal(toApiError({ code: 'CONNECTION_CLOSED', message: 'closed' }).status, 503);
+  assert.equal(toApiError({ code: '23505', message: 'duplicate key' }).status, 400);
+  assert.equal(toApiError(new TypeError('x is undefined')).status, 500);
+});

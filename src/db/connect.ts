@@ -5,13 +5,13 @@ import { log, logEnabled } from '../log.ts';
 
 export type Db = Sql;
 
-export function connect(url: string, max: number, logQueries: boolean): Db {
+export function connect(url: string, max: number, logQueries: boolean, statementTimeout = 0): Db {
   return postgres(url, {
     max,
     prepare: true,
     idle_timeout: 0,
     onnotice: () => {},
     debug: logQueries && logEnabled('debug') ? (_conn, query, params) => log.debug('sql', { query: query.slice(0, 500), params: params.length }) : undefined,
-    connection: { application_name: 'fastrapi' },
+    connection: { application_name: 'fastrapi', statement_timeout: statementTimeout },
   });
 }
