@@ -262,7 +262,6 @@ class Gen extends FilterGen {
 
   sortExpr(s: SortTerm, alias: string, ct: ContentType): string {
     let cur = alias;
-    let curType: ContentType | Component = ct;
     let json: string | null = null;
     const wraps: string[] = [];
     for (const step of s.path) {
@@ -270,13 +269,11 @@ class Gen extends FilterGen {
         const target = this.schema.contentTypes.get(step.target)!;
         const a = this.alias();
         wraps.push(`(select %s ${this.relationSource(step, target, cur, a)} limit 1)`);
-        cur = a; curType = target;
+        cur = a;
       } else {
         json = json ? `${json}->${lit(step.name)}` : `${cur}.${q(step.column)}`;
-        curType = this.schema.components.get(step.component)!;
       }
     }
-    void curType;
     let expr = json ? this.fieldExpr(s.field, `(${json})`, true) : this.fieldExpr(s.field, cur, false);
     for (let i = wraps.length - 1; i >= 0; i--) expr = wraps[i].replace('%s', expr);
     return expr;
@@ -322,7 +319,7 @@ function fileRecordColumns(f: string): Array<[string, string]> {
  * The JSON text of a row's default response (every visible scalar, timestamps, locale) without its
  * closing brace, computed from the row `r` (`new` in the trigger). Stored in `doc_open`: reads copy it.
  */
-export function docOpenSql(schema: Schema, ct: ContentType, r: string): string {
+export function docOpenSql(ct: ContentType, r: string): string {
   const sel: Selection = {
     fields: visibleScalars(ct.attributes), withLocale: ct.localized, populate: [], isDefault: true,
     withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },

@@ -98,7 +98,7 @@ function filesTable(schema: Schema): TableSpec {
  */
 function derivedJson(schema: Schema): Array<{ table: string; column: string; fn: string; expr: string }> {
   const out = [{ table: schema.filesTable, column: 'record_json', fn: `fastrapi_json_${schema.filesTable}`, expr: fileJsonSql('new') }];
-  for (const ct of schema.contentTypes.values()) out.push({ table: ct.table, column: 'doc_open', fn: `fastrapi_json_${ct.table}`, expr: docOpenSql(schema, ct, 'new') });
+  for (const ct of schema.contentTypes.values()) out.push({ table: ct.table, column: 'doc_open', fn: `fastrapi_json_${ct.table}`, expr: docOpenSql(ct, 'new') });
   return out;
 }
 
