@@ -230,8 +230,18 @@ describe('graphql (v5 shape)', () => {
     const page = await s.fetchJson('GET', '/graphql', undefined, null, { accept: 'text/html' });
     assert.equal(page.status, 200);
     assert.match(page.headers['content-type'], /text\/html/);
-    assert.match(page.text, /<textarea id="query"/);
+    assert.match(page.text, /<div id="graphiql">/);
     assert.ok(!/https?:\/\//.test(page.text), 'no external assets');
+    for (const src of page.text.matchAll(/(?:src|href)="([^"]+)"/g)) {
+      const asset = await s.fetchJson('GET', src[1]);
+      assert.equal(asset.status, 200, src[1]);
+      assert.match(asset.headers['content-type'], /^text\/(javascript|css)/);
+      assert.ok(asset.text.length > 1000, src[1]);
+    }
+    for (const path of ['/graphql/assets/nope.js', '/graphql/assets/../../package.json', '/graphql/assets/%2e%2e%2fpackage.json', '/graphql/assets/graphiql.min.js/x']) {
+      const r = await s.fetchJson('GET', path);
+      assert.equal(r.status, 404, path);
+    }
   });
 
   test('mutations: create (draft, relations, components, dynamic zone), update (publish, localization), delete', async () => {

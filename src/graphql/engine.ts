@@ -119,7 +119,7 @@ export function executionError(e: GraphQLError): GqlError {
     orig = new ApiError(400, 'ValidationError', String(pg.message ?? 'Invalid input'), {});
   }
   if (orig instanceof ApiError) {
-    const code = orig.errorName === 'ForbiddenError' || orig.errorName === 'UnauthorizedError' ? 'FORBIDDEN'
+    const code = orig.errorName === 'ForbiddenError' || orig.errorName === 'UnauthorizedError' || orig.errorName === 'PolicyError' ? 'FORBIDDEN'
       : orig.errorName === 'ValidationError' ? 'BAD_USER_INPUT'
       : orig.status >= 500 ? 'INTERNAL_SERVER_ERROR' : `STRAPI_${snakeUpper(orig.errorName)}`;
     return {

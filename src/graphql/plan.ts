@@ -139,6 +139,9 @@ export function pageWindow(v: unknown, limits: ReadLimits): { start: number; lim
 
 // ------------------------------------------------------------------ selection walking
 
+/** Fields of a document type that are not attributes but always there. */
+const SYSTEM_FIELDS = new Set(['id', 'documentId', '__typename', 'attributes', 'data']);
+
 export class Planner {
   constructor(
     private models: PlanModels,
@@ -234,6 +237,7 @@ export class Planner {
     const rels = new Map<string, { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }>();
     const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
     let locs: Array<readonly SelectionNode[]> | null = null;
+    let custom = false;
     for (const f of fields) {
       const name = f.name.value;
       if (name === 'createdAt' || name === 'updatedAt' || name === 'publishedAt') { ts[name] = true; continue; }
@@ -246,6 +250,9 @@ export class Planner {
         continue;
       }
       const a = ct.byName.get(base);
+      // A field the models do not have (added by the extensions, with its own resolver): its resolver
+      // gets the document with every scalar attribute.
+      if (!a && !SYSTEM_FIELDS.has(name)) custom = true;
       if (!a || a.private) continue;
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
       if (a.kind === 'relation') {
@@ -263,6 +270,11 @@ export class Planner {
       const list = others.get(a) ?? [];
       list.push(...sub('UploadFileRelationResponseCollection'));
       others.set(a, list);
+    }
+    if (custom) {
+      for (const a of ct.attributes) if (a.kind === 'scalar' && !a.private && a.type !== 'password') scalars.add(a.name);
+      ts.createdAt = ts.updatedAt = ts.publishedAt = true;
+      withLocale = ct.localized;
     }
     const sel: Selection = {
       fields: ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),

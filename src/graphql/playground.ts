@@ -1,38 +1,78 @@
-// A small self-contained GraphQL playground (no CDN, no external assets): an editor for the query and
-// variables, a Run button and the JSON result. Served on GET with Accept: text/html.
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+// The GraphiQL playground, served on GET with Accept: text/html. Its scripts and stylesheet are the
+// UMD builds shipped in the npm packages `graphiql` (3.x) and `react`/`react-dom` (18.x), served by this
+// server under `<endpoint>/assets/<name>` — no CDN, so it works offline. Only the names listed below
+// are served (no path is ever built from the request).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Reply } from '../rest/reply.ts';
+
+const require = createRequire(import.meta.url);
+
+interface Asset { pkg: string; file: string; type: string }
+
+export const ASSETS: Readonly<Record<string, Asset>> = {
+  'graphiql.min.css': { pkg: 'graphiql', file: 'graphiql.min.css', type: 'text/css; charset=utf-8' },
+  'graphiql.min.js': { pkg: 'graphiql', file: 'graphiql.min.js', type: 'text/javascript; charset=utf-8' },
+  'react.production.min.js': { pkg: 'react', file: 'umd/react.production.min.js', type: 'text/javascript; charset=utf-8' },
+  'react-dom.production.min.js': { pkg: 'react-dom', file: 'umd/react-dom.production.min.js', type: 'text/javascript; charset=utf-8' },
+};
+
+const ASSET_NAME = /^[a-z0-9][a-z0-9.-]*$/;
+
+/** `<endpoint>/assets/<name>` → the asset name, or null for any other path. */
+export function assetName(endpoint: string, path: string): string | null {
+  const prefix = `${endpoint.replace(/\/$/, '')}/assets/`;
+  return path.startsWith(prefix) ? path.slice(prefix.length) : null;
+}
+
+function packageDir(pkg: string): string {
+  return dirname(require.resolve(`${pkg}/package.json`));
+}
+
+const cache = new Map<string, Uint8Array>();
+
+/** One of the listed assets (read once per worker), or null: unknown names, `..` and slashes never match. */
+export function assetReply(name: string): Reply | null {
+  if (!ASSET_NAME.test(name) || name.includes('..') || !Object.hasOwn(ASSETS, name)) return null;
+  const a = ASSETS[name];
+  let body = cache.get(name);
+  if (!body) {
+    body = new Uint8Array(readFileSync(join(packageDir(a.pkg), a.file)));
+    cache.set(name, body);
+  }
+  return { status: 200, body, contentType: a.type, headers: [['cache-control', 'public, max-age=86400']] };
+}
+
+const DEFAULT_QUERY = `# Welcome to GraphiQL: type a query, then press the run button (or Ctrl-Enter).
+# An API token goes in the Headers tab: { "Authorization": "Bearer <token>" }
+`;
 
 export function playgroundPage(endpoint: string): string {
+  const base = `${endpoint.replace(/\/$/, '')}/assets`;
+  // endpoint matches ^/[A-Za-z0-9/_-]*$ (config): safe in an attribute and as a JSON string in a script.
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>GraphQL playground</title>
-<style>
-body{margin:0;font:14px system-ui,sans-serif;display:grid;grid-template-columns:1fr 1fr;grid-template-rows:auto 1fr 8em;height:100vh}
-header{grid-column:1/3;padding:.5em 1em;background:#222;color:#eee;display:flex;gap:1em;align-items:center}
-textarea,pre{margin:0;padding:.75em;border:0;border-right:1px solid #ccc;font:13px ui-monospace,monospace;overflow:auto;resize:none}
-#result{grid-row:2/4;grid-column:2;background:#f7f7f7}
-#variables{border-top:1px solid #ccc}
-button{font:inherit;padding:.3em 1em}
-</style></head>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>GraphiQL</title>
+<link rel="stylesheet" href="${base}/graphiql.min.css">
+<style>html,body{margin:0;height:100%;overflow:hidden}#graphiql{height:100vh}</style>
+</head>
 <body>
-<header><strong>GraphQL</strong><span>${esc(endpoint)}</span><button id="run" type="button">Run ▶</button>
-<input id="token" placeholder="Bearer token (optional)" size="30"></header>
-<textarea id="query" spellcheck="false" aria-label="query">{\n  __typename\n}</textarea>
-<pre id="result" aria-label="result"></pre>
-<textarea id="variables" spellcheck="false" aria-label="variables">{}</textarea>
+<div id="graphiql">Loading GraphiQL…</div>
+<script src="${base}/react.production.min.js"></script>
+<script src="${base}/react-dom.production.min.js"></script>
+<script src="${base}/graphiql.min.js"></script>
 <script>
-const $ = (id) => document.getElementById(id);
-async function run() {
-  let variables = {};
-  try { variables = JSON.parse($('variables').value || '{}'); } catch (e) { $('result').textContent = 'variables: ' + e.message; return; }
-  const headers = { 'content-type': 'application/json' };
-  if ($('token').value) headers.authorization = 'Bearer ' + $('token').value;
-  const res = await fetch(${JSON.stringify(endpoint)}, { method: 'POST', headers, body: JSON.stringify({ query: $('query').value, variables }) });
-  const text = await res.text();
-  try { $('result').textContent = JSON.stringify(JSON.parse(text), null, 2); } catch { $('result').textContent = text; }
-  $('result').dataset.status = String(res.status);
-}
-$('run').addEventListener('click', run);
-document.addEventListener('keydown', (e) => { if ((e.ctrlKey || e.metaKey) && e.key === 'Enter') run(); });
+(function () {
+  var fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: ${JSON.stringify(DEFAULT_QUERY)}, defaultEditorToolsVisibility: true }));
+})();
 </script>
-</body></html>`;
+</body>
+</html>
+`;
 }

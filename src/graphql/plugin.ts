@@ -1,17 +1,23 @@
 // The GraphQL plugin: claims the endpoint, builds the Shadow CRUD schema from the models once per
-// worker, and answers POST (JSON body) and GET (query string, behind Apollo's CSRF preflight rule).
+// worker (with what the extensions module registered), and answers POST (JSON body) and GET (query
+// string, behind Apollo's CSRF preflight rule); browsers get GraphiQL and its assets.
 import { makeExecutableSchema } from '@graphql-tools/schema';
+import { GraphQLScalarType, type GraphQLSchema } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
+import type { Caller } from '../auth/permissions.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
+import { log } from '../log.ts';
 import { buildSdlV5 } from './sdl.ts';
 import { buildSdlV4 } from './sdl4.ts';
-import { buildResolvers } from './resolvers.ts';
+import { buildResolvers, type GqlContext } from './resolvers.ts';
 import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
-import { playgroundPage } from './playground.ts';
+import { assetName, assetReply, playgroundPage } from './playground.ts';
+import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
+import { applyShadowCrud } from './shadow.ts';
 
 const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
 
@@ -22,16 +28,68 @@ const bad = (message: string, code = 'BAD_REQUEST', status = 400): GqlResponse =
 
 interface Request { query: unknown; variables: unknown; operationName: unknown }
 
-export function graphqlPlugin(config: Config, schema: Schema, users: Plugin): Plugin {
+type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0]['resolvers']>;
+
+/** The executable schema: Shadow CRUD (pruned by shadowCRUD switches) + the extensions' types and resolvers. */
+export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null): GraphQLSchema {
   const gc = config.graphql;
   const sdl = gc.shape === 'v5' ? buildSdlV5(schema, gc) : buildSdlV4(schema, gc);
-  const resolvers = buildResolvers({ schema, config, users, sdl });
-  const gql = makeExecutableSchema({ typeDefs: sdl.typeDefs, resolvers: resolvers as Parameters<typeof makeExecutableSchema>[0]['resolvers'] });
-  const engine = new GraphqlEngine(gql, {
+  const built = buildResolvers({ schema, config, users, sdl });
+  const service = ext ?? new ExtensionService();
+  const strapi = strapiLike(config, schema, service);
+  if (!ext || ext.isEmpty()) {
+    const gql = makeExecutableSchema({ typeDefs: sdl.typeDefs, resolvers: built.map as ExecutableResolvers });
+    wrapResolvers(gql, built.auth, {}, strapi);
+    return gql;
+  }
+  const gen = ext.generate(strapi);
+  const resolvers: Record<string, unknown> = { ...built.map };
+  for (const [type, r] of Object.entries(gen.resolvers)) {
+    const prev = resolvers[type];
+    resolvers[type] = r instanceof GraphQLScalarType || prev instanceof GraphQLScalarType || !prev ? r : { ...(prev as object), ...r };
+  }
+  let gql = makeExecutableSchema({
+    typeDefs: [applyShadowCrud(schema, sdl.typeDefs, ext.shadowConfig()), ...gen.typeDefs],
+    resolvers: resolvers as ExecutableResolvers,
+    // Shadow CRUD resolvers of pruned fields are left out; the extensions' own are checked below.
+    resolverValidationOptions: { requireResolversToMatchSchema: 'ignore' },
+  });
+  checkResolvers(gql, gen.resolvers);
+  for (const p of gen.plugins) gql = p(gql) ?? gql;
+  wrapResolvers(gql, built.auth, gen.resolversConfig, strapi);
+  return gql;
+}
+
+function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlContext {
+  return {
+    rest, caller, task,
+    state: {
+      user: caller.kind === 'user' && caller.userId ? { id: caller.userId } : null,
+      auth: { strategy: { name: caller.kind === 'token' ? 'api-token' : 'users-permissions' }, credentials: caller },
+    },
+  };
+}
+
+export function graphqlPlugin(config: Config, schema: Schema, users: Plugin): Plugin {
+  const gc = config.graphql;
+  const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
     depthLimit: gc.depthLimit,
     introspection: gc.introspection ?? config.env !== 'production',
     cacheSize: Math.max(100, Math.min(config.api.rest.planCacheSize, 5000)),
   });
+  let engine: GraphqlEngine | null = null;
+  let failure: string | null = null;
+  let ready: Promise<void> = Promise.resolve();
+  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null));
+  else {
+    // The module is imported asynchronously: requests wait for it (a failure is logged at once).
+    ready = loadExtensions(gc.extensions, (service) => strapiLike(config, schema, service))
+      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext)); })
+      .catch((e: unknown) => {
+        failure = e instanceof Error ? e.message : String(e);
+        log.error('graphql: the extensions module failed; GraphQL requests will answer 500', { module: gc.extensions, error: String((e as Error)?.stack ?? e) });
+      });
+  }
   const playground = config.env !== 'production' || gc.playgroundAlways;
 
   const toReply = (r: GqlResponse): Reply => ({ status: r.status, body: r.body });
@@ -54,16 +112,30 @@ export function graphqlPlugin(config: Config, schema: Schema, users: Plugin): Pl
     return { query: b.query, variables: b.variables, operationName: b.operationName };
   }
 
+  const endpoint = gc.endpoint.replace(/\/$/, '');
   return {
     name: 'graphql',
-    claims: (path) => path === gc.endpoint || path === `${gc.endpoint}/`,
+    claims: (path) => path === gc.endpoint || path === `${endpoint}/` || (playground && path.startsWith(`${endpoint}/assets/`)),
     async handle(ctx, task, caller) {
+      const asset = assetName(gc.endpoint, task.path);
+      if (asset !== null) {
+        if (task.method !== 'GET' && task.method !== 'HEAD') return { status: 405, body: 'Method Not Allowed', contentType: 'text/plain; charset=utf-8' };
+        return assetReply(asset) ?? { status: 404, body: 'Not Found', contentType: 'text/plain; charset=utf-8' };
+      }
       if (!caller) throw unauthorized();
       if (task.method !== 'GET' && task.method !== 'POST') return { status: 405, body: 'Method Not Allowed', contentType: 'text/plain; charset=utf-8' };
       const accept = task.headers?.accept ?? '';
       if (task.method === 'GET' && playground && accept.includes('text/html') && !new URLSearchParams(task.query).has('query')) {
         return { status: 200, body: playgroundPage(gc.endpoint), contentType: 'text/html; charset=utf-8' };
       }
+      if (!engine) {
+        await ready;
+        if (!engine) {
+          const message = config.env === 'production' ? 'Internal Server Error' : `The GraphQL schema could not be built: ${failure}`;
+          return toReply(bad(message, 'INTERNAL_SERVER_ERROR', 500));
+        }
+      }
+      const eng: GraphqlEngine = engine;
       const contentType = (task.contentType ?? '').split(';')[0].trim().toLowerCase();
       const preflight = !!(task.headers?.['apollo-require-preflight'] || task.headers?.['x-apollo-operation-name']);
       if ((contentType === '' || SIMPLE_TYPES.has(contentType)) && !preflight) return toReply(bad(CSRF_MESSAGE));
@@ -76,14 +148,14 @@ export function graphqlPlugin(config: Config, schema: Schema, users: Plugin): Pl
         return toReply(bad('`variables` in a POST body should be an object.'));
       }
       const operationName = typeof req.operationName === 'string' && req.operationName ? req.operationName : undefined;
-      const prepared = engine.prepare(req.query, operationName);
+      const prepared = eng.prepare(req.query, operationName);
       if (!GraphqlEngine.isPrepared(prepared)) return toReply(prepared);
       if (task.method === 'GET' && prepared.operation.operation !== 'query') {
         return toReply(bad(`Can only perform a ${prepared.operation.operation} operation from a POST request.`, 'BAD_REQUEST', 405));
       }
       ctx.access = ctx.auth.access(caller);
       const variables = (req.variables ?? undefined) as Record<string, unknown> | undefined;
-      return toReply(await engine.execute(prepared, { rest: ctx, caller, task }, variables));
+      return toReply(await eng.execute(prepared, contextOf(ctx, caller, task), variables));
     },
   };
 }

@@ -10,7 +10,7 @@ import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
 import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
-import type { Caller, Action } from '../auth/permissions.ts';
+import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
@@ -19,11 +19,15 @@ import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type Pla
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
 import { filesType, localeList, roleObject, usersType } from './builtin.ts';
 import type { SdlResult } from './sdl.ts';
+import type { AuthCheck } from './extension.ts';
+import { crudRootPaths } from './shadow.ts';
 
 export interface GqlContext {
   rest: RestContext;
   caller: Caller;
   task: Task;
+  /** Strapi's `context.state`: the authenticated user (users-permissions) and the caller's credentials. */
+  state: { user: { id: number } | null; auth: { strategy: { name: 'api-token' | 'users-permissions' }; credentials: Caller } };
 }
 
 type Row = Record<string, unknown>;
@@ -67,7 +71,13 @@ export interface EngineDeps {
   sdl: SdlResult;
 }
 
-export function buildResolvers(deps: EngineDeps): ResolverMap {
+export interface BuiltResolvers {
+  map: ResolverMap;
+  /** Resolver path (`Query.articles`) → the permission the root field needs. */
+  auth: Map<string, AuthCheck>;
+}
+
+export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const { schema, config, sdl } = deps;
   const v4 = config.graphql.shape === 'v4';
   const index = nameIndex(schema);
@@ -83,9 +93,9 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
   };
   const sqlCache = new Lru<CompiledRead>(config.api.rest.planCacheSize);
 
-  const guard = (ctx: GqlContext, ct: ContentType, action: Action) => {
-    if (!ctx.rest.auth.allows(ctx.caller, ct.uid, action)) throw forbidden();
-  };
+  /** The permission each root field needs (checked by wrapResolvers, before middlewares and policies). */
+  const authOf = new Map<string, AuthCheck>();
+  const can = (ct: ContentType, action: Action): AuthCheck => (ctx) => ctx.rest.auth.allows(ctx.caller, ct.uid, action);
 
   interface ReadResult { data: unknown; total: number | null; pagination: Pagination }
   interface Plan { sql: CompiledRead; params: unknown[]; pagination: Pagination }
@@ -253,14 +263,12 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
     if (!config.graphql.shadowCRUD) continue;
     if (v4) { v4Root(ct); continue; }
     if (ct.kind === 'singleType') {
-      Query[singularQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return (await read(ctx, ct, 'one', args, info)).data; };
+      Query[singularQuery(ct)] = async (_s, args, ctx, info) => { return (await read(ctx, ct, 'one', args, info)).data; };
       Mutation[`update${T}`] = async (_s, args, ctx, info) => {
-        guard(ctx, ct, 'update');
         const reply = await putSingle(ctx.rest, ct, fakeTask(ctx, 'PUT', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)));
         return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply));
       };
       Mutation[`delete${T}`] = async (_s, args, ctx) => {
-        guard(ctx, ct, 'delete');
         const rows = await ctx.rest.db.unsafe<Array<{ document_id: string }>>(`select document_id from ${q(ct.table)} limit 1`);
         ctx.rest.count(1);
         if (!rows.length) return null;
@@ -270,21 +278,17 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       continue;
     }
     Query[singularQuery(ct)] = async (_s, args, ctx, info) => {
-      guard(ctx, ct, 'findOne');
       return (await read(ctx, ct, 'one', args, info, { documentId: String(args.documentId) })).data;
     };
-    Query[pluralQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return (await read(ctx, ct, 'list', args, info)).data; };
+    Query[pluralQuery(ct)] = async (_s, args, ctx, info) => { return (await read(ctx, ct, 'list', args, info)).data; };
     Query[`${pluralQuery(ct)}_connection`] = async (_s, args, ctx, info) => {
-      guard(ctx, ct, 'find');
       return collection(await read(ctx, ct, 'list', args, info, { wrapped: true }));
     };
     Mutation[`create${T}`] = async (_s, args, ctx, info) => {
-      guard(ctx, ct, 'create');
       const reply = await createDocument(ctx.rest, ct, fakeTask(ctx, 'POST', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)));
       return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, documentIdOf(reply));
     };
     Mutation[`update${T}`] = async (_s, args, ctx, info) => {
-      guard(ctx, ct, 'update');
       const id = String(args.documentId);
       try {
         await updateDocument(ctx.rest, ct, fakeTask(ctx, 'PUT', writeQuery(ct, args.status === 'DRAFT', args.locale), await restData(ctx, ct, args.data)), id);
@@ -295,7 +299,6 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       return readBack(ctx, ct, args.status === 'DRAFT' ? 'DRAFT' : 'PUBLISHED', args.locale, info, id);
     };
     Mutation[`delete${T}`] = async (_s, args, ctx) => {
-      guard(ctx, ct, 'delete');
       const id = String(args.documentId);
       await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), id);
       return { documentId: id };
@@ -306,10 +309,9 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
   function v4Root(ct: ContentType): void {
     const T = typeName(ct);
     if (ct.kind === 'singleType') {
-      Query[singularQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return { data: (await read(ctx, ct, 'one', v4Args(args, false), info)).data }; };
+      Query[singularQuery(ct)] = async (_s, args, ctx, info) => { return { data: (await read(ctx, ct, 'one', v4Args(args, false), info)).data }; };
     } else {
       Query[singularQuery(ct)] = async (_s, args, ctx, info) => {
-        guard(ctx, ct, 'findOne');
         if (args.id === undefined || args.id === null) return { data: null };
         const found = (await read(ctx, ct, 'one', v4Args(args, true), info)).data;
         if (found || !ct.draftAndPublish) return { data: found };
@@ -317,7 +319,7 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
         const doc = await documentOf(ctx, ct, args.id);
         return { data: doc?.published ? (await read(ctx, ct, 'one', v4Args(args, false), info, { documentId: doc.documentId })).data : null };
       };
-      Query[pluralQuery(ct)] = async (_s, args, ctx, info) => { guard(ctx, ct, 'find'); return collection(await read(ctx, ct, 'list', v4Args(args, false), info)); };
+      Query[pluralQuery(ct)] = async (_s, args, ctx, info) => { return collection(await read(ctx, ct, 'list', v4Args(args, false), info)); };
     }
     /** Writes, then reads back the version a v4 client sees: published when there is one. */
     const write = async (ctx: GqlContext, info: GraphQLResolveInfo, args: Args, documentId: string | null): Promise<unknown> => {
@@ -336,9 +338,8 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       return { data: await readBack(ctx, ct, draft ? 'DRAFT' : 'PUBLISHED', args.locale, info, doc) };
     };
     if (ct.kind === 'singleType') {
-      Mutation[`update${T}`] = async (_s, args, ctx, info) => { guard(ctx, ct, 'update'); return write(ctx, info, args, null); };
+      Mutation[`update${T}`] = async (_s, args, ctx, info) => { return write(ctx, info, args, null); };
       Mutation[`delete${T}`] = async (_s, args, ctx, info) => {
-        guard(ctx, ct, 'delete');
         const before = (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: 'PREVIEW' }, false), info)).data;
         if (!before) return { data: null };
         await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), undefined);
@@ -346,9 +347,8 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
       };
       return;
     }
-    Mutation[`create${T}`] = async (_s, args, ctx, info) => { guard(ctx, ct, 'create'); return write(ctx, info, args, null); };
+    Mutation[`create${T}`] = async (_s, args, ctx, info) => { return write(ctx, info, args, null); };
     const update: Resolver = async (_s, args, ctx, info) => {
-      guard(ctx, ct, 'update');
       const doc = await documentOf(ctx, ct, args.id);
       if (!doc) throw new ApiError(404, 'NotFoundError', 'Not Found', {});
       return write(ctx, info, args, doc.documentId);
@@ -356,7 +356,6 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
     Mutation[`update${T}`] = update;
     if (ct.localized) Mutation[`create${T}Localization`] = (s, args, ctx, info) => update(s, { ...args, data: args.data ?? {} }, ctx, info);
     Mutation[`delete${T}`] = async (_s, args, ctx, info) => {
-      guard(ctx, ct, 'delete');
       const doc = await documentOf(ctx, ct, args.id);
       if (!doc) throw new ApiError(404, 'NotFoundError', 'Not Found', {});
       const before = (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: doc.published ? 'LIVE' : 'PREVIEW' }, true), info)).data
@@ -404,18 +403,18 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
 
   /** A plugin type's three root queries (one, list, v5 connection) over a synthetic content-type. */
   const pluginQueries = (ct: ContentType, single: string, plural: string, allowed: (ctx: GqlContext, action: 'find' | 'findOne') => boolean) => {
+    authOf.set(`Query.${single}`, (ctx) => allowed(ctx, 'findOne'));
+    authOf.set(`Query.${plural}`, (ctx) => allowed(ctx, 'find'));
+    authOf.set(`Query.${plural}_connection`, (ctx) => allowed(ctx, 'find'));
     Query[single] = async (_s, args, ctx, info) => {
-      if (!allowed(ctx, 'findOne')) throw forbidden();
       if (v4) return { data: args.id == null ? null : (await read(ctx, ct, 'one', v4Args(args, true), info)).data };
       return (await read(ctx, ct, 'one', args, info, { documentId: String(args.documentId) })).data;
     };
     Query[plural] = async (_s, args, ctx, info) => {
-      if (!allowed(ctx, 'find')) throw forbidden();
       return v4 ? collection(await read(ctx, ct, 'list', v4Args(args, false), info)) : (await read(ctx, ct, 'list', args, info)).data;
     };
     if (!v4) {
       Query[`${plural}_connection`] = async (_s, args, ctx, info) => {
-        if (!allowed(ctx, 'find')) throw forbidden();
         return collection(await read(ctx, ct, 'list', args, info, { wrapped: true }));
       };
     }
@@ -443,19 +442,18 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
     const info = { page: Math.floor(w.start / w.limit) + 1, pageSize: w.limit, pageCount: Math.ceil(all.length / w.limit), total: all.length };
     return { nodes, data: nodes, pageInfo: info, meta: { pagination: info } };
   };
+  for (const name of ['i18NLocale', 'i18NLocales', 'i18NLocales_connection']) authOf.set(`Query.${name}`, canLocales);
+  for (const name of ['Mutation.register', 'Mutation.login', 'Query.me']) authOf.set(name, () => true);
   Query.i18NLocale = (_s, args, ctx) => {
-    if (!canLocales(ctx)) throw forbidden();
     const found = localeList(schema).find((l) => (v4 ? String(l.id) === String(args.id) : l.documentId === args.documentId)) ?? null;
     return v4 ? { data: found } : found;
   };
   Query.i18NLocales = (_s, args, ctx) => {
-    if (!canLocales(ctx)) throw forbidden();
     const page = localePage(args);
     return v4 ? { data: page.nodes, meta: page.meta } : page.nodes;
   };
   if (!v4) {
     Query.i18NLocales_connection = (_s, args, ctx) => {
-      if (!canLocales(ctx)) throw forbidden();
       return localePage(args);
     };
   }
@@ -488,11 +486,16 @@ export function buildResolvers(deps: EngineDeps): ResolverMap {
 
   map.Query = Query;
   map.Mutation = Mutation;
+  if (config.graphql.shadowCRUD) {
+    for (const ct of schema.contentTypes.values()) {
+      for (const action of ACTIONS) for (const path of crudRootPaths(ct, action)) authOf.set(path, can(ct, action));
+    }
+  }
   map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).');
   map.DateTime = stringScalar('DateTime', (s) => !Number.isNaN(Date.parse(s)));
   map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s));
   if (sdl.typeDefs.includes('scalar Long')) map.Long = scalar('Long', 'The `BigInt` scalar type represents non-fractional signed whole numeric values.');
   for (const union of sdl.unions.keys()) if (union !== 'GenericMorph') map[`${union}Input`] = scalar(`${union}Input`, '');
-  return map;
+  return { map, auth: authOf };
 }
