@@ -79,7 +79,8 @@ test('npm start: embedded database, SIGTERM drains and stops it, data survives t
     const inflight = Array.from({ length: 20 }, () => fetch(`${base}/api/tags`).then((r) => r.status, () => 0));
     s.child.kill('SIGTERM');
     const statuses = await Promise.all(inflight);
-    assert.ok(statuses.every((x) => x === 200 || x === 0), statuses.join());
+    // Answered (200), refused because they arrived after the signal (503), or never connected (0) — no 500.
+    assert.ok(statuses.every((x) => x === 200 || x === 503 || x === 0), statuses.join());
     assert.ok(statuses.filter((x) => x === 200).length > 0, 'in-flight requests were answered');
     assert.equal(await exited(s.child), 0, s.output());
     assert.match(s.output(), /SIGTERM received/);

@@ -28,6 +28,7 @@ const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation
 
 export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>): Promise<Front> {
   let inflight = 0;
+  let closing = false;
   let listenSocket: uWS.us_listen_socket | null = null;
   const app = uWS.App();
 
@@ -53,6 +54,10 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
   app.any('/*', (res, req) => {
     const state = { aborted: false };
     res.onAborted(() => { state.aborted = true; });
+    // Shutting down: requests that arrive on kept-alive connections are refused, and the connection closed.
+    if (closing) {
+      return send(res, state, { status: 503, body: envelope(new ApiError(503, 'ServiceUnavailableError', 'Server is shutting down', {})), headers: [['Connection', 'close']] });
+    }
     const task: Task = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       path: req.getUrl(),
@@ -105,7 +110,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
       resolve({
         port: uWS.us_socket_local_port(sock),
         inflight: () => inflight,
-        stopListening: () => { if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; } },
+        stopListening: () => { closing = true; if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; } },
         close: () => { if (listenSocket) uWS.us_listen_socket_close(listenSocket); listenSocket = null; },
       });
     });
