@@ -4,6 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, typeName,
 } from './names.ts';
+import { sharedAuthSdl } from './sdl-shared.ts';
 
 const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
 const COLLECTION_ARGS = (filters: string) => `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [])`;
@@ -193,49 +194,7 @@ type UsersPermissionsUserEntityResponseCollection {
   meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
 }
 
-"""A string used to identify an i18n locale"""
-scalar I18NLocaleCode
-
-type UsersPermissionsMe {
-  id: ID!
-  documentId: ID!
-  username: String!
-  email: String
-  confirmed: Boolean
-  blocked: Boolean
-  role: UsersPermissionsMeRole
-}
-
-type UsersPermissionsMeRole {
-  id: ID!
-  name: String!
-  description: String
-  type: String
-}
-
-input UsersPermissionsRegisterInput {
-  username: String!
-  email: String!
-  password: String!
-}
-
-input UsersPermissionsLoginInput {
-  identifier: String!
-  password: String!
-  provider: String! = "local"
-}
-
-type UsersPermissionsLoginPayload {
-  jwt: String
-  user: UsersPermissionsMe!
-}
-
-input PaginationArg {
-  page: Int
-  pageSize: Int
-  start: Int
-  limit: Int
-}`;
+${sharedAuthSdl(true)}`;
 
 const COMMON_TYPES = `type Error {
   code: String!

@@ -7,6 +7,7 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
+import { sharedAuthSdl } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -133,48 +134,7 @@ type UsersPermissionsUser {
 
 ${wrappers('UsersPermissionsUser', true).join('\n\n')}
 
-"""A string used to identify an i18n locale"""
-scalar I18NLocaleCode
-
-type UsersPermissionsMe {
-  id: ID!
-  username: String!
-  email: String
-  confirmed: Boolean
-  blocked: Boolean
-  role: UsersPermissionsMeRole
-}
-
-type UsersPermissionsMeRole {
-  id: ID!
-  name: String!
-  description: String
-  type: String
-}
-
-input UsersPermissionsRegisterInput {
-  username: String!
-  email: String!
-  password: String!
-}
-
-input UsersPermissionsLoginInput {
-  identifier: String!
-  password: String!
-  provider: String! = "local"
-}
-
-type UsersPermissionsLoginPayload {
-  jwt: String
-  user: UsersPermissionsMe!
-}
-
-input PaginationArg {
-  page: Int
-  pageSize: Int
-  start: Int
-  limit: Int
-}
+${sharedAuthSdl(false)}
 
 type Error {
   code: String!
