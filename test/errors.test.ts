@@ -267,8 +267,7 @@ describe('validation errors (recorded Strapi answers, demo models)', () => {
     assert.deepEqual(r.body, envelope(400, 'ValidationError', 'Document with id "doesnotexist000000000000", locale "null" not found', {}));
   });
 
-  test('unknown dynamic zone component (recorded: two errors, the second "Invalid relations")',
-    { todo: 'server reports only the __component error; Strapi lists every component of the app and adds an "Invalid relations" error' }, async () => {
+  test('unknown dynamic zone component (recorded: two errors, the second "Invalid relations")', async () => {
       const r = await demo.fetchJson('POST', '/api/articles', { data: { title: 'Bad dz', blocks: [{ __component: 'shared.nope' }] } }, TOKEN);
       assert.equal(r.status, 400);
       assert.deepEqual(r.body, envelope(400, 'ValidationError', '2 errors occurred', { errors: [

@@ -42,7 +42,8 @@ const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String
 
 export class BodyValidator {
   errors: FieldError[] = [];
-  constructor(private schema: Schema, private ct: ContentType, private creating: boolean) {}
+  private unknownComponent = false;
+  constructor(private schema: Schema, private ct: ContentType, private creating: boolean, private locale: string | null = null) {}
 
   private err(path: string[], message: string, value?: unknown, withValue = true): void {
     this.errors.push(withValue ? { path, message, name: 'ValidationError', value } : { path, message, name: 'ValidationError' });
@@ -72,7 +73,20 @@ export class BodyValidator {
       }
       this.attribute(a, v, [a.name], out, existingComponents.get(a.name), true);
     }
+    if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
     return out;
+  }
+
+  /** The entry as Strapi's relation processing saw it: locale and publishedAt, then attributes (given or defaulted) in reverse model order. */
+  private strapiEntry(data: Record<string, unknown>): Record<string, unknown> {
+    const entry: Record<string, unknown> = {};
+    if (this.ct.localized) entry.locale = this.locale;
+    entry.publishedAt = null;
+    for (const a of [...this.ct.attributes].reverse()) {
+      if (Object.prototype.hasOwnProperty.call(data, a.name)) entry[a.name] = data[a.name];
+      else if (this.creating && a.kind === 'scalar' && a.default !== undefined) entry[a.name] = a.default;
+    }
+    return entry;
   }
 
   private missing(a: Attribute): void {
@@ -135,7 +149,13 @@ export class BodyValidator {
             const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
             const comp = typeof uid === 'string' && a.components.includes(uid) ? this.schema.components.get(uid) : undefined;
             if (!comp) {
-              this.err([...path, String(i), '__component'], `${path.join('.')}[${i}].__component must be one of the following values: ${a.components.join(', ')}`, uid);
+              // Strapi checks an unknown uid against every component of the app (in its registry's order),
+              // then fails its relation processing on it: see run().
+              // A component the zone does not take (but the app has) is refused with the zone's list.
+              const known = typeof uid === 'string' && this.schema.components.has(uid);
+              const list = known ? a.components : [...this.schema.components.keys()].sort().reverse();
+              this.err([...path, String(i), '__component'], `${path.join('.')}[${i}].__component must be one of the following values: ${list.join(', ')}`, uid);
+              if (!known) this.unknownComponent = true;
               return null;
             }
             const c = this.component(comp, item, [...path, String(i)], out, prev.filter((p) => (p as Record<string, unknown>)?.__component === uid), ['__component']);

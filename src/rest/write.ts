@@ -351,7 +351,7 @@ function respond(ctx: WriteContext, ct: ContentType, task: Task, documentId: str
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
   const data = parseBody(task);
   const { publish, locale } = writeParams(ctx, ct, task);
-  const v = new BodyValidator(ctx.schema, ct, true);
+  const v = new BodyValidator(ctx.schema, ct, true, locale);
   const n = v.run(data, new Map());
   throwIfErrors(v.errors);
   const documentId = newDocumentId();
@@ -380,7 +380,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
     const draftRow = ct.draftAndPublish ? mine.find((r) => r.published_at === null) ?? null : mine[0] ?? null;
     if (!draftRow) {
       // A new localization of an existing document (or a draft for a published-only legacy row).
-      const v = new BodyValidator(ctx.schema, ct, true);
+      const v = new BodyValidator(ctx.schema, ct, true, locale);
       const n = v.run(data, new Map());
       throwIfErrors(v.errors);
       const donor = rows[0];
@@ -394,7 +394,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
       if (ct.draftAndPublish && publish) await w.publish(id, documentId, locale);
       return;
     }
-    const v = new BodyValidator(ctx.schema, ct, false);
+    const v = new BodyValidator(ctx.schema, ct, false, locale);
     const n = v.run(data, componentState(ct, draftRow));
     throwIfErrors(v.errors);
     await w.prepare(n, documentId, locale);
