@@ -26,8 +26,8 @@ function percentile(sorted: number[], p: number): number {
 
 export async function measureDbLimit(spec: DbLimitSpec, label: string, progress: Progress): Promise<DbLimitResult> {
   const sql = connect(spec.url, spec.poolSize, false);
-  // The server passes the parameter vector the same way (src/rest/read.ts).
-  const query = () => sql.unsafe(spec.text, spec.params as never[], { prepare: true });
+  // The server passes the parameter vector the same way and reads raw rows (src/rest/read.ts).
+  const query = () => sql.unsafe(spec.text, spec.params as never[], { prepare: true }).raw();
   try {
     // Prepare the statement on every connection first, as the server's warm-up does for its pools.
     await Promise.all(Array.from({ length: spec.poolSize * 2 }, query));

@@ -6,7 +6,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer, type Server } from '../src/server.ts';
 import { loadModels } from '../src/models.ts';
-import { connect } from '../src/db/connect.ts';
+import { connect, queryTap } from '../src/db/connect.ts';
 import { Compiler } from '../compiler/index.ts';
 import type { Schema } from '../compiler/schema.ts';
 import type { Sql } from 'postgres';
@@ -130,8 +130,22 @@ async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
     return { ...row, failures: 1, statusCodes: { [first.status]: 1 }, error: describe('POST', path, first) };
   }
   row.bodyBytes = Buffer.byteLength(first.body);
+  // The SQL of the operation, seen by the server's own connections while answering one more request
+  // (only when requests are handled in this process: WORKERS=0).
+  const seen: Array<{ text: string; params: unknown[] }> = [];
+  if (server.config.workers === 0) {
+    queryTap.fn = (text, params) => { seen.push({ text, params }); };
+    try { await probe(server.url, 'POST', path, s.body); } finally { queryTap.fn = null; }
+  }
   await settle(ctx, s.name);
   row = withLoad(row, await loads.run({ ...loadSpec(ctx, server.url, 'POST', path, null), headers: { 'content-type': JSON_TYPE }, body: s.body }, s.name, progress));
+  if (seen.length === 1) {
+    await settle(ctx, s.name);
+    row.dbLimit = (await measureDbLimit({
+      url: server.databaseUrl, poolSize: server.config.db.poolSize, concurrency: ctx.opts.connections,
+      duration: ctx.opts.duration, text: seen[0].text, params: seen[0].params,
+    }, s.name, progress)).qps;
+  }
   await settle(ctx, s.name);
   const ceiling = await startStaticServer(first.body, first.contentType);
   try {
