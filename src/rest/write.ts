@@ -419,12 +419,11 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
   const params = ctx.compiler.parse(task.query);
   const locale = ct.localized && typeof params.locale === 'string' && params.locale !== '*' && params.locale !== '' ? params.locale : null;
-  let found = true;
   await transaction(ctx, ct, async (w) => {
     let doc = documentId;
     if (doc === undefined) {
       const r = await w.run<{ document_id: string }>(`select document_id from ${q(ct.table)} limit 1`);
-      if (!r.length) { found = false; return; }
+      if (!r.length) return;
       doc = r[0].document_id;
     }
     if (locale) await w.run(`delete from ${q(ct.table)} where document_id = $1 and locale = $2`, [doc, locale]);
@@ -441,6 +440,5 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
     }
   });
   // Strapi answers 204 whether or not there was anything to delete (single types included).
-  void found;
   return noContent();
 }
