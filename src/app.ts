@@ -52,6 +52,12 @@ export function createApp(config: Config, databaseUrl: string): App {
   };
 }
 
+/** Errors that mean the database cannot answer now (cancelled, shutting down, unreachable): 503, not 500. */
+const UNAVAILABLE = new Set([
+  '57014', '57P01', '57P02', '57P03', '53300', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
+]);
+
 /** Anything thrown that is not an ApiError is a bug or an infrastructure failure: log it, answer 500. */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
@@ -59,7 +65,7 @@ export function toApiError(e: unknown): ApiError {
   // Invalid input that slipped past validation must not become a 500.
   if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', pg.message ?? 'Invalid input', {});
   // Cancelled by statement_timeout, or the database is going away: the client may retry later.
-  if (pg?.code === '57014' || pg?.code === '57P01' || pg?.code === 'CONNECTION_CLOSED') {
+  if (pg?.code && UNAVAILABLE.has(pg.code)) {
     log.warn('database unavailable', { code: pg.code, message: pg.message });
     return new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {});
   }

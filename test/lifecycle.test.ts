@@ -108,6 +108,8 @@ test('a cancelled statement (statement_timeout) or a closing database answers 50
   const { toApiError } = await import('../src/app.ts');
   assert.equal(toApiError({ code: '57014', message: 'canceling statement due to statement timeout' }).status, 503);
   assert.equal(toApiError({ code: 'CONNECTION_CLOSED', message: 'closed' }).status, 503);
+  assert.equal(toApiError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }).status, 503);
+  assert.equal(toApiError({ code: '53300', message: 'too many connections' }).status, 503);
   assert.equal(toApiError({ code: '23505', message: 'duplicate key' }).status, 400);
   assert.equal(toApiError(new TypeError('x is undefined')).status, 500);
 });
