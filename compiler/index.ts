@@ -6,6 +6,7 @@ import { parseQueryString, type QueryValue, QueryStringError } from './querystri
 import { buildReadQuery, type ReadLimits, type CanRead } from './params.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru } from './cache.ts';
+import { checkQueryParams } from './query-schema.ts';
 import { ApiError, validation } from './errors.ts';
 import type { Pagination } from './ast.ts';
 
@@ -73,6 +74,7 @@ export class Compiler {
       if (hit) return hit;
     }
     const q = this.parse(raw);
+    checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     let sql = this.shapes.get(sk);

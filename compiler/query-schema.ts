@@ -1,0 +1,40 @@
+// The shape of REST query parameters, checked with typebox before the AST is built: each known
+// parameter must have a form Strapi accepts. Values inside (operators, attribute names, numbers) are
+// checked by compiler/params.ts, which knows the models and Strapi's messages.
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
+import { validation } from './errors.ts';
+import type { QueryValue } from './querystring.ts';
+
+const Str = Type.String();
+const Obj = Type.Object({}, { additionalProperties: true });
+const StrList = Type.Array(Str);
+
+export const QueryParamsSchema = Type.Object({
+  filters: Type.Optional(Type.Union([Obj, Type.Literal('')])),
+  sort: Type.Optional(Type.Union([Str, Type.Array(Type.Union([Str, Obj])), Obj])),
+  pagination: Type.Optional(Type.Object({
+    page: Type.Optional(Str), pageSize: Type.Optional(Str), start: Type.Optional(Str), limit: Type.Optional(Str),
+    withCount: Type.Optional(Str),
+  }, { additionalProperties: true })),
+  fields: Type.Optional(Type.Union([Str, StrList, Type.Object({}, { additionalProperties: Str })])),
+  populate: Type.Optional(Type.Union([Str, StrList, Obj])),
+  locale: Type.Optional(Str),
+  status: Type.Optional(Str),
+}, { additionalProperties: true });
+
+const check = Compile(QueryParamsSchema);
+
+const EXPECTED: Record<string, string> = {
+  filters: 'expected an object', sort: 'expected a string, a list or an object', pagination: 'expected an object of strings',
+  fields: 'expected a string or a list of strings', populate: 'expected a string, a list or an object',
+  locale: 'expected a string', status: 'expected a string',
+};
+
+/** Throws Strapi's 400 ValidationError naming the first parameter whose form is wrong. */
+export function checkQueryParams(q: { [key: string]: QueryValue }): void {
+  if (check.Check(q)) return;
+  const first = [...check.Errors(q)][0];
+  const param = (first?.instancePath ?? '').split('/').filter(Boolean)[0] ?? 'query';
+  throw validation(`Invalid ${param} parameter: ${EXPECTED[param] ?? 'unexpected form'}`, { source: 'query', param });
+}
