@@ -41,6 +41,8 @@ export interface Selection {
 
 export interface ComponentSelection {
   component: Component;
+  /** Every visible field and nothing populated: the row's stored `<column>__json` can stand in. */
+  isDefault?: boolean;
   fields: ScalarAttr[];
   populate: Populate[];
 }

@@ -444,7 +444,7 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
 function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
   const names = fieldList(fieldsRaw);
   const all = visibleScalars(comp.attributes);
-  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [] };
+  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [], isDefault: true };
   const fields: ScalarAttr[] = [];
   for (const n of names) {
     if (n === 'id') continue;
@@ -603,6 +603,7 @@ export class PopulateParser {
     const sel = componentSelection(comp, o.fields, path);
     const spec = normalizePopulate(o.populate, path);
     if (!spec) return sel;
+    sel.isDefault = false;
     if (depth + 1 > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
     }

@@ -1,7 +1,7 @@
 // ReadQuery AST → one SQL statement. Every populate is a LEFT JOIN LATERAL that builds its JSON inside
 // PostgreSQL, so the statement returns the response's `data` as text, ready to send. Identifiers come
 // only from the models; every user value is a `$n` parameter with an explicit cast.
-import type { ContentType, Schema, ScalarAttr, ScalarType, Component } from './schema.ts';
+import type { ContentType, Schema, ScalarAttr, ScalarType, Component, ComponentAttr, DynamicZoneAttr } from './schema.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 
@@ -47,7 +47,10 @@ function scalarCols(sel: Selection, alias: string): string[] {
   return cols;
 }
 
-/** Filter expressions (WHERE): also used alone, by plugins filtering their own tables (upload files). */
+/**
+ * What needs no query context: filter expressions (also used alone, by plugins filtering their own
+ * tables) and the JSON of data a row owns (media, components, dynamic zones; also used by triggers).
+ */
 class FilterGen {
   private n = 0;
   constructor(protected schema: Schema) {}
@@ -134,75 +137,8 @@ class FilterGen {
     return `from ${q(owner.linkTable)} l${a} join ${q(target.table)} ${a} on ${a}.id = l${a}.source_id where l${a}.target_doc = ${src}.document_id`;
   }
 
-}
 
-class Gen extends FilterGen {
-  constructor(schema: Schema, private opts: SqlOptions, private query: ReadQuery) { super(schema); }
-
-  // ------------------------------------------------------------ selections
-
-  /**
-   * JSON text of one row, never null. A default selection reuses the row's stored `doc_open` (its
-   * default response without the closing brace, kept by a trigger), so PostgreSQL formats nothing per
-   * request; populated values are appended with one concat() (a chain of || copies the row each time).
-   */
-  rowText(ct: ContentType, sel: Selection, alias: string, joins: string[]): string {
-    const stored = sel.isDefault && !sel.leading?.length;
-    const built = () => `(select row_to_json(x)::text from (select ${scalarCols(sel, alias).join(', ')}) x)`;
-    if (!sel.populate.length) return stored ? `${alias}.doc_open || '}'` : built();
-    const parts = sel.populate.map((p) => {
-      const j = this.alias('p');
-      joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
-      // JSON.stringify: GraphQL names populated variants with keys that need escaping.
-      return `${lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`)}, ${j}.v`;
-    });
-    return `concat(${stored ? `${alias}.doc_open` : `left(${built()}, -1)`}, ${parts.join(', ')}, '}')`;
-  }
-
-  /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
-  populate(p: Populate, ct: ContentType, src: string): string {
-    switch (p.kind) {
-      case 'relation': return this.relation(p, ct, src);
-      case 'media': return this.mediaText(p.attr.multiple, p.fields, p.attr.multiple ? `${src}.id` : `${src}.${q(p.attr.column)}`, p.attr.linkTable);
-      case 'component': return `select coalesce(${this.component(p.select, `${src}.${q(p.attr.column)}`, p.attr.repeatable)}::text, 'null') as v`;
-      case 'dynamiczone': return `select ${this.dynamicZone(p.on, `${src}.${q(p.attr.column)}`)}::text as v`;
-      case 'localizations': {
-        const a = this.alias();
-        const joins: string[] = [];
-        const row = this.rowText(ct, p.select, a, joins);
-        const status = ct.draftAndPublish ? ` and ${a}.published_at is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
-        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(ct.table)} ${a} ${joins.join(' ')} where ${a}.document_id = ${src}.document_id and ${a}.locale is distinct from ${src}.locale${status} order by ${a}.id) x`;
-      }
-    }
-  }
-
-  private relation(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType, src: string): string {
-    const a = this.alias();
-    const from = this.relationSource(p.attr, p.target, src, a);
-    const conds: string[] = [];
-    if (p.status) conds.push(`${a}.published_at is ${p.status === 'published' ? 'not null' : 'null'}`);
-    if (p.target.localized) conds.push(ct.localized ? `${a}.locale = ${src}.locale` : `${a}.locale = $${this.query.relLocaleParam}::text`);
-    if (p.where) conds.push(this.filter(p.where, a, p.target));
-    const where = conds.length ? ` and ${conds.join(' and ')}` : '';
-    if (p.count) return `select json_build_object('count', count(*))::text as v ${from}${where}`;
-    const joins: string[] = [];
-    const row = this.rowText(p.target, p.select, a, joins);
-    // Joins of nested populates go after the `from` list of the relation's own tables.
-    const fromWithJoins = injectJoins(from, joins);
-    if (!p.attr.toMany) return `select coalesce((select ${row} ${fromWithJoins}${where} limit 1), 'null') as v`;
-    const order = p.sort.length ? this.orderBy(p.sort, a, p.target).join(', ')
-      : p.attr.owner ? `l${a}.position, ${a}.id` : `${a}.id`;
-    return `select ${textArray('x.j')} as v from (select ${row} as j ${fromWithJoins}${where} order by ${order} limit ${this.opts.maxRelationRows}) x`;
-  }
-
-  /** A populated media attribute of a row, as JSON text: the stored `record_json` unless fields are picked. */
-  private mediaText(multiple: boolean, fields: string[] | null, ref: string, linkTable: string): string {
-    if (fields) return `select coalesce(${this.media(multiple, fields, ref, linkTable)}::text, 'null') as v`;
-    const f = this.alias('f');
-    const files = q(this.schema.filesTable);
-    if (!multiple) return `select coalesce((select ${f}.record_json from ${files} ${f} where ${f}.id = ${ref}), 'null') as v`;
-    return `select ${textArray('x.j')} as v from (select ${f}.record_json as j from ${q(linkTable)} l${f} join ${files} ${f} on ${f}.id = l${f}.file_id where l${f}.source_id = ${ref} order by l${f}.position) x`;
-  }
+  // ------------------------------------------------------------ owned data (media, components, zones)
 
   media(multiple: boolean, fields: string[] | null, ref: string, linkTable: string): string {
     const f = this.alias('f');
@@ -256,6 +192,79 @@ class Gen extends FilterGen {
     });
     const uids = [...on.keys()].map(lit).join(', ');
     return `(select coalesce(json_agg(case ${e}.c->>'__component' ${cases.join(' ')} end order by ${e}.n), '[]') from jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} else '[]'::jsonb end) with ordinality ${e}(c, n) where ${e}.c->>'__component' in (${uids}))`;
+  }
+
+}
+
+class Gen extends FilterGen {
+  constructor(schema: Schema, private opts: SqlOptions, private query: ReadQuery) { super(schema); }
+
+  // ------------------------------------------------------------ selections
+
+  /**
+   * JSON text of one row, never null. A default selection reuses the row's stored `doc_open` (its
+   * default response without the closing brace, kept by a trigger), so PostgreSQL formats nothing per
+   * request; populated values are appended with one concat() (a chain of || copies the row each time).
+   */
+  rowText(ct: ContentType, sel: Selection, alias: string, joins: string[]): string {
+    const stored = sel.isDefault && !sel.leading?.length;
+    const built = () => `(select row_to_json(x)::text from (select ${scalarCols(sel, alias).join(', ')}) x)`;
+    if (!sel.populate.length) return stored ? `${alias}.doc_open || '}'` : built();
+    const parts = sel.populate.map((p) => {
+      // JSON.stringify: GraphQL names populated variants with keys that need escaping.
+      const key = lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`);
+      const stored = storedOwnedJson(p);
+      if (stored) return `${key}, ${alias}.${q(stored)}`;
+      const j = this.alias('p');
+      joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
+      return `${key}, ${j}.v`;
+    });
+    return `concat(${stored ? `${alias}.doc_open` : `left(${built()}, -1)`}, ${parts.join(', ')}, '}')`;
+  }
+
+  /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
+  populate(p: Populate, ct: ContentType, src: string): string {
+    switch (p.kind) {
+      case 'relation': return this.relation(p, ct, src);
+      case 'media': return this.mediaText(p.attr.multiple, p.fields, p.attr.multiple ? `${src}.id` : `${src}.${q(p.attr.column)}`, p.attr.linkTable);
+      case 'component': return `select coalesce(${this.component(p.select, `${src}.${q(p.attr.column)}`, p.attr.repeatable)}::text, 'null') as v`;
+      case 'dynamiczone': return `select ${this.dynamicZone(p.on, `${src}.${q(p.attr.column)}`)}::text as v`;
+      case 'localizations': {
+        const a = this.alias();
+        const joins: string[] = [];
+        const row = this.rowText(ct, p.select, a, joins);
+        const status = ct.draftAndPublish ? ` and ${a}.published_at is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
+        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(ct.table)} ${a} ${joins.join(' ')} where ${a}.document_id = ${src}.document_id and ${a}.locale is distinct from ${src}.locale${status} order by ${a}.id) x`;
+      }
+    }
+  }
+
+  private relation(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType, src: string): string {
+    const a = this.alias();
+    const from = this.relationSource(p.attr, p.target, src, a);
+    const conds: string[] = [];
+    if (p.status) conds.push(`${a}.published_at is ${p.status === 'published' ? 'not null' : 'null'}`);
+    if (p.target.localized) conds.push(ct.localized ? `${a}.locale = ${src}.locale` : `${a}.locale = $${this.query.relLocaleParam}::text`);
+    if (p.where) conds.push(this.filter(p.where, a, p.target));
+    const where = conds.length ? ` and ${conds.join(' and ')}` : '';
+    if (p.count) return `select json_build_object('count', count(*))::text as v ${from}${where}`;
+    const joins: string[] = [];
+    const row = this.rowText(p.target, p.select, a, joins);
+    // Joins of nested populates go after the `from` list of the relation's own tables.
+    const fromWithJoins = injectJoins(from, joins);
+    if (!p.attr.toMany) return `select coalesce((select ${row} ${fromWithJoins}${where} limit 1), 'null') as v`;
+    const order = p.sort.length ? this.orderBy(p.sort, a, p.target).join(', ')
+      : p.attr.owner ? `l${a}.position, ${a}.id` : `${a}.id`;
+    return `select ${textArray('x.j')} as v from (select ${row} as j ${fromWithJoins}${where} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  /** A populated media attribute of a row, as JSON text: the stored `record_json` unless fields are picked. */
+  private mediaText(multiple: boolean, fields: string[] | null, ref: string, linkTable: string): string {
+    if (fields) return `select coalesce(${this.media(multiple, fields, ref, linkTable)}::text, 'null') as v`;
+    const f = this.alias('f');
+    const files = q(this.schema.filesTable);
+    if (!multiple) return `select coalesce((select ${f}.record_json from ${files} ${f} where ${f}.id = ${ref}), 'null') as v`;
+    return `select ${textArray('x.j')} as v from (select ${f}.record_json as j from ${q(linkTable)} l${f} join ${files} ${f} on ${f}.id = l${f}.file_id where l${f}.source_id = ${ref} order by l${f}.position) x`;
   }
 
   // ------------------------------------------------------------ sort
@@ -325,6 +334,37 @@ export function docOpenSql(ct: ContentType, r: string): string {
     withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },
   };
   return `(select left(row_to_json(x)::text, -1) from (select ${scalarCols(sel, r).join(', ')}) x)`;
+}
+
+/** The column holding a component's or dynamic zone's default populate as JSON text. */
+export const ownedJsonColumn = (a: ComponentAttr | DynamicZoneAttr) => `${a.column}__json`;
+
+/** The stored JSON column that can answer this populate, when it asks for the defaults. */
+function storedOwnedJson(p: Populate): string | null {
+  if (p.kind === 'component' && p.select.isDefault) return ownedJsonColumn(p.attr);
+  if (p.kind === 'dynamiczone' && p.on.size === p.attr.components.length && [...p.on.values()].every((c) => c.isDefault)) return ownedJsonColumn(p.attr);
+  return null;
+}
+
+/**
+ * The default populate of each component and dynamic zone of a row `r` (every visible field, nothing
+ * nested) as JSON text, for the trigger to store next to `doc_open`: `populate=*` then copies it.
+ */
+export function ownedJsonSql(schema: Schema, ct: ContentType, r: string): Array<[string, string]> {
+  const g = new FilterGen(schema);
+  const sel = (uid: string): ComponentSelection => {
+    const comp = schema.components.get(uid)!;
+    return { component: comp, fields: visibleScalars(comp.attributes), populate: [], isDefault: true };
+  };
+  const out: Array<[string, string]> = [];
+  for (const a of ct.attributes) {
+    if (a.kind === 'component') {
+      out.push([ownedJsonColumn(a), `coalesce(${g.component(sel(a.component), `${r}.${q(a.column)}`, a.repeatable)}::text, 'null')`]);
+    } else if (a.kind === 'dynamiczone') {
+      out.push([ownedJsonColumn(a), `${g.dynamicZone(new Map(a.components.map((uid) => [uid, sel(uid)])), `${r}.${q(a.column)}`)}::text`]);
+    }
+  }
+  return out;
 }
 
 /** The JSON text of a file record, stored in `record_json`. */

@@ -136,7 +136,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, table: string |
     const base = { name, required: def.required === true, private: def.private === true, localized };
     const column = snake(name);
     if (columns.has(column)) fail(`its column name "${column}" collides with another attribute`);
-    if (SYSTEM_COLUMNS.has(column)) fail(`its column name "${column}" is reserved for the system`);
+    if (SYSTEM_COLUMNS.has(column) || column.endsWith('__json')) fail(`its column name "${column}" is reserved for the system`);
     columns.add(column);
     if (typeof type !== 'string') fail('"type" is missing');
     if (SCALAR_TYPES.has(type as string)) {

@@ -236,7 +236,9 @@ describe('populate', () => {
     const { query } = buildReadQuery(schema, ct('articles'), parseQueryString('populate=*'), { shape: 'list' }, OPTS);
     assert.deepEqual(query.select.populate.map((x) => (x.kind === 'localizations' ? 'localizations' : `${x.kind}:${x.attr.name}`)).sort(),
       ['component:seo', 'dynamiczone:blocks', 'localizations', 'media:cover', 'media:gallery', 'relation:author', 'relation:category', 'relation:tags']);
-    for (const k of ['cover', 'gallery', 'author', 'category', 'tags', 'seo', 'blocks', 'localizations']) assert.ok(p.sql.text.includes(`',"${k}":', p`), k);
+    for (const k of ['cover', 'gallery', 'author', 'category', 'tags', 'localizations']) assert.ok(p.sql.text.includes(`',"${k}":', p`), k);
+    // Components and zones asked with their defaults are read from the row's stored JSON.
+    for (const k of ['seo', 'blocks']) assert.ok(p.sql.text.includes(`',"${k}":', t0."${k}__json"`), k);
     const author = query.select.populate.find((x) => x.kind === 'relation' && x.attr.name === 'author');
     assert.ok(author && author.kind === 'relation' && author.select.populate.length === 0, 'nested relations are not populated');
     assert.equal(plan('articles', 'populate=true').sql.text, p.sql.text);

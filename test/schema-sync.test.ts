@@ -78,7 +78,7 @@ describe('sync of the all-types models', () => {
       secret: 'text', slug: 'text', level: 'text', active: 'boolean', quantity: 'integer', big: 'bigint', ratio: 'double precision',
       price: 'numeric', day: 'date', clock: 'time without time zone', happened_at: 'timestamp with time zone', stamp: 'timestamp with time zone',
       payload: 'jsonb', internal_note: 'text', serial: 'text', cover_file: 'bigint', partner_doc: 'text', parent_doc: 'text', owner_doc: 'text',
-      sidekick_doc: 'text', address: 'jsonb', links: 'jsonb', sections: 'jsonb',
+      sidekick_doc: 'text', address: 'jsonb', address__json: 'text', links: 'jsonb', links__json: 'text', sections: 'jsonb', sections__json: 'text',
     });
     assert.deepEqual(await columns(s, 'everythings_labels_lnk'), { source_id: 'bigint', target_doc: 'text', position: 'double precision' });
     assert.deepEqual(await columns(s, 'everythings_gallery_mlnk'), { source_id: 'bigint', file_id: 'bigint', position: 'double precision' });

@@ -3,7 +3,7 @@
 // lose data (a dropped attribute or content-type, a changed column type) is refused unless the
 // operator passes ALLOW_DESTRUCTIVE_SCHEMA=true.
 import type { Sql, TransactionSql } from 'postgres';
-import { docOpenSql, fileJsonSql } from '../../compiler/sql.ts';
+import { docOpenSql, fileJsonSql, ownedJsonColumn, ownedJsonSql } from '../../compiler/sql.ts';
 import type { Schema, ScalarType, ContentType } from '../../compiler/schema.ts';
 import { log } from '../log.ts';
 
@@ -45,7 +45,7 @@ function versionTable(ct: ContentType, schema: Schema): TableSpec[] {
   ];
   for (const a of ct.attributes) {
     if (a.kind === 'scalar') columns.push([a.column, SQL_TYPE[a.type]]);
-    else if (a.kind === 'component' || a.kind === 'dynamiczone') columns.push([a.column, 'jsonb']);
+    else if (a.kind === 'component' || a.kind === 'dynamiczone') columns.push([a.column, 'jsonb'], [ownedJsonColumn(a), 'text']);
     else if (a.kind === 'media') {
       if (!a.multiple) columns.push([a.column, 'bigint']);
       else links.push({
@@ -96,21 +96,26 @@ function filesTable(schema: Schema): TableSpec {
  * BEFORE INSERT/UPDATE trigger generated from the models. Reads then copy text instead of formatting
  * every timestamp and column on every request: populate=* became several times cheaper (README).
  */
-function derivedJson(schema: Schema): Array<{ table: string; column: string; fn: string; expr: string }> {
-  const out = [{ table: schema.filesTable, column: 'record_json', fn: `fastrapi_json_${schema.filesTable}`, expr: fileJsonSql('new') }];
-  for (const ct of schema.contentTypes.values()) out.push({ table: ct.table, column: 'doc_open', fn: `fastrapi_json_${ct.table}`, expr: docOpenSql(ct, 'new') });
+function derivedJson(schema: Schema): Array<{ table: string; fn: string; assign: Array<[string, string]> }> {
+  const out = [{ table: schema.filesTable, fn: `fastrapi_json_${schema.filesTable}`, assign: [['record_json', fileJsonSql('new')]] as Array<[string, string]> }];
+  for (const ct of schema.contentTypes.values()) {
+    // The default populate of components and zones too: `populate=*` copies them as well.
+    out.push({ table: ct.table, fn: `fastrapi_json_${ct.table}`, assign: [['doc_open', docOpenSql(ct, 'new')], ...ownedJsonSql(schema, ct, 'new')] });
+  }
   return out;
 }
 
 async function syncTriggers(tx: TransactionSql, schema: Schema): Promise<void> {
   for (const d of derivedJson(schema)) {
-    const body = `begin new.${q(d.column)} := ${d.expr}; return new; end`;
+    const body = `begin ${d.assign.map(([c, e]) => `new.${q(c)} := ${e};`).join(' ')} return new; end`;
     const cur = await tx<{ src: string }[]>`select prosrc as src from pg_proc where proname = ${d.fn}`;
     if (cur[0]?.src === body) continue;
     await tx.unsafe(`create or replace function ${q(d.fn)}() returns trigger language plpgsql as $fn$${body}$fn$`);
     await tx.unsafe(`create or replace trigger ${q(d.fn)} before insert or update on ${q(d.table)} for each row execute function ${q(d.fn)}()`);
     // Uncompressed: reads copy this text on every request, and decompressing it cost more than the I/O.
-    await tx.unsafe(`alter table ${q(d.table)} alter column ${q(d.column)} set storage external`);
+    for (const [c] of d.assign) await tx.unsafe(`alter table ${q(d.table)} alter column ${q(c)} set storage external`);
+    // Rows up to a page stay whole: a document's JSON is then read with its row, not fetched from TOAST.
+    await tx.unsafe(`alter table ${q(d.table)} set (toast_tuple_target = 8160)`);
     // The model changed (or the trigger is new): recompute the stored JSON of existing rows.
     await tx.unsafe(`update ${q(d.table)} set id = id`);
   }

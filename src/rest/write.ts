@@ -62,7 +62,7 @@ function dataColumns(schema: Schema, ct: ContentType): string[] {
   let cols = columnCache.get(ct);
   if (!cols) {
     const t = desiredTables(schema).find((x) => x.name === ct.table)!;
-    cols = t.columns.map(([c]) => c).filter((c) => !['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_open'].includes(c));
+    cols = t.columns.map(([c]) => c).filter((c) => !['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_open'].includes(c) && !c.endsWith('__json'));
     columnCache.set(ct, cols);
   }
   return cols;
