@@ -134,6 +134,8 @@ async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
   // (only when requests are handled in this process: WORKERS=0).
   const seen: Array<{ text: string; params: unknown[] }> = [];
   if (server.config.workers === 0) {
+    // Requests the previous scenario abandoned must not run while the statements are captured.
+    await settle(ctx, s.name);
     queryTap.fn = (text, params) => { seen.push({ text, params }); };
     try { await probe(server.url, 'POST', path, s.body); } finally { queryTap.fn = null; }
   }
