@@ -17,6 +17,8 @@ export function invalidKey(param: string, key: string, path: string | null): Api
 
 export const validation = (message: string, details: Record<string, unknown> = {}) => new ApiError(400, 'ValidationError', message, details);
 export const notFound = () => new ApiError(404, 'NotFoundError', 'Not Found', {});
+export const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden', {});
+export const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
 
 export function envelope(e: ApiError): string {
   const error = e.details === null ? { status: e.status, name: e.errorName, message: e.message } : { status: e.status, name: e.errorName, message: e.message, details: e.details };

@@ -5,7 +5,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLScalarType, type GraphQLSchema } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { ApiError } from '../../compiler/errors.ts';
+import { ApiError, unauthorized } from '../../compiler/errors.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Reply } from '../rest/reply.ts';
@@ -19,7 +19,6 @@ import { assetName, assetReply, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
 
-const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
 
 const CSRF_MESSAGE = "This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a 'content-type' header (with a type that is not one of application/x-www-form-urlencoded, multipart/form-data, text/plain) or provide a non-empty value for one of the following headers: x-apollo-operation-name, apollo-require-preflight\n";
 const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);

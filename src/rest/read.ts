@@ -1,6 +1,6 @@
 // REST reads: one compiled statement per request, whose `data` column is already the JSON text.
 import type { ContentType } from '../../compiler/schema.ts';
-import { listMeta, type Compiler } from '../../compiler/index.ts';
+import { listMeta, type Compiler, type ReadPlan } from '../../compiler/index.ts';
 import { notFound } from '../../compiler/errors.ts';
 import type { Db } from '../db/connect.ts';
 import type { Reply } from './reply.ts';
@@ -22,11 +22,15 @@ const ONE_END = Buffer.from(',"meta":{}}');
  * Rows come back raw (Buffers, postgres.js `.raw()`): the JSON PostgreSQL built is never decoded into a
  * JS string; the envelope is put around the bytes with one copy.
  */
-export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access);
+async function firstRawRow(ctx: ReadContext, plan: ReadPlan): Promise<Array<Buffer | null> | undefined> {
   const rows = await ctx.db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
   ctx.count(1);
-  const row = rows[0];
+  return rows[0];
+}
+
+export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
+  const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access);
+  const row = (await firstRawRow(ctx, plan))!;
   const total = plan.sql.withTotal ? Number(String(row[1])) : null;
   // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
   const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
@@ -36,9 +40,7 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 /** findOne by documentId, or the single type's document when documentId is undefined. */
 export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access);
-  const rows = await ctx.db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
-  ctx.count(1);
-  const data = rows[0]?.[0];
+  const data = (await firstRawRow(ctx, plan))?.[0];
   if (!data) throw notFound();
   return { status, body: Buffer.concat([DATA, data, ONE_END]) };
 }

@@ -1,7 +1,7 @@
 // Maps a request to a content-type action: /api/:plural[/:documentId] for collection types and
 // /api/:singular for single types. Permission is checked here, before any SQL runs.
 import type { Schema, ContentType } from '../../compiler/schema.ts';
-import { ApiError, notFound } from '../../compiler/errors.ts';
+import { forbidden, notFound, unauthorized } from '../../compiler/errors.ts';
 import type { Task } from '../task.ts';
 import type { Authorizer, Action, Caller } from '../auth/permissions.ts';
 import { findMany, findOne, type ReadContext } from './read.ts';
@@ -11,8 +11,6 @@ import type { WriteContext } from './write.ts';
 
 export interface RestContext extends ReadContext, WriteContext { schema: Schema; auth: Authorizer }
 
-const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden', {});
-const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
 
 function guard(ctx: RestContext, caller: Caller, ct: ContentType, action: Action): void {
   if (!ctx.auth.allows(caller, ct.uid, action)) throw forbidden();

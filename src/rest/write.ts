@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { ContentType, Schema, RelationAttr } from '../../compiler/schema.ts';
-import { ApiError, validation } from '../../compiler/errors.ts';
+import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { Db } from '../db/connect.ts';
-import type { Task } from '../task.ts';
+import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
@@ -30,13 +30,7 @@ export function newDocumentId(): string {
 }
 
 function parseBody(task: Task): Record<string, unknown> {
-  const text = task.body ? Buffer.from(task.body).toString('utf8') : '';
-  let body: unknown = {};
-  if (text.trim() !== '') {
-    try { body = JSON.parse(text); } catch (e) {
-      throw new ApiError(400, 'SyntaxError', (e as Error).message, null);
-    }
-  }
+  const body = jsonBody(task);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Row).data : undefined;
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw validation('Missing "data" payload in the request body');
   return data as Row;
@@ -404,7 +398,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
     await w.syncShared(documentId, locale, n);
     if (ct.draftAndPublish && publish) await w.publish(id, documentId, locale);
   });
-  if (notFoundDoc) throw new ApiError(404, 'NotFoundError', 'Not Found', {});
+  if (notFoundDoc) throw notFound();
   return respond(ctx, ct, task, documentId, 200);
 }
 

@@ -2,7 +2,7 @@
 // its Strapi action before the body is even parsed (a public upload is a 403, not a 400).
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { ApiError, notFound } from '../../compiler/errors.ts';
+import { forbidden, notFound, unauthorized } from '../../compiler/errors.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -14,8 +14,6 @@ import { listFiles, getFile, deleteFile, fileId } from './files-route.ts';
 
 type UploadAction = 'find' | 'findOne' | 'upload' | 'destroy';
 
-const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden', {});
-const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
 
 /** Strapi's action names, plus `plugin::upload.read` that read-only API tokens carry. */
 function guard(ctx: RestContext, caller: Caller | null, action: UploadAction): void {

@@ -3,10 +3,10 @@
 import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
 import type { Caller } from '../auth/permissions.ts';
-import type { Task } from '../task.ts';
+import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from '../rest/reply.ts';
 import { methodNotAllowed } from '../rest/reply.ts';
-import { ApiError, notFound, validation } from '../../compiler/errors.ts';
+import { ApiError, forbidden, notFound, unauthorized, validation } from '../../compiler/errors.ts';
 import { isoTs } from '../../compiler/sql.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { newDocumentId } from '../rest/write.ts';
@@ -16,15 +16,9 @@ const USER_JSON = `row_to_json(x)::text as data from (select id, document_id as 
   ${isoTs('created_at')} as "createdAt", ${isoTs('updated_at')} as "updatedAt", ${isoTs('published_at')} as "publishedAt" from up_users`;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden', {});
-const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
-
 function body(task: Task): Record<string, unknown> {
-  const text = task.body ? Buffer.from(task.body).toString('utf8') : '';
-  try {
-    const v = text ? JSON.parse(text) : {};
-    if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  } catch (e) { throw new ApiError(400, 'SyntaxError', (e as Error).message, null); }
+  const v = jsonBody(task);
+  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
   throw validation('Invalid body');
 }
 
