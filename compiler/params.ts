@@ -3,7 +3,7 @@
 // parameter vector; only their positions enter the AST.
 import type { QueryValue } from './querystring.ts';
 import type {
-  Attribute, ComponentAttr, ContentType, MediaAttr, RelationAttr, ScalarAttr, Schema, Component,
+  Attribute, ComponentAttr, ContentType, RelationAttr, ScalarAttr, Schema, Component,
 } from './schema.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
@@ -121,7 +121,7 @@ interface FilterScope {
   path: string | null;
 }
 
-function typeScope(schema: Schema, ct: ContentType, path: string | null): FilterScope {
+function typeScope(ct: ContentType, path: string | null): FilterScope {
   return {
     path,
     field: (name) => {
@@ -193,7 +193,7 @@ export class FilterParser {
     }
     if (attr.kind === 'relation') {
       const target = this.schema.contentTypes.get(attr.target)!;
-      const sub = this.relationSub(v, typeScope(this.schema, target, path), key);
+      const sub = this.relationSub(v, typeScope(target, path), key);
       return sub ? { t: 'relation', attr, target, sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     if (attr.kind === 'media') {
@@ -352,7 +352,7 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
 
 function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, _: null): SortTerm {
   const path: Array<RelationAttr | ComponentAttr> = [];
-  let scope: FilterScope = typeScope(schema, ct, null);
+  let scope: FilterScope = typeScope(ct, null);
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const field = scope.field(name);
@@ -362,7 +362,7 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
     if (!attr || attr.private) throw invalidKey('sort', name, p);
     if (attr.kind === 'relation' && !attr.toMany) {
       path.push(attr);
-      scope = typeScope(schema, schema.contentTypes.get(attr.target)!, names.slice(0, i + 1).join('.'));
+      scope = typeScope(schema.contentTypes.get(attr.target)!, names.slice(0, i + 1).join('.'));
     } else if (attr.kind === 'component' && !attr.repeatable) {
       path.push(attr);
       scope = componentScope(schema.components.get(attr.component)!, names.slice(0, i + 1).join('.'));
@@ -558,7 +558,7 @@ export class PopulateParser {
         const target = this.schema.contentTypes.get(a.target)!;
         const select = selection(target, o.fields, path);
         this.forType(target, select, o.populate, depth + 1, path, status);
-        const where = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(this.schema, target, null)) : null;
+        const where = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(target, null)) : null;
         const sort = parseSort(this.schema, target, o.sort);
         // Strapi's populate query selects its sort columns first, and the response keeps that order.
         const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
@@ -656,7 +656,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
   const select = selection(ct, q.fields, null);
-  const where = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(schema, ct, null)) : null;
+  const where = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(ct, null)) : null;
   const sort = parseSort(schema, ct, q.sort);
   new PopulateParser(schema, params, limits, canRead).forType(ct, select, q.populate, 1, null, status);
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };

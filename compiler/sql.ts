@@ -1,7 +1,7 @@
 // ReadQuery AST → one SQL statement. Every populate is a LEFT JOIN LATERAL that builds its JSON inside
 // PostgreSQL, so the statement returns the response's `data` as text, ready to send. Identifiers come
 // only from the models; every user value is a `$n` parameter with an explicit cast.
-import type { ContentType, Schema, ScalarAttr, ScalarType, Component, ComponentAttr, DynamicZoneAttr } from './schema.ts';
+import type { ContentType, Schema, ScalarAttr, ScalarType, ComponentAttr, DynamicZoneAttr } from './schema.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 
@@ -253,7 +253,7 @@ class Gen extends FilterGen {
     // Joins of nested populates go after the `from` list of the relation's own tables.
     const fromWithJoins = injectJoins(from, joins);
     if (!p.attr.toMany) return `select coalesce((select ${row} ${fromWithJoins}${where} limit 1), 'null') as v`;
-    const order = p.sort.length ? this.orderBy(p.sort, a, p.target).join(', ')
+    const order = p.sort.length ? this.orderBy(p.sort, a).join(', ')
       : p.attr.owner ? `l${a}.position, ${a}.id` : `${a}.id`;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${fromWithJoins}${where} order by ${order} limit ${this.opts.maxRelationRows}) x`;
   }
@@ -269,7 +269,7 @@ class Gen extends FilterGen {
 
   // ------------------------------------------------------------ sort
 
-  sortExpr(s: SortTerm, alias: string, ct: ContentType): string {
+  sortExpr(s: SortTerm, alias: string): string {
     let cur = alias;
     let json: string | null = null;
     const wraps: string[] = [];
@@ -288,8 +288,8 @@ class Gen extends FilterGen {
     return expr;
   }
 
-  orderBy(sort: SortTerm[], alias: string, ct: ContentType): string[] {
-    return sort.map((s) => `${this.sortExpr(s, alias, ct)} ${s.desc ? 'desc' : 'asc'}`);
+  orderBy(sort: SortTerm[], alias: string): string[] {
+    return sort.map((s) => `${this.sortExpr(s, alias)} ${s.desc ? 'desc' : 'asc'}`);
   }
 
   // ------------------------------------------------------------ root
@@ -391,7 +391,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const inner = 'r0';
   const t = 't0';
   const where = g.rootWhere(inner);
-  const order = [...g.orderBy(query.sort, inner, ct), `${inner}.id asc`];
+  const order = [...g.orderBy(query.sort, inner), `${inner}.id asc`];
   // Paginate the bare rows first, then populate only the rows of the page.
   const sortCols = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`).join('');
   const page = `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} order by ${order.join(', ')} limit $${query.limitParam}::bigint offset $${query.offsetParam}::bigint`;

@@ -294,7 +294,7 @@ export class Planner {
     const target = schema.contentTypes.get(attr.target)!;
     const select = this.typeSelection(target, sets);
     const where = args.filters !== undefined && args.filters !== null
-      ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct: target }), typeScope(schema, target, null)))
+      ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct: target }), typeScope(target, null)))
       : null;
     const sort = parseSort(schema, target, sortValue(args.sort));
     if (target.localized && !src.localized) this.params.relLocaleParam();
@@ -375,7 +375,7 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   if (ct.localized && loc !== '*') localeParam = params.push(loc ?? schema.defaultLocale);
   const documentParam = r.documentId !== undefined ? params.push(r.documentId) : null;
   const where = args.filters !== undefined && args.filters !== null
-    ? strictNot(new FilterParser(schema, params).parse(restFilters(schema, args.filters, { ct }), typeScope(schema, ct, null)))
+    ? strictNot(new FilterParser(schema, params).parse(restFilters(schema, args.filters, { ct }), typeScope(ct, null)))
     : null;
   const sort = parseSort(schema, ct, sortValue(args.sort));
   const select = new Planner(models, env, params, status, canRead).typeSelection(ct, r.sets);

@@ -5,7 +5,7 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLScalarType, type GraphQLSchema } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { ApiError, unauthorized } from '../../compiler/errors.ts';
+import { unauthorized } from '../../compiler/errors.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Reply } from '../rest/reply.ts';
