@@ -1,5 +1,7 @@
 // The normalized model registry every other module reads: content-types, components and how each
-// attribute is stored. Built once at start by src/models.ts from Strapi schema.json files.
+// attribute is stored in Strapi 5's layout (names from compiler/layout.ts). Built once at start by
+// src/models.ts from Strapi schema.json files.
+import type { JoinTable } from './layout.ts';
 
 export type ScalarType =
   | 'string' | 'text' | 'richtext' | 'blocks' | 'email' | 'password' | 'uid' | 'enumeration'
@@ -38,11 +40,11 @@ export interface MediaAttr extends AttrBase {
   kind: 'media';
   multiple: boolean;
   allowedTypes: string[] | null;
-  /** single: bigint column holding the file id; multiple: link table (source_id, file_id, position). */
-  column: string;
-  linkTable: string;
+  /** Rows of `files_related_mph` with this `related_type` (the owner's uid) and `field` (the name). */
+  relatedType: string;
 }
 
+/** As written in schema.json; `oneWay`/`manyWay` are Strapi 3 spellings of one-way oneToOne/oneToMany. */
 export type RelationKind = 'oneToOne' | 'oneToMany' | 'manyToOne' | 'manyToMany' | 'oneWay' | 'manyWay';
 
 export interface RelationAttr extends AttrBase {
@@ -50,19 +52,20 @@ export interface RelationAttr extends AttrBase {
   relation: RelationKind;
   target: string;
   toMany: boolean;
-  /** Owning side stores the link: a text column of target document ids (to-one) or a link table (to-many). */
+  /** The owning side (inversedBy, or one-way) created the join table; mappedBy sides read it reversed. */
   owner: boolean;
   mappedBy?: string;
   inversedBy?: string;
-  column: string;
-  linkTable: string;
+  /** The `_lnk` table as seen from this attribute's side. */
+  join: JoinTable;
 }
 
 export interface ComponentAttr extends AttrBase {
   kind: 'component';
   component: string;
   repeatable: boolean;
-  column: string;
+  /** The owner's `<table>_cmps` join table (rows with `field` = the attribute name). */
+  cmpsTable: string;
   min?: number;
   max?: number;
 }
@@ -70,7 +73,8 @@ export interface ComponentAttr extends AttrBase {
 export interface DynamicZoneAttr extends AttrBase {
   kind: 'dynamiczone';
   components: string[];
-  column: string;
+  /** The owner's `<table>_cmps` join table (rows with `field` = the attribute name). */
+  cmpsTable: string;
   min?: number;
   max?: number;
 }
@@ -84,6 +88,7 @@ export interface ContentType {
   pluralName: string;
   /** Short name used in permission strings and filters of env config: `article`. */
   apiName: string;
+  /** The content-type's table (`collectionName`): one row per version (draft/published × locale). */
   table: string;
   draftAndPublish: boolean;
   localized: boolean;
@@ -94,6 +99,10 @@ export interface ContentType {
 export interface Component {
   uid: string;
   category: string;
+  /** `components_<category>_<plural>` (the component's `collectionName`): one row per instance. */
+  table: string;
+  /** The name Strapi derives join-column names from (the component file's name). */
+  singularName: string;
   attributes: Attribute[];
   byName: Map<string, Attribute>;
 }
@@ -103,8 +112,6 @@ export interface Schema {
   components: Map<string, Component>;
   /** Route segment (plural for collections, singular for single types) → content-type. */
   routes: Map<string, ContentType>;
-  /** The media library's file table. */
-  filesTable: string;
   defaultLocale: string;
   locales: string[];
 }

@@ -1,11 +1,13 @@
 // Loads a folder of Strapi schema.json models into the normalized registry (compiler/schema.ts).
-// Layouts accepted: content-types/<name>.json or content-types/<name>/schema.json, and
-// components/<category>/<name>.json. An invalid model stops the server naming the file and attribute.
+// Layouts accepted: a Strapi project (its root or its src/: api/<api>/content-types/<name>/schema.json
+// and components/<category>/<name>.json), or content-types/<name>.json or content-types/<name>/schema.json
+// with components/<category>/<name>.json. An invalid model stops the server naming the file and attribute.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, basename } from 'node:path';
 import {
-  type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, snake, type ScalarType,
+  type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType,
 } from '../compiler/schema.ts';
+import { columnName, componentsTable, inverseJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
 export class ModelError extends Error {}
 
@@ -13,7 +15,9 @@ const RESERVED = new Set(['id', 'documentId', 'document_id', 'createdAt', 'updat
 const RELATIONS = new Set<RelationKind>(['oneToOne', 'oneToMany', 'manyToOne', 'manyToMany', 'oneWay', 'manyWay']);
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Columns every version table has; an attribute may not map onto one of them. */
-const SYSTEM_COLUMNS = new Set(['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'doc_open']);
+const SYSTEM_COLUMNS = new Set(['id', 'document_id', 'locale', 'published_at', 'created_at', 'updated_at', 'created_by_id', 'updated_by_id']);
+/** Filled in once every model is known (see resolveJoins). */
+const UNRESOLVED: JoinTable = { table: '', source: '', target: '', order: null, inverseOrder: null };
 
 type Json = Record<string, unknown>;
 
@@ -42,26 +46,51 @@ function listJson(dir: string): string[] {
 
 interface Raw { file: string; json: Json }
 
+/** Where a models folder keeps its content-type files and components, and how uids are formed. */
+interface ModelFiles { contentTypes: Array<{ file: string; uid: string | null }>; componentsDir: string }
+
+/** A Strapi project (root or src/) or the flat content-types/ + components/ layout. */
+function findModelFiles(dir: string): ModelFiles {
+  const src = existsSync(join(dir, 'src', 'api')) ? join(dir, 'src') : existsSync(join(dir, 'api')) ? dir : null;
+  if (src) {
+    const contentTypes: ModelFiles['contentTypes'] = [];
+    const apiDir = join(src, 'api');
+    for (const api of readdirSync(apiDir).sort()) {
+      const ctDir = join(apiDir, api, 'content-types');
+      if (!existsSync(ctDir)) continue;
+      for (const name of readdirSync(ctDir).sort()) {
+        const file = join(ctDir, name, 'schema.json');
+        if (existsSync(file)) contentTypes.push({ file, uid: `api::${api}.${name}` });
+      }
+    }
+    return { contentTypes, componentsDir: join(src, 'components') };
+  }
+  return { contentTypes: listJson(join(dir, 'content-types')).map((file) => ({ file, uid: null })), componentsDir: join(dir, 'components') };
+}
+
 export function loadModels(dir: string, opts: { defaultLocale: string; locales: string[] }): Schema {
   if (!existsSync(dir)) throw new ModelError(`models folder not found: ${dir}`);
-  const ctFiles = listJson(join(dir, 'content-types'));
-  const compDir = join(dir, 'components');
-  if (ctFiles.length === 0) throw new ModelError(`no content-types found in ${join(dir, 'content-types')}`);
+  const files = findModelFiles(dir);
+  const compDir = files.componentsDir;
+  if (files.contentTypes.length === 0) throw new ModelError(`no content-types found in ${dir} (expected src/api/*/content-types/*/schema.json or content-types/)`);
 
   const components = new Map<string, Component>();
   const rawComponents: Raw[] = [];
   for (const file of listJson(compDir)) {
     const rel = relative(compDir, file).split(/[\\/]/);
     const category = rel.length > 1 ? rel[0] : 'default';
-    const uid = `${category}.${basename(file, '.json')}`;
-    rawComponents.push({ file, json: readJson(file, dir) });
-    components.set(uid, { uid, category, attributes: [], byName: new Map() });
+    const name = basename(file, '.json');
+    const uid = `${category}.${name}`;
+    const json = readJson(file, dir);
+    const collection = typeof json.collectionName === 'string' ? json.collectionName : `components_${category}_${name}s`;
+    rawComponents.push({ file, json });
+    components.set(uid, { uid, category, table: tableName(collection), singularName: name, attributes: [], byName: new Map() });
   }
 
   const contentTypes = new Map<string, ContentType>();
   const rawTypes: Raw[] = [];
   const where = (f: string) => relative(dir, f);
-  for (const file of ctFiles) {
+  for (const { file, uid: folderUid } of files.contentTypes) {
     const json = readJson(file, dir);
     const info = (json.info ?? {}) as Json;
     const singular = info.singularName, plural = info.pluralName;
@@ -69,9 +98,9 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
     if (typeof plural !== 'string' || !NAME.test(plural)) throw new ModelError(`${where(file)}: info.pluralName is missing or invalid`);
     const kind = json.kind ?? 'collectionType';
     if (kind !== 'collectionType' && kind !== 'singleType') throw new ModelError(`${where(file)}: kind must be collectionType or singleType`);
-    const table = typeof json.collectionName === 'string' ? json.collectionName : snake(plural);
+    const table = tableName(typeof json.collectionName === 'string' ? json.collectionName : plural);
     if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new ModelError(`${where(file)}: collectionName "${table}" must be lower-case letters, digits and _`);
-    const uid = `api::${singular}.${singular}`;
+    const uid = folderUid ?? `api::${singular}.${singular}`;
     if (contentTypes.has(uid)) throw new ModelError(`${where(file)}: content-type ${uid} is defined twice`);
     const options = (json.options ?? {}) as Json;
     const i18n = ((json.pluginOptions as Json | undefined)?.i18n ?? {}) as Json;
@@ -85,7 +114,7 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
   }
 
   const schema: Schema = {
-    contentTypes, components, routes: new Map(), filesTable: 'files',
+    contentTypes, components, routes: new Map(),
     defaultLocale: opts.defaultLocale, locales: opts.locales,
   };
   for (const ct of contentTypes.values()) {
@@ -97,18 +126,41 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
   const ctList = [...contentTypes.values()];
   rawTypes.forEach((raw, i) => {
     const ct = ctList[i];
-    ct.attributes = parseAttributes(raw, schema, dir, ct.table, ct.localized);
+    ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized);
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
   const compList = [...components.values()];
   rawComponents.forEach((raw, i) => {
     const c = compList[i];
-    c.attributes = parseAttributes(raw, schema, dir, null, false);
+    c.attributes = parseAttributes(raw, schema, dir, c, false);
     for (const a of c.attributes) c.byName.set(a.name, a);
   });
   checkRelationPairs(schema, rawTypes, dir);
   checkComponentCycles(schema);
+  resolveJoins(schema);
   return schema;
+}
+
+/** Strapi's relation name for a one-way spelling. */
+const strapiRelation = (r: RelationKind): StrapiRelation => (r === 'oneWay' ? 'oneToOne' : r === 'manyWay' ? 'oneToMany' : r);
+
+/** Join tables of every relation: owners first (they name the table), then the mappedBy sides reverse them. */
+function resolveJoins(schema: Schema): void {
+  const models = [...schema.contentTypes.values()];
+  for (const ct of models) {
+    for (const a of ct.attributes) {
+      if (a.kind !== 'relation' || !a.owner) continue;
+      const target = schema.contentTypes.get(a.target)!;
+      a.join = ownerJoinTable(ct, a.name, target, strapiRelation(a.relation), a.inversedBy !== undefined);
+    }
+  }
+  for (const ct of models) {
+    for (const a of ct.attributes) {
+      if (a.kind !== 'relation' || a.owner) continue;
+      const owner = schema.contentTypes.get(a.target)!.byName.get(a.mappedBy!)!;
+      if (owner.kind === 'relation') a.join = inverseJoinTable(owner.join);
+    }
+  }
 }
 
 function num(v: unknown): number | undefined {
@@ -117,7 +169,9 @@ function num(v: unknown): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-function parseAttributes(raw: Raw, schema: Schema, root: string, table: string | null, typeLocalized: boolean): Attribute[] {
+function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentType | Component, typeLocalized: boolean): Attribute[] {
+  const isComponent = !('kind' in owner);
+  const cmpsTable = componentsTable(owner.table);
   const file = relative(root, raw.file);
   const attrs = raw.json.attributes;
   if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) throw new ModelError(`${file}: "attributes" must be an object`);
@@ -134,9 +188,9 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, table: string |
     // Strapi localizes every attribute of a localized type unless it opts out explicitly.
     const localized = typeLocalized && i18n.localized !== false;
     const base = { name, required: def.required === true, private: def.private === true, localized };
-    const column = snake(name);
+    const column = columnName(name);
     if (columns.has(column)) fail(`its column name "${column}" collides with another attribute`);
-    if (SYSTEM_COLUMNS.has(column) || column.endsWith('__json')) fail(`its column name "${column}" is reserved for the system`);
+    if (SYSTEM_COLUMNS.has(column)) fail(`its column name "${column}" is reserved for the system`);
     columns.add(column);
     if (typeof type !== 'string') fail('"type" is missing');
     if (SCALAR_TYPES.has(type as string)) {
@@ -159,31 +213,31 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, table: string |
       if (def.allowedTypes !== undefined && !Array.isArray(def.allowedTypes)) fail('"allowedTypes" must be an array');
       out.push({
         ...base, kind: 'media', multiple: def.multiple === true, allowedTypes: (def.allowedTypes as string[] | undefined) ?? null,
-        column: `${column}_file`, linkTable: `${table ?? 'component'}_${column}_mlnk`,
+        relatedType: owner.uid,
       });
     } else if (type === 'relation') {
       const relation = def.relation as RelationKind;
       if (!RELATIONS.has(relation)) fail(`unsupported relation "${String(def.relation)}"`);
       const target = def.target;
       if (typeof target !== 'string' || !schema.contentTypes.has(target)) fail(`relation target "${String(target)}" is not a known content-type`);
-      if (table === null) fail('relations inside components are not supported');
+      if (isComponent) fail('relations inside components are not supported');
       const mappedBy = typeof def.mappedBy === 'string' ? def.mappedBy : undefined;
       const inversedBy = typeof def.inversedBy === 'string' ? def.inversedBy : undefined;
       if (mappedBy && inversedBy) fail('a relation has either mappedBy or inversedBy, not both');
       const toMany = relation === 'oneToMany' || relation === 'manyToMany' || relation === 'manyWay';
       out.push({
         ...base, kind: 'relation', relation, target: target as string, toMany, owner: !mappedBy, mappedBy, inversedBy,
-        column: `${column}_doc`, linkTable: `${table}_${column}_lnk`,
+        join: UNRESOLVED,
       });
     } else if (type === 'component') {
       if (typeof def.component !== 'string' || !schema.components.has(def.component)) fail(`unknown component "${String(def.component)}"`);
-      out.push({ ...base, kind: 'component', component: def.component as string, repeatable: def.repeatable === true, column, min: num(def.min), max: num(def.max) });
+      out.push({ ...base, kind: 'component', component: def.component as string, repeatable: def.repeatable === true, cmpsTable, min: num(def.min), max: num(def.max) });
     } else if (type === 'dynamiczone') {
-      if (table === null) fail('dynamic zones are not allowed inside components');
+      if (isComponent) fail('dynamic zones are not allowed inside components');
       const comps = def.components;
       if (!Array.isArray(comps) || comps.length === 0) fail('"components" must be a non-empty array');
       for (const c of comps as unknown[]) if (typeof c !== 'string' || !schema.components.has(c)) fail(`unknown component "${String(c)}"`);
-      out.push({ ...base, kind: 'dynamiczone', components: comps as string[], column, min: num(def.min), max: num(def.max) });
+      out.push({ ...base, kind: 'dynamiczone', components: comps as string[], cmpsTable, min: num(def.min), max: num(def.max) });
     } else {
       fail(`unknown type "${String(type)}"`);
     }
