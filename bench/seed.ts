@@ -1,8 +1,8 @@
-// Seeds the benchmark database with set-based SQL (generate_series, insert … select) straight into the
-// tables schema sync creates, so even 1m articles seed in minutes, not hours of HTTP calls.
-// Layout as in /work/shared/DESIGN.md: one row per version, articles get a draft and a published row
-// (locale 'en'), to-one relations are `<attr>_doc` columns, to-many ones link tables pointing at
-// document ids, components and dynamic zones are jsonb with integer ids.
+// Seeds the benchmark database with set-based SQL (generate_series, insert … select) straight into
+// Strapi 5's tables (the layout schema sync creates, as Strapi would), so even 1m articles seed in
+// minutes, not hours of HTTP calls. Each article gets a draft and a published row (locale 'en') with
+// their own link rows, component rows (`components_shared_*` via `articles_cmps`) and media links
+// (`files_related_mph`), as Strapi's publish makes them.
 //
 // Standalone: tsx bench/seed.ts --size 100k [--database-url URL | --data-dir ./data/bench]
 import { createHash } from 'node:crypto';
@@ -14,7 +14,10 @@ export const SIZES = { '1k': 1_000, '100k': 100_000, '1m': 1_000_000 } as const;
 export type SizeName = keyof typeof SIZES;
 
 /** Bump when the seeded data changes, so an older benchmark database is re-seeded rather than reused. */
-const SEED_VERSION = '1';
+const SEED_VERSION = '2-strapi-layout';
+
+/** The benchmark's own bookkeeping lives in this server's schema, never in Strapi's tables. */
+const META = 'fastrapi.bench_meta';
 
 export interface Counts { articles: number; authors: number; categories: number; tags: number; files: number }
 
@@ -39,34 +42,44 @@ const docSql = (kind: string, expr: string) => `substr(md5('${kind}:' || (${expr
 /** The tag that the update scenario rewrites (cleaned back on the next run). */
 export const UPDATE_TAG = 1;
 
-// Tables the seed fills, in an order that truncation with CASCADE handles anyway.
-const TABLES = ['files', 'authors', 'categories', 'tags', 'articles', 'globals', 'articles_tags_lnk', 'articles_gallery_mlnk'];
+// Tables the seed fills (content, their link, component and media tables).
+const TABLES = [
+  'files', 'files_related_mph', 'authors', 'categories', 'categories_parent_lnk', 'tags', 'articles', 'articles_author_lnk',
+  'articles_category_lnk', 'articles_tags_lnk', 'articles_cmps', 'components_shared_seos', 'components_shared_rich_texts',
+  'components_shared_quotes', 'components_shared_medias', 'globals', 'globals_cmps',
+];
+const SEQUENCED = ['files', 'authors', 'categories', 'tags', 'articles', 'globals', 'components_shared_seos', 'components_shared_rich_texts', 'components_shared_quotes', 'components_shared_medias'];
 
 function statements(c: Counts): Array<[string, string]> {
-  const ts = (expr: string) => `timestamptz '2024-01-01 00:00:00+00' + make_interval(mins => (${expr})::int)`;
+  const ts = (expr: string) => `timestamp '2024-01-01 00:00:00' + make_interval(mins => (${expr})::int)`;
+  // Article i has row ids 2i - 1 (draft, v = 0) and 2i (published, v = 1); each row owns one instance of
+  // every component with the row's id, so no sequence call is needed and ids never collide.
+  const rows = `generate_series(1, ${c.articles}) i cross join generate_series(0, 1) v cross join lateral (select 2 * i - 1 + v) r(id)`;
+  const mph = (file: string, related: string, type: string, field: string, order: string, from: string) =>
+    `insert into files_related_mph (file_id, related_id, related_type, field, "order") select ${file}, ${related}, '${type}', '${field}', ${order} from ${from}`;
   return [
     ['files', `insert into files (id, document_id, name, alternative_text, caption, width, height, formats, hash, ext, mime, size, url, provider, folder_path, created_at, updated_at, published_at)
       select j, ${docSql('file', 'j')}, 'image-' || j || '.jpg', 'Image ' || j, null, 1200, 800,
         jsonb_build_object('thumbnail', jsonb_build_object('name', 'thumbnail_image-' || j || '.jpg', 'hash', 'thumbnail_image_' || j, 'ext', '.jpg',
-          'mime', 'image/jpeg', 'width', 234, 'height', 156, 'size', 8.5, 'url', '/uploads/thumbnail_image_' || j || '.jpg')),
+          'mime', 'image/jpeg', 'path', null, 'width', 234, 'height', 156, 'size', 8.5, 'sizeInBytes', 8500, 'url', '/uploads/thumbnail_image_' || j || '.jpg')),
         'image_' || j, '.jpg', 'image/jpeg', 123.45, '/uploads/image_' || j || '.jpg', 'local', '/', ${ts('j')}, ${ts('j')}, ${ts('j')}
       from generate_series(1, ${c.files}) j`],
-    ['authors', `insert into authors (id, document_id, locale, published_at, created_at, updated_at, name, email, bio, avatar_file)
+    ['authors', `insert into authors (id, document_id, locale, published_at, created_at, updated_at, name, email, bio)
       select j, ${docSql('author', 'j')}, null, ${ts('j')}, ${ts('j')}, ${ts('j')}, 'Author ' || j, 'author' || j || '@example.com',
-        'Writes about things, author number ' || j || '.', (j - 1) % ${c.files} + 1
+        'Writes about things, author number ' || j || '.'
       from generate_series(1, ${c.authors}) j`],
+    ['author avatars', mph(`(j - 1) % ${c.files} + 1`, 'j', 'api::author.author', 'avatar', '1', `generate_series(1, ${c.authors}) j`)],
     // The first 10 categories are roots; the others hang below them (exercises category.parent).
-    ['categories', `insert into categories (id, document_id, locale, published_at, created_at, updated_at, name, slug, description, parent_doc)
-      select j, ${docSql('category', 'j')}, null, ${ts('j')}, ${ts('j')}, ${ts('j')}, 'Category ' || j, 'category-' || j,
-        'Everything about category ' || j, case when j > 10 then ${docSql('category', '(j - 1) % 10 + 1')} end
+    ['categories', `insert into categories (id, document_id, locale, published_at, created_at, updated_at, name, slug, description)
+      select j, ${docSql('category', 'j')}, null, ${ts('j')}, ${ts('j')}, ${ts('j')}, 'Category ' || j, 'category-' || j, 'Everything about category ' || j
       from generate_series(1, ${c.categories}) j`],
+    ['categories_parent_lnk', `insert into categories_parent_lnk (category_id, inv_category_id, category_ord)
+      select j, (j - 1) % 10 + 1, (j - 1) / 10 from generate_series(11, ${c.categories}) j`],
     ['tags', `insert into tags (id, document_id, locale, published_at, created_at, updated_at, name)
       select j, ${docSql('tag', 'j')}, null, ${ts('j')}, ${ts('j')}, ${ts('j')}, 'tag-' || j
       from generate_series(1, ${c.tags}) j`],
-    // Version v = 0 is the draft (published_at null), v = 1 the published copy; row id = 2i - 1 + v.
-    // Component ids are 4 * row id + k so every instance has a distinct integer id without a sequence call.
     ['articles', `insert into articles (id, document_id, locale, published_at, created_at, updated_at, title, slug, description, body, content,
-        featured, views, rating, publish_date, kind, metadata, cover_file, author_doc, category_doc, seo, blocks)
+        featured, views, rating, publish_date, kind, metadata)
       select r.id, ${docSql('article', 'i')}, 'en', case when v = 1 then ${ts('i')} end, ${ts('i')}, ${ts('i')},
         'Article ' || i, 'article-' || i, 'A short description of article ' || i || '.',
         '## Article ' || i || E'\\n\\nSome **markdown** body text for article ' || i || '.',
@@ -74,35 +87,43 @@ function statements(c: Counts): Array<[string, string]> {
           jsonb_build_array(jsonb_build_object('type', 'text', 'text', 'First paragraph of article ' || i)))),
         i % 5 = 0, (i * 37) % 10000, ((i % 50) / 10.0)::numeric, date '2020-01-01' + (i % 1500),
         (array['news', 'tutorial', 'opinion'])[i % 3 + 1],
-        jsonb_build_object('wordCount', 200 + i % 800, 'source', 'bench'),
-        (i - 1) % ${c.files} + 1,
-        ${docSql('author', `(i - 1) % ${c.authors} + 1`)},
-        ${docSql('category', `(i - 1) % ${c.categories} + 1`)},
-        jsonb_build_object('id', r.id * 4, 'metaTitle', 'Article ' || i, 'metaDescription', 'Read article ' || i || ' now.',
-          'keywords', 'bench,article', 'shareImage', i % ${c.files} + 1),
-        jsonb_build_array(
-          jsonb_build_object('__component', 'shared.rich-text', 'id', r.id * 4 + 1, 'body', 'Rich text block of article ' || i),
-          jsonb_build_object('__component', 'shared.quote', 'id', r.id * 4 + 2, 'title', 'Quote ' || i, 'body', 'Simplicity is prerequisite for reliability.'),
-          jsonb_build_object('__component', 'shared.media', 'id', r.id * 4 + 3, 'file', (i + 1) % ${c.files} + 1))
-      from generate_series(1, ${c.articles}) i cross join generate_series(0, 1) v cross join lateral (select 2 * i::bigint - 1 + v) r(id)`],
+        jsonb_build_object('wordCount', 200 + i % 800, 'source', 'bench')
+      from ${rows}`],
+    // Both versions of an article sit at the same place in their author's and category's lists, as after Strapi's publish.
+    ['articles_author_lnk', `insert into articles_author_lnk (article_id, author_id, article_ord)
+      select r.id, (i - 1) % ${c.authors} + 1, (i - 1) / ${c.authors} + 1 from ${rows}`],
+    ['articles_category_lnk', `insert into articles_category_lnk (article_id, category_id, article_ord)
+      select r.id, (i - 1) % ${c.categories} + 1, (i - 1) / ${c.categories} + 1 from ${rows}`],
     // Three tags per version, distinct per row since k < 3 <= tags.
-    ['articles_tags_lnk', `insert into articles_tags_lnk (source_id, target_doc, position)
-      select 2 * i::bigint - 1 + v, ${docSql('tag', `(i * 3 + k) % ${c.tags} + 1`)}, k + 1
-      from generate_series(1, ${c.articles}) i cross join generate_series(0, 1) v cross join generate_series(0, 2) k`],
-    ['articles_gallery_mlnk', `insert into articles_gallery_mlnk (source_id, file_id, position)
-      select 2 * i::bigint - 1 + v, (i * 2 + k) % ${c.files} + 1, k + 1
-      from generate_series(1, ${c.articles}) i cross join generate_series(0, 1) v cross join generate_series(0, 1) k`],
-    ['globals', `insert into globals (id, document_id, locale, published_at, site_name, site_description, default_seo, favicon_file)
-      values (1, ${docSql('global', '1')}, null, now(), 'Fastrapi bench', 'A site seeded for the benchmark',
-        jsonb_build_object('id', 1, 'metaTitle', 'Fastrapi bench', 'metaDescription', 'Benchmark site', 'keywords', 'bench', 'shareImage', 1), 1)`],
+    ['articles_tags_lnk', `insert into articles_tags_lnk (article_id, tag_id, tag_ord, article_ord)
+      select r.id, (i * 3 + k) % ${c.tags} + 1, k + 1, i from ${rows} cross join generate_series(0, 2) k`],
+    ['article covers', mph(`(i - 1) % ${c.files} + 1`, 'r.id', 'api::article.article', 'cover', '1', rows)],
+    ['article galleries', mph(`(i * 2 + k) % ${c.files} + 1`, 'r.id', 'api::article.article', 'gallery', 'k + 1', `${rows} cross join generate_series(0, 1) k`)],
+    ['components_shared_seos', `insert into components_shared_seos (id, meta_title, meta_description, keywords)
+      select r.id, 'Article ' || i, 'Read article ' || i || ' now.', 'bench,article' from ${rows}`],
+    ['seo share images', mph(`i % ${c.files} + 1`, 'r.id', 'shared.seo', 'shareImage', '1', rows)],
+    ['components_shared_rich_texts', `insert into components_shared_rich_texts (id, body) select r.id, 'Rich text block of article ' || i from ${rows}`],
+    ['components_shared_quotes', `insert into components_shared_quotes (id, title, body) select r.id, 'Quote ' || i, 'Simplicity is prerequisite for reliability.' from ${rows}`],
+    ['components_shared_medias', `insert into components_shared_medias (id) select r.id from ${rows}`],
+    ['dynamic-zone media', mph(`(i + 1) % ${c.files} + 1`, 'r.id', 'shared.media', 'file', '1', rows)],
+    ['articles_cmps', `insert into articles_cmps (entity_id, cmp_id, component_type, field, "order")
+      select r.id, r.id, x.type, x.field, x.ord from ${rows}
+      cross join (values ('shared.seo', 'seo', null::float8), ('shared.rich-text', 'blocks', 1), ('shared.quote', 'blocks', 2), ('shared.media', 'blocks', 3)) x(type, field, ord)`],
+    ['globals', `insert into globals (id, document_id, locale, published_at, created_at, updated_at, site_name, site_description)
+      values (1, ${docSql('global', '1')}, null, ${ts('0')}, ${ts('0')}, ${ts('0')}, 'Fastrapi bench', 'A site seeded for the benchmark')`],
+    ['global seo', `insert into components_shared_seos (id, meta_title, meta_description, keywords) values (${2 * c.articles + 1}, 'Fastrapi bench', 'Benchmark site', 'bench')`],
+    ['globals_cmps', `insert into globals_cmps (entity_id, cmp_id, component_type, field, "order") values (1, ${2 * c.articles + 1}, 'shared.seo', 'defaultSeo', null)`],
+    ['global media', `insert into files_related_mph (file_id, related_id, related_type, field, "order") values
+      (1, 1, 'api::global.global', 'favicon', 1), (1, ${2 * c.articles + 1}, 'shared.seo', 'shareImage', 1)`],
   ];
 }
 
 export interface SeedInfo { size: SizeName; counts: Counts; reused: boolean; seconds: number }
 
 async function readMeta(sql: Sql): Promise<Map<string, string>> {
-  await sql`create table if not exists bench_meta (key text primary key, value text not null)`;
-  const rows = await sql<Array<{ key: string; value: string }>>`select key, value from bench_meta`;
+  await sql.unsafe(`create schema if not exists fastrapi`);
+  await sql.unsafe(`create table if not exists ${META} (key text primary key, value text not null)`);
+  const rows = await sql.unsafe<Array<{ key: string; value: string }>>(`select key, value from ${META}`);
   return new Map(rows.map((r) => [r.key, r.value]));
 }
 
@@ -127,7 +148,7 @@ export async function seed(sql: Sql, size: SizeName, say: (msg: string) => void)
   await sql.begin(async (tx) => {
     // A crash mid-seed rolls back; bench_meta is written last, so a partial seed is never reused.
     await tx.unsafe(`set local synchronous_commit = off`);
-    await tx.unsafe(`delete from bench_meta`);
+    await tx.unsafe(`delete from ${META}`);
     await tx.unsafe(`truncate ${TABLES.join(', ')} restart identity cascade`);
     for (const [table, text] of statements(counts)) {
       const t0 = Date.now();
@@ -135,11 +156,10 @@ export async function seed(sql: Sql, size: SizeName, say: (msg: string) => void)
       say(`  ${table}: ${res.count} rows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
     // Explicit ids bypass the identity columns: move them past the seeded rows so POSTs get fresh ids.
-    for (const table of ['files', 'authors', 'categories', 'tags', 'articles', 'globals']) {
+    for (const table of SEQUENCED) {
       await tx.unsafe(`select setval(pg_get_serial_sequence('${table}', 'id'), greatest((select max(id) from ${table}), 1))`);
     }
-    await tx.unsafe(`select setval('fastrapi_component_id_seq', (select max(id) * 4 + 4 from articles))`);
-    await tx.unsafe(`insert into bench_meta (key, value) values ('size', $1), ('version', $2), ('seeded_at', now()::text)`, [size, SEED_VERSION]);
+    await tx.unsafe(`insert into ${META} (key, value) values ('size', $1), ('version', $2), ('seeded_at', now()::text)`, [size, SEED_VERSION]);
   });
   // Statistics for the planner and a visibility map, now rather than by autovacuum in the middle of a
   // measurement (a fresh cluster's autovacuum otherwise competes with the first scenarios for CPU).
