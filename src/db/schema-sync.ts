@@ -12,3 +12,7 @@ export async function syncSchema(sql: Sql, _schema: Schema, _allowDestructive: b
   if (!ok) throw new SchemaSyncError('creating a fresh database is not written yet (stub)');
   return { created: [], added: [], dropped: [] };
 }
+
+// Temporary: src/rest/write.ts still imports these until its rewrite for Strapi's layout.
+export const componentSequence = (uid: string) => `fastrapi_cmp_${uid.replace(/[^A-Za-z0-9]/g, '_')}_seq`;
+export function desiredTables(_schema: Schema): Array<{ name: string; columns: Array<[string, string]> }> { return []; }
