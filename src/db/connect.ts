@@ -21,6 +21,8 @@ export function connect(url: string, max: number, logQueries: boolean, statement
       if (queryTap.fn) queryTap.fn(query, params);
       if (logQueries && logEnabled('debug')) log.debug('sql', { query: query.slice(0, 500), params: params.length });
     },
-    connection: { application_name: 'fastrapi', statement_timeout: statementTimeout },
+    // Strapi keeps UTC wall-clock time in `timestamp without time zone` columns: a session in UTC makes
+    // now() and every timestamp cast agree with it whatever the server's default time zone is.
+    connection: { application_name: 'fastrapi', statement_timeout: statementTimeout, TimeZone: 'UTC' },
   });
 }
