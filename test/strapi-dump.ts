@@ -49,14 +49,16 @@ export async function loadDump(url: string, file = STRAPI_DUMP): Promise<void> {
 /**
  * A test database holding the dump: on DATABASE_URL's server, or in an embedded cluster that is started
  * here, loaded, and stopped again so that the server under test starts it from the same DATA_DIR.
+ * `inspect` sees the loaded database before any server has started on it.
  */
-export async function createDumpDatabase(): Promise<TestDatabase> {
+export async function createDumpDatabase(inspect?: (url: string) => Promise<void>): Promise<TestDatabase> {
   const db = await createTestDatabase();
+  const load = async (url: string) => { await loadDump(url); await inspect?.(url); };
   try {
-    if (db.url) await loadDump(db.url);
+    if (db.url) await load(db.url);
     else {
       const embedded = await startEmbedded(db.dataDir, 0);
-      try { await loadDump(embedded.url); } finally { await embedded.stop(); }
+      try { await load(embedded.url); } finally { await embedded.stop(); }
     }
   } catch (e) {
     await db.drop().catch(() => {});
