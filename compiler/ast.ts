@@ -8,9 +8,9 @@ export type Operator =
   | '$contains' | '$notContains' | '$containsi' | '$notContainsi' | '$null' | '$notNull' | '$between'
   | '$startsWith' | '$startsWithi' | '$endsWith' | '$endsWithi';
 
-/** A column a filter or sort reads: a system column or a scalar attribute (of a row or a component JSON). */
+/** A column a filter or sort reads: a system column or a scalar attribute (of a row or a component row). */
 export interface FieldRef {
-  /** SQL column for table rows; JSON key for component rows. */
+  /** SQL column of the row's table. */
   column: string;
   /** Type used for casts and value coercion. */
   type: ScalarAttr['type'] | 'id' | 'documentId' | 'systemDate' | 'locale';
@@ -31,8 +31,6 @@ export interface Selection {
   /** Scalar attributes to return, in model order; `locale` is its own flag. */
   fields: ScalarAttr[];
   withLocale: boolean;
-  /** The type's default response fields (no `fields` parameter): the stored doc_open stands in for them. */
-  isDefault?: boolean;
   /** Fields Strapi selects ahead of id/documentId (the sort fields of a populated relation). */
   leading?: ScalarAttr[];
   withTimestamps: { createdAt: boolean; updatedAt: boolean; publishedAt: boolean };
@@ -41,8 +39,6 @@ export interface Selection {
 
 export interface ComponentSelection {
   component: Component;
-  /** Every visible field and nothing populated: the row's stored `<column>__json` can stand in. */
-  isDefault?: boolean;
   fields: ScalarAttr[];
   populate: Populate[];
 }

@@ -140,7 +140,7 @@ function componentScope(comp: Component, path: string | null): FilterScope {
     field: (name) => {
       if (name === 'id') return { column: 'id', type: 'id' };
       const a = comp.byName.get(name);
-      return a && a.kind === 'scalar' && !a.private ? { column: a.name, type: a.type } : null;
+      return a && a.kind === 'scalar' && !a.private ? { column: a.column, type: a.type } : null;
     },
     attr: (name) => comp.byName.get(name) ?? null,
   };
@@ -423,7 +423,7 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
   const all = visibleScalars(ct.attributes);
   if (names === null || names.includes('*')) {
     return {
-      fields: all, withLocale: ct.localized, populate: [], isDefault: true,
+      fields: all, withLocale: ct.localized, populate: [],
       withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true },
     };
   }
@@ -444,7 +444,7 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
 function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
   const names = fieldList(fieldsRaw);
   const all = visibleScalars(comp.attributes);
-  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [], isDefault: true };
+  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [] };
   const fields: ScalarAttr[] = [];
   for (const n of names) {
     if (n === 'id') continue;
@@ -603,7 +603,6 @@ export class PopulateParser {
     const sel = componentSelection(comp, o.fields, path);
     const spec = normalizePopulate(o.populate, path);
     if (!spec) return sel;
-    sel.isDefault = false;
     if (depth + 1 > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
     }

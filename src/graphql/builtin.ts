@@ -2,6 +2,7 @@
 // described as content-types so the same compiler reads them in one statement.
 import type { Attribute, ContentType, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
 import { snake } from '../../compiler/schema.ts';
+import { FILES } from '../../compiler/layout.ts';
 
 function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAttr {
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
@@ -15,7 +16,7 @@ function synthetic(uid: string, table: string, singular: string, plural: string,
 }
 
 export function filesType(schema: Schema): ContentType {
-  return synthetic('plugin::upload.file', schema.filesTable, 'file', 'files', [
+  return synthetic('plugin::upload.file', FILES.table, 'file', 'files', [
     scalar('name', 'string'), scalar('alternativeText', 'string'), scalar('caption', 'string'), scalar('focalPoint', 'json'),
     scalar('width', 'integer'), scalar('height', 'integer'), scalar('formats', 'json'), scalar('hash', 'string'),
     scalar('ext', 'string'), scalar('mime', 'string'), scalar('size', 'decimal'), scalar('url', 'string'),
