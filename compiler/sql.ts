@@ -67,6 +67,9 @@ function fileRecordColumns(f: string): Array<[string, string]> {
   ];
 }
 
+/** Lateral joins after a table, with their separating space. */
+const sp = (joins: string[]) => joins.map((j) => ` ${j}`).join('');
+
 /** `[a,b,…]` from JSON text fragments, in the order of the subquery they come from. */
 const textArray = (col: string) => `'[' || coalesce(string_agg(${col}, ','), '') || ']'`;
 
@@ -206,8 +209,8 @@ class Gen extends FilterGen {
         const s = this.componentSource(p.attr, comp, src, a);
         const joins: string[] = [];
         const row = this.componentText(p.select, a, joins);
-        if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from} ${joins.join(' ')} ${s.where} order by ${s.order} limit 1), 'null') as v`;
-        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from} ${joins.join(' ')} ${s.where} order by ${s.order}) x`;
+        if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from}${sp(joins)} ${s.where} order by ${s.order} limit 1), 'null') as v`;
+        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${s.where} order by ${s.order}) x`;
       }
       case 'dynamiczone': {
         const c = this.alias('c');
@@ -216,7 +219,7 @@ class Gen extends FilterGen {
           const a = this.alias('k');
           const joins: string[] = [];
           const row = this.componentText(sel, a, joins, uid);
-          return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a} ${joins.join(' ')} where ${a}.id = ${c}.${q(CMPS.cmp)})`;
+          return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a}${sp(joins)} where ${a}.id = ${c}.${q(CMPS.cmp)})`;
         });
         const uids = [...p.on.keys()].map(lit).join(', ');
         if (!uids) return `select '[]'::text as v`;
@@ -228,7 +231,7 @@ class Gen extends FilterGen {
         const joins: string[] = [];
         const row = this.rowText(own, p.select, a, joins);
         const status = own.draftAndPublish ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
-        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a} ${joins.join(' ')} where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status} order by ${a}.id) x`;
+        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status} order by ${a}.id) x`;
       }
     }
   }
@@ -248,7 +251,7 @@ class Gen extends FilterGen {
     if (p.count) return `select json_build_object('count', count(*))::text as v ${s.from} ${where}`;
     const joins: string[] = [];
     const row = this.rowText(p.target, p.select, a, joins);
-    const from = `${s.from} ${joins.join(' ')} ${where}`;
+    const from = `${s.from}${sp(joins)} ${where}`;
     if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${s.order} limit 1), 'null') as v`;
     const order = p.sort.length ? [...this.orderBy(p.sort, a), s.order].join(', ') : s.order;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
@@ -330,7 +333,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const joins: string[] = [];
   const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
-  const body = `select ${row} as j from (${page}) ${t} ${joins.join(' ')} order by ${outerOrder}`;
+  const body = `select ${row} as j from (${page}) ${t}${sp(joins)} order by ${outerOrder}`;
   if (query.shape === 'one') return { text: `select (select x.j from (${body}) x) as data`, withTotal: false };
   // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.

@@ -126,7 +126,8 @@ describe('operators (SQL fragment and parameter values)', () => {
       ['filters[featured][$eq]=true', 'r0."featured" = $2::boolean', true],
       ['filters[featured][$eq]=0', 'r0."featured" = $2::boolean', false],
       ['filters[publishDate][$gte]=2024-02-01', 'r0."publish_date" >= $2::date', '2024-02-01'],
-      ['filters[createdAt][$lt]=2024-01-01T10:00:00%2B02:00', 'r0."created_at" < $2::timestamptz', '2024-01-01T08:00:00.000Z'],
+      // Strapi keeps UTC wall-clock time in `timestamp without time zone`: the UTC instant is compared as such.
+      ['filters[createdAt][$lt]=2024-01-01T10:00:00%2B02:00', 'r0."created_at" < $2::timestamp', '2024-01-01T08:00:00.000Z'],
       ['filters[id][$eq]=7', 'r0."id" = $2::bigint', '7'],
       ['filters[documentId][$eq]=abc', 'r0."document_id" = $2::text', 'abc'],
       ['filters[kind][$eq]=news', 'r0."kind" = $2::text', 'news'],
@@ -190,36 +191,40 @@ describe('logical operators', () => {
 });
 
 describe('deep filters', () => {
-  test('to-one relation on the owning side', () => {
-    assert.equal(artFilter('filters[author][name][$eq]=Ada'), 'exists (select 1 from "authors" t1 where t1.document_id = r0."author_doc" and t1."name" = $2::text)');
+  // Every relation is a link table: `<owner>_<attr>_lnk` with the owner's and the target's row ids.
+  const AUTHOR = 'from "articles_author_lnk" lt1 join "authors" t1 on t1.id = lt1."author_id" where lt1."article_id" = r0.id';
+  test('to-one relation on the owning side, through its link table', () => {
+    assert.equal(artFilter('filters[author][name][$eq]=Ada'), `exists (select 1 ${AUTHOR} and t1."name" = $2::text)`);
   });
   test('to-many relation through its link table', () => {
-    assert.equal(artFilter('filters[tags][name][$eq]=x'), 'exists (select 1 from "articles_tags_lnk" lt1 join "tags" t1 on t1.document_id = lt1.target_doc where lt1.source_id = r0.id and t1."name" = $2::text)');
+    assert.equal(artFilter('filters[tags][name][$eq]=x'), 'exists (select 1 from "articles_tags_lnk" lt1 join "tags" t1 on t1.id = lt1."tag_id" where lt1."article_id" = r0.id and t1."name" = $2::text)');
   });
-  test('inverse sides read the owner', () => {
-    assert.equal(where(plan('authors', 'filters[articles][kind][$eq]=news')), 'exists (select 1 from "articles" t1 where t1."author_doc" = r0.document_id and t1."kind" = $1::text)');
-    assert.equal(where(plan('tags', 'filters[articles][views][$gt]=1')), 'exists (select 1 from "articles_tags_lnk" lt1 join "articles" t1 on t1.id = lt1.source_id where lt1.target_doc = r0.document_id and t1."views" > $1::integer)');
+  test('inverse sides read the owner\'s link table the other way round', () => {
+    assert.equal(where(plan('authors', 'filters[articles][kind][$eq]=news')), 'exists (select 1 from "articles_author_lnk" lt1 join "articles" t1 on t1.id = lt1."article_id" where lt1."author_id" = r0.id and t1."kind" = $1::text)');
+    assert.equal(where(plan('tags', 'filters[articles][views][$gt]=1')), 'exists (select 1 from "articles_tags_lnk" lt1 join "articles" t1 on t1.id = lt1."article_id" where lt1."tag_id" = r0.id and t1."views" > $1::integer)');
   });
-  test('two levels deep, self relation', () => {
+  test('two levels deep, self relation (inv_ column for the target)', () => {
     assert.equal(artFilter('filters[category][parent][slug][$eq]=x'),
-      'exists (select 1 from "categories" t1 where t1.document_id = r0."category_doc" and exists (select 1 from "categories" t2 where t2.document_id = t1."parent_doc" and t2."slug" = $2::text))');
+      'exists (select 1 from "articles_category_lnk" lt1 join "categories" t1 on t1.id = lt1."category_id" where lt1."article_id" = r0.id and exists (select 1 from "categories_parent_lnk" lt2 join "categories" t2 on t2.id = lt2."inv_category_id" where lt2."category_id" = t1.id and t2."slug" = $2::text))');
+    assert.equal(where(plan('categories', 'filters[children][name][$eq]=x')),
+      'exists (select 1 from "categories_parent_lnk" lt1 join "categories" t1 on t1.id = lt1."category_id" where lt1."inv_category_id" = r0.id and t1."name" = $1::text)');
   });
   test('a null test also matches a missing related row', () => {
-    assert.equal(artFilter('filters[author][id][$null]=true'),
-      '(exists (select 1 from "authors" t1 where t1.document_id = r0."author_doc" and t1."id" is null) or not exists (select 1 from "authors" t1 where t1.document_id = r0."author_doc"))');
+    assert.equal(artFilter('filters[author][id][$null]=true'), `(exists (select 1 ${AUTHOR} and t1."id" is null) or not exists (select 1 ${AUTHOR}))`);
   });
   test('a relation given a bare value filters the related id', () => {
     const p = plan('articles', 'filters[author]=3');
-    assert.equal(where(p).slice(ART.length), 'exists (select 1 from "authors" t1 where t1.document_id = r0."author_doc" and t1."id" = $2::bigint)');
+    assert.equal(where(p).slice(ART.length), `exists (select 1 ${AUTHOR} and t1."id" = $2::bigint)`);
     assert.deepEqual(p.params, ['en', '3', 25, 0]);
   });
-  test('component attributes are read from the jsonb column', () => {
-    assert.equal(artFilter('filters[seo][metaTitle][$eq]=x'), '(r0."seo" is not null and (r0."seo"->>\'metaTitle\') = $2::text)');
-    assert.equal(artFilter('filters[seo][metaTitle][$null]=true'), '(r0."seo" is null or (r0."seo"->>\'metaTitle\') is null)');
+  test('component attributes are read from the component table through the owner\'s _cmps', () => {
+    const SEO = 'from "articles_cmps" ck1 join "components_shared_seos" k1 on k1.id = ck1."cmp_id" where ck1."entity_id" = r0.id and ck1."field" = \'seo\' and ck1."component_type" = \'shared.seo\'';
+    assert.equal(artFilter('filters[seo][metaTitle][$eq]=x'), `exists (select 1 ${SEO} and k1."meta_title" = $2::text)`);
+    assert.equal(artFilter('filters[seo][metaTitle][$null]=true'), `(exists (select 1 ${SEO} and k1."meta_title" is null) or not exists (select 1 ${SEO}))`);
   });
-  test('media attributes filter the file record', () => {
-    assert.equal(artFilter('filters[cover][name][$eq]=a.png'), 'exists (select 1 from "files" f1 where f1.id = r0."cover_file" and f1."name" = $2::text)');
-    assert.equal(artFilter('filters[gallery][mime][$startsWith]=image'), 'exists (select 1 from "article_gallery_mlnk" lf1 join "files" f1 on f1.id = lf1.file_id where lf1.source_id = r0.id and f1."mime" like $2::text)'.replace('article_gallery', 'articles_gallery'));
+  test('media attributes filter the file record through files_related_mph', () => {
+    assert.equal(artFilter('filters[cover][name][$eq]=a.png'), 'exists (select 1 from "files_related_mph" mf1 join "files" f1 on f1.id = mf1."file_id" where mf1."related_id" = r0.id and mf1."related_type" = \'api::article.article\' and mf1."field" = \'cover\' and f1."name" = $2::text)');
+    assert.equal(artFilter('filters[gallery][mime][$startsWith]=image'), 'exists (select 1 from "files_related_mph" mf1 join "files" f1 on f1.id = mf1."file_id" where mf1."related_id" = r0.id and mf1."related_type" = \'api::article.article\' and mf1."field" = \'gallery\' and f1."mime" like $2::text)');
   });
   test('the AST marks relation filters', () => {
     const { query } = buildReadQuery(schema, ct('articles'), parseQueryString('filters[author][name][$eq]=x'), { shape: 'list' }, OPTS);
@@ -236,9 +241,14 @@ describe('populate', () => {
     const { query } = buildReadQuery(schema, ct('articles'), parseQueryString('populate=*'), { shape: 'list' }, OPTS);
     assert.deepEqual(query.select.populate.map((x) => (x.kind === 'localizations' ? 'localizations' : `${x.kind}:${x.attr.name}`)).sort(),
       ['component:seo', 'dynamiczone:blocks', 'localizations', 'media:cover', 'media:gallery', 'relation:author', 'relation:category', 'relation:tags']);
-    for (const k of ['cover', 'gallery', 'author', 'category', 'tags', 'localizations']) assert.ok(p.sql.text.includes(`',"${k}":', p`), k);
-    // Components and zones asked with their defaults are read from the row's stored JSON.
-    for (const k of ['seo', 'blocks']) assert.ok(p.sql.text.includes(`',"${k}":', t0."${k}__json"`), k);
+    for (const k of ['cover', 'gallery', 'author', 'category', 'tags', 'seo', 'localizations', 'blocks']) assert.ok(p.sql.text.includes(`',"${k}":', p`), k);
+    assert.equal(laterals(p.sql.text), 8, 'one lateral join per populated attribute, nothing nested');
+    // Components and zones come from their tables through the owner's _cmps rows, in `order`.
+    assert.match(p.sql.text, /from "articles_cmps" ck\d+ join "components_shared_seos" k(\d+) on k\1\.id = ck\1\."cmp_id" where ck\1\."entity_id" = t0\.id and ck\1\."field" = 'seo' and ck\1\."component_type" = 'shared\.seo' order by ck\1\."order", ck\1\.id limit 1/);
+    assert.match(p.sql.text, /when 'shared\.quote' then \(select .* from "components_shared_quotes" k(\d+) +where k\1\.id = c\d+\."cmp_id"\)/);
+    assert.match(p.sql.text, /from "articles_cmps" (c\d+) where \1\."entity_id" = t0\.id and \1\."field" = 'blocks' and \1\."component_type" in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider'\) order by \1\."order", \1\.id/);
+    // A dynamic-zone entry names its component after its populated values.
+    assert.ok(p.sql.text.includes(`',"__component":"shared.quote"}'`));
     const author = query.select.populate.find((x) => x.kind === 'relation' && x.attr.name === 'author');
     assert.ok(author && author.kind === 'relation' && author.select.populate.length === 0, 'nested relations are not populated');
     assert.equal(plan('articles', 'populate=true').sql.text, p.sql.text);
@@ -256,8 +266,9 @@ describe('populate', () => {
   test('nested populate with fields, filters and sort', () => {
     const p = plan('articles', 'populate[author][fields][0]=name&populate[author][populate][articles][fields][0]=title&populate[author][populate][articles][filters][views][$gt]=5&populate[author][populate][articles][sort]=title:desc');
     assert.equal(laterals(p.sql.text), 2);
-    assert.match(p.sql.text, /select concat\(left\(\(select row_to_json\(x\)::text from \(select t\d+\.id as "id", t\d+\.document_id as "documentId", t\d+\."name" as "name"\) x\), -1\), ',"articles":', p\d+\.v, '}'\) from "authors"/);
-    const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc limit 1000/.exec(p.sql.text);
+    assert.match(p.sql.text, /select concat\(left\(\(select row_to_json\(x\)::text from \(select t\d+\.id as "id", t\d+\.document_id as "documentId", t\d+\."name" as "name"\) x\), -1\), ',"articles":', p\d+\.v, '}'\) from "articles_author_lnk" lt(\d+) join "authors" t\1 on t\1\.id = lt\1\."author_id" left join lateral/);
+    // The inverse to-many side keeps the owner's inverse order column (article_ord), after the asked sort.
+    const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc, lt\1\."article_ord", lt\1\.id limit 1000/.exec(p.sql.text);
     assert.ok(m, p.sql.text);
     assert.equal(p.params[Number(m[2]) - 1], '5');
     // the articles (localized) of an author (not localized) are read in the request's locale
@@ -275,13 +286,21 @@ describe('populate', () => {
     assert.deepEqual(draft.params, ['fr', 25, 0]);
   });
 
+  test('to-many relations keep their link order: the owner\'s order column, on the inverse side the owner\'s inverse one', () => {
+    assert.match(plan('articles', 'populate=tags').sql.text, /from "articles_tags_lnk" lt(\d+) join "tags" t\1 on t\1\.id = lt\1\."tag_id" where lt\1\."article_id" = t0\.id order by lt\1\."tag_ord", lt\1\.id limit 1000/);
+    assert.match(plan('tags', 'populate=articles').sql.text, /from "articles_tags_lnk" lt(\d+) join "articles" t\1 on t\1\.id = lt\1\."article_id" where lt\1\."tag_id" = t0\.id and .* order by lt\1\."article_ord", lt\1\.id limit 1000/);
+    assert.match(plan('categories', 'populate=children').sql.text, /from "categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."category_id" where lt\1\."inv_category_id" = t0\.id order by lt\1\."category_ord", lt\1\.id limit 1000/);
+    // A to-one side has no order column: its one link row.
+    assert.match(plan('categories', 'populate=parent').sql.text, /where lt(\d+)\."category_id" = t0\.id order by lt\1\.id limit 1\), 'null'\)/);
+  });
+
   test('count', () => {
     assert.match(plan('articles', 'populate[tags][count]=true').sql.text, /select json_build_object\('count', count\(\*\)\)::text as v from "articles_tags_lnk"/);
   });
 
   test('media populate with fields keeps id and documentId', () => {
     const p = plan('articles', 'populate[cover][fields][0]=url');
-    assert.match(p.sql.text, /select f\d+\.id as "id", f\d+\.document_id as "documentId", f\d+\.url as "url" from "files"/);
+    assert.match(p.sql.text, /select f(\d+)\.id as "id", f\1\.document_id as "documentId", f\1\.url as "url"\) x\) from "files_related_mph" mf\1 join "files" f\1 on f\1\.id = mf\1\."file_id" where mf\1\."related_id" = t0\.id and mf\1\."related_type" = 'api::article\.article' and mf\1\."field" = 'cover' order by mf\1\."order", mf\1\.id limit 1/);
   });
 
   test('dynamic zone: shared populate applies to every component; `on` lists only the named ones', () => {
@@ -328,9 +347,9 @@ describe('sort', () => {
     assert.equal(order('authors', 'sort=createdAt:desc'), 'r0."created_at" desc, r0.id asc');
   });
   test('a to-one relation or component field', () => {
-    assert.equal(order('articles', 'sort=author.name:desc'), '(select t1."name" from "authors" t1 where t1.document_id = r0."author_doc" limit 1) desc, r0.id asc');
+    assert.equal(order('articles', 'sort=author.name:desc'), '(select t1."name" from "articles_author_lnk" lt1 join "authors" t1 on t1.id = lt1."author_id" where lt1."article_id" = r0.id order by lt1.id limit 1) desc, r0.id asc');
     assert.equal(order('articles', 'sort[author][name]=desc'), order('articles', 'sort=author.name:desc'));
-    assert.equal(order('articles', 'sort=seo.metaTitle'), '((r0."seo")->>\'metaTitle\') asc, r0.id asc');
+    assert.equal(order('articles', 'sort=seo.metaTitle'), '(select k1."meta_title" from "articles_cmps" ck1 join "components_shared_seos" k1 on k1.id = ck1."cmp_id" where ck1."entity_id" = r0.id and ck1."field" = \'seo\' and ck1."component_type" = \'shared.seo\' order by ck1."order", ck1.id limit 1) asc, r0.id asc');
   });
   test('the outer query keeps the page order', () => {
     assert.match(plan('authors', 'sort=name:desc').sql.text, /order by t0\._s0 desc, t0\.id asc/);
@@ -388,7 +407,7 @@ describe('pagination', () => {
   });
   test('one document: no pagination, a documentId parameter', () => {
     const p = plan('articles', '', 'abc123');
-    assert.match(p.sql.text, /^select \(select x\.j from \(select t0\.doc_open \|\| '}' as j from/);
+    assert.match(p.sql.text, /^select \(select x\.j from \(select \(select row_to_json\(x\)::text from \(select t0\.id as "id", t0\.document_id as "documentId", t0\."title" as "title", /);
     assert.match(p.sql.text, /r0\.document_id = \$2::text/);
     assert.deepEqual(p.params, ['en', 'abc123', 1, 0]);
     assert.equal(p.sql.withTotal, false);
