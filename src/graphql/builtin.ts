@@ -1,8 +1,8 @@
 // The plugin types GraphQL exposes next to the models (media library files, users-permissions users),
 // described as content-types so the same compiler reads them in one statement.
-import type { Attribute, ContentType, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
 import { snake } from '../../compiler/schema.ts';
-import { FILES } from '../../compiler/layout.ts';
+import { FILES, ownerJoinTable } from '../../compiler/layout.ts';
 
 function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAttr {
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
@@ -24,23 +24,25 @@ export function filesType(schema: Schema): ContentType {
   ]);
 }
 
-export function usersType(): ContentType {
-  return synthetic('plugin::users-permissions.user', 'up_users', 'user', 'users', [
-    scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
-    scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'), scalar('role', 'string'),
+/** users-permissions roles (`up_roles`), populated as a user's `role`. */
+export function rolesType(): ContentType {
+  return synthetic('plugin::users-permissions.role', 'up_roles', 'role', 'roles', [
+    scalar('name', 'string'), scalar('description', 'string'), scalar('type', 'string'),
   ]);
 }
 
-const ROLES: Record<string, { id: number; name: string; description: string }> = {
-  authenticated: { id: 1, name: 'Authenticated', description: 'Default role given to authenticated user.' },
-  public: { id: 2, name: 'Public', description: 'Default role given to unauthenticated user.' },
-};
-
-/** The users-permissions role object of a role type stored on the user row. */
-export function roleObject(type: unknown): Record<string, unknown> | null {
-  if (typeof type !== 'string' || !type) return null;
-  const r = ROLES[type] ?? { id: 0, name: type, description: '' };
-  return { id: r.id, documentId: type, name: r.name, description: r.description, type, createdAt: null, updatedAt: null, publishedAt: null };
+/** users-permissions users (`up_users`); `role` is Strapi's manyToOne relation to the roles, a link table. */
+export function usersType(roles: ContentType): ContentType {
+  const users = { table: 'up_users', singularName: 'user' };
+  const role: RelationAttr = {
+    kind: 'relation', name: 'role', relation: 'manyToOne', target: roles.uid, toMany: false, owner: true, inversedBy: 'users',
+    join: ownerJoinTable(users, 'role', { table: roles.table, singularName: roles.singularName }, 'manyToOne', true),
+    required: false, private: false, localized: false,
+  };
+  return synthetic('plugin::users-permissions.user', users.table, users.singularName, 'users', [
+    scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
+    scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'), role,
+  ]);
 }
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });

@@ -3,7 +3,7 @@
 // result (and slice the page of a nested list out of the rows the statement returned).
 import { GraphQLScalarType, Kind, valueFromASTUntyped, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import type { Config } from '../../config.ts';
-import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
 import type { Pagination } from '../../compiler/ast.ts';
 import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
 import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
@@ -17,7 +17,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, localeList, roleObject, usersType } from './builtin.ts';
+import { filesType, localeList, rolesType, usersType } from './builtin.ts';
 import type { SdlResult } from './sdl.ts';
 import type { AuthCheck } from './extension.ts';
 import { crudRootPaths } from './shadow.ts';
@@ -82,10 +82,15 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const v4 = config.graphql.shape === 'v4';
   const index = nameIndex(schema);
   const files = filesType(schema);
-  const users = usersType();
+  const roles = rolesType();
+  const users = usersType(roles);
+  const lnk = (users.byName.get('role') as RelationAttr).join;
+  // Plugin types reached through relations (a user's role) are targets the compiler must know; the
+  // Shadow CRUD loops below keep iterating the models' own types.
+  const readSchema: Schema = { ...schema, contentTypes: new Map([...schema.contentTypes, [roles.uid, roles]]) };
   const models: PlanModels = {
-    schema, shape: config.graphql.shape,
-    nameOf: (ct) => (ct === files ? 'UploadFile' : ct === users ? 'UsersPermissionsUser' : typeName(ct)),
+    schema: readSchema, shape: config.graphql.shape,
+    nameOf: (ct) => (ct === files ? 'UploadFile' : ct === users ? 'UsersPermissionsUser' : ct === roles ? 'UsersPermissionsRole' : typeName(ct)),
   };
   const amount = config.graphql.amountLimit;
   const limits: ReadLimits = {
@@ -104,7 +109,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   function plan(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean }): Plan {
-    const access = ctx.rest.auth.access(ctx.caller);
+    const granted = ctx.rest.auth.access(ctx.caller);
+    // A user's role comes with the user, as in Strapi's users-permissions GraphQL types.
+    const access = { key: granted.key, canRead: (uid: string) => uid === roles.uid || granted.canRead(uid) };
     const node = info.fieldNodes[0];
     const vars = info.operation.variableDefinitions?.length ? JSON.stringify(info.variableValues) : '';
     const exact = `${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
@@ -118,7 +125,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const key = astKey(query);
     let sql = sqlCache.get(key);
     if (!sql) {
-      sql = compileRead(schema, query, { maxRelationRows: config.api.rest.maxRelationRows });
+      sql = compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows });
       sqlCache.set(key, sql);
     }
     const p: Plan = { sql, params, pagination: query.pagination };
@@ -397,8 +404,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   map.UploadFile = v4 ? { related: () => [] } : { ...selfFields, related: () => [] };
   map.I18NLocale = v4 ? {} : { ...selfFields };
   map.UsersPermissionsRole = v4 ? {} : { ...selfFields };
-  map.UsersPermissionsUser = v4 ? { role: (p) => one(roleObject(asRow(p).role)) } : { ...selfFields, role: (p) => roleObject(asRow(p).role) };
-  map.UsersPermissionsMe = { role: (p) => roleObject(asRow(p).role) };
+  map.UsersPermissionsUser = v4 ? { role: (p) => one(asRow(p).role) } : { ...selfFields };
   if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
 
   /** A plugin type's three root queries (one, list, v5 connection) over a synthetic content-type. */
@@ -479,7 +485,10 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   Query.me = async (_s, _args, ctx) => {
     if (ctx.caller.kind !== 'user' || !ctx.caller.userId) throw forbidden();
     const rows = await ctx.rest.db.unsafe<Row[]>(
-      'select id, document_id as "documentId", username, email, confirmed, blocked, role from up_users where id = $1::bigint', [ctx.caller.userId]);
+      `select u.id, u.document_id as "documentId", u.username, u.email, u.confirmed, u.blocked,
+         (select json_build_object('id', r.id, 'documentId', r.document_id, 'name', r.name, 'description', r.description, 'type', r.type)
+          from ${q(lnk.table)} l join ${q(roles.table)} r on r.id = l.${q(lnk.target)} where l.${q(lnk.source)} = u.id order by l.id limit 1) as role
+       from ${q(users.table)} u where u.id = $1::bigint`, [ctx.caller.userId]);
     ctx.rest.count(1);
     return rows[0] ?? null;
   };
