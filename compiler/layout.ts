@@ -45,48 +45,63 @@ export type StrapiRelation = 'oneToOne' | 'oneToMany' | 'manyToOne' | 'manyToMan
 
 // ------------------------------------------------------------------ names
 
-/** lodash's `snakeCase`, which Strapi applies to every name: words split at case changes and digits. */
-export function snakeCase(s: string): string {
-  const words = s.match(/[A-Z]{2,}(?=[A-Z][a-z]+[0-9]*|\b)|[A-Z]?[a-z]+[0-9]*|[A-Z]|[0-9]+/g);
-  if (!words) return '';
-  return splitDigits(s, words).map((w) => w.toLowerCase()).join('_');
-}
+// lodash's word splitting (what `_.snakeCase` uses), restricted to ASCII: model names are ASCII
+// (src/models.ts refuses others). Strings with a case change, a letter/digit boundary or punctuation
+// take the "unicode words" path; the others split on non-alphanumerics only.
+const HAS_UNICODE_WORD = /[a-z][A-Z]|[A-Z]{2}[a-z]|[0-9][a-zA-Z]|[a-zA-Z][0-9]|[^a-zA-Z0-9 ]/;
+const ASCII_WORD = /[^\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/g;
+const BREAK = '[\\x00-\\x2f\\x3a-\\x40\\x5b-\\x60\\x7b-\\x7f]';
+const UNICODE_WORD = new RegExp([
+  `[A-Z]?[a-z]+(?=${BREAK}|[A-Z]|$)`,
+  `[A-Z]+(?=${BREAK}|[A-Z][a-z]|$)`,
+  '[A-Z]?[a-z]+',
+  '[A-Z]+',
+  '\\d*(?:1ST|2ND|3RD|(?![123])\\dTH)(?=\\b|[a-z_])',
+  '\\d*(?:1st|2nd|3rd|(?![123])\\dth)(?=\\b|[A-Z_])',
+  '\\d+',
+].join('|'), 'g');
 
-/**
- * lodash splits letters from digits only where a digit run follows a lower-case word that is not a
- * "word with trailing digits" (`address1` → `address_1`): reproduce its unicode-word rules for ASCII.
- */
-function splitDigits(_s: string, words: string[]): string[] {
-  const out: string[] = [];
-  for (const w of words) {
-    const m = /^([A-Za-z]+)([0-9]+)$/.exec(w);
-    if (m) out.push(m[1], m[2]); else out.push(w);
-  }
-  return out;
+/** lodash's `snakeCase`, which Strapi applies to attribute and model names: `address1` → `address_1`. */
+export function snakeCase(s: string): string {
+  const text = s.replace(/['\u2019]/g, '');
+  const words = HAS_UNICODE_WORD.test(text) ? text.match(UNICODE_WORD) : text.match(ASCII_WORD);
+  return (words ?? []).map((w) => w.toLowerCase()).join('_');
 }
 
 function hash(data: string, len: number): string {
   return createHash('shake256', { outputLength: Math.ceil(len / 2) }).update(data).digest('hex').substring(0, len);
 }
 
-function tokenWithHash(name: string, len: number): string {
+/** A name part; fixed parts (suffixes, prefixes) are never shortened. */
+export interface NameToken { name: string; compressible: boolean }
+type Allocated = NameToken & { allocated?: number };
+
+function shortened(name: string, len: number): string {
   if (name.length <= len) return name;
+  if (len < MIN_TOKEN_LENGTH + HASH_LENGTH) throw new Error(`identifier part ${name} cannot be shortened to ${len} characters`);
   return `${name.substring(0, len - HASH_LENGTH)}${hash(name, HASH_LENGTH)}`;
 }
 
-interface Token { name: string; compressible: boolean; allocated?: number }
-
-/** Strapi's `getNameFromTokens`: join with `_`; past the maximum, shorten the compressible parts with a hash. */
-function nameFromTokens(tokens: Token[], maxLength = MAX_IDENTIFIER_LENGTH): string {
+/**
+ * Strapi's `getNameFromTokens`: parts joined with `_`; past the maximum length the compressible
+ * parts share the room left by the fixed ones and the longest get a hash suffix.
+ */
+export function nameFromTokens(tokens: NameToken[], maxLength = MAX_IDENTIFIER_LENGTH): string {
   const full = tokens.map((t) => t.name).join('_');
-  if (full.length <= maxLength || maxLength === 0) return full;
-  const compressible = tokens.filter((t) => t.compressible);
-  const incompressibleLength = tokens.filter((t) => !t.compressible).reduce((n, t) => n + t.name.length, 0);
-  const separators = tokens.length - 1;
-  const available = maxLength - incompressibleLength - separators;
+  if (maxLength === 0 || full.length <= maxLength) return full;
+  const parts: Allocated[] = tokens.map((t) => ({ ...t }));
+  const compressible = parts.filter((t) => t.compressible);
+  const fixedLength = parts.filter((t) => !t.compressible).reduce((n, t) => n + t.name.length, 0);
+  const separators = parts.length - 1;
+  const available = maxLength - fixedLength - separators;
   const perToken = Math.floor(available / compressible.length);
+  const tooSmall = () => new Error(`identifier ${full} cannot be shortened to ${maxLength} characters`);
+  if (fixedLength + separators > maxLength || perToken < MIN_TOKEN_LENGTH) throw tooSmall();
+  const minHashed = HASH_LENGTH + MIN_TOKEN_LENGTH;
+  const shortest = parts.reduce((n, t) => n + (!t.compressible ? t.name.length : t.name.length < perToken ? t.name.length : minHashed), separators);
+  if (maxLength < shortest) throw tooSmall();
   let surplus = available % compressible.length;
-  let deficits: Token[] = [];
+  let deficits: Allocated[] = [];
   for (const t of compressible) {
     if (t.name.length < perToken) { surplus += perToken - t.name.length; t.allocated = t.name.length; }
     else { t.allocated = perToken; deficits.push(t); }
@@ -94,30 +109,58 @@ function nameFromTokens(tokens: Token[], maxLength = MAX_IDENTIFIER_LENGTH): str
   let previous = surplus + 1;
   while (surplus > 0 && deficits.length > 0) {
     deficits = deficits.filter((t) => {
-      if (t.allocated! < t.name.length && surplus > 0) { t.allocated!++; surplus--; return true; }
+      if (t.allocated! < t.name.length && surplus > 0) { t.allocated!++; surplus--; return t.allocated! < t.name.length; }
       return false;
     });
     if (surplus === previous) break;
     previous = surplus;
   }
-  if (perToken < MIN_TOKEN_LENGTH + HASH_LENGTH) throw new Error(`identifier ${full} cannot be shortened to ${maxLength} characters`);
-  return tokens.map((t) => (t.compressible && t.allocated !== undefined ? tokenWithHash(t.name, t.allocated) : t.name)).join('_');
+  return parts.map((t) => (t.compressible && t.allocated !== undefined ? shortened(t.name, t.allocated) : t.name)).join('_');
 }
 
-/** Strapi's `getName`: names (snake-cased) plus an optional fixed prefix and suffix. */
-export function identifier(names: string | string[], opts: { prefix?: string; suffix?: string } = {}): string {
-  const tokens: Token[] = (Array.isArray(names) ? names : [names]).map((n) => ({ name: snakeCase(n), compressible: true }));
+/**
+ * Strapi's `identifiers.getName`: names plus an optional fixed prefix and suffix (given here in their
+ * short form: `lnk`, `ord`, `idx`, `uq`…, which Strapi uses whenever `maxLength` is set). Names are
+ * taken as they are: Strapi snake-cases some of them before (see the helpers below), not all.
+ */
+export function name(names: string | string[], opts: { prefix?: string; suffix?: string } = {}): string {
+  const tokens: NameToken[] = (Array.isArray(names) ? names : [names]).map((n) => ({ name: n, compressible: true }));
   if (opts.suffix) tokens.push({ name: opts.suffix, compressible: false });
   if (opts.prefix) tokens.unshift({ name: opts.prefix, compressible: false });
   return nameFromTokens(tokens);
 }
 
-/** Column of a scalar attribute. */
+/** `name` over snake-cased names: how Strapi names join tables and join columns. */
+export function identifier(names: string | string[], opts: { prefix?: string; suffix?: string } = {}): string {
+  return name((Array.isArray(names) ? names : [names]).map(snakeCase), opts);
+}
+
+/** Column of a scalar attribute: `getColumnName(snakeCase(attribute))`. */
 export const columnName = (attribute: string) => identifier(attribute);
-/** Table of a content-type or component (its `collectionName`). */
-export const tableName = (collectionName: string) => identifier(collectionName);
-/** Join table linking an owner row to its components and dynamic-zone entries. */
-export const componentsTable = (ownerTable: string) => identifier(ownerTable, { suffix: 'cmps' });
+/** Table of a content-type or component: its `collectionName` as written (only shortened, never snake-cased). */
+export const tableName = (collectionName: string) => name(collectionName);
+/**
+ * Join table linking an owner row to its components and dynamic-zone entries, named from the owner's
+ * `collectionName` as written (Strapi's getComponentJoinTableName).
+ */
+export const componentsTable = (collectionName: string) => name(collectionName, { suffix: 'cmps' });
+
+/** Index, unique-constraint and foreign-key names Strapi gives (identifiers.get*IndexName, short suffixes). */
+export const INDEX = {
+  index: (names: string | string[]) => name(names, { suffix: 'idx' }),
+  fk: (names: string | string[]) => name(names, { suffix: 'fk' }),
+  inverseFk: (names: string | string[]) => name(names, { suffix: 'ifk' }),
+  orderFk: (names: string | string[]) => name(names, { suffix: 'ofk' }),
+  orderInverseFk: (names: string | string[]) => name(names, { suffix: 'oifk' }),
+  unique: (names: string | string[]) => name(names, { suffix: 'uq' }),
+  /** `<collectionName>_entity_fk`: a `_cmps` table's owner foreign key and its index. */
+  componentsEntityFk: (collectionName: string) => nameFromTokens([
+    { name: collectionName, compressible: true }, { name: 'entity', compressible: false }, { name: 'fk', compressible: false },
+  ]),
+} as const;
+
+/** The admin user table `created_by_id` / `updated_by_id` refer to. */
+export const ADMIN_USERS = 'admin_users';
 
 // ------------------------------------------------------------------ relations
 

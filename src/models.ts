@@ -11,6 +11,10 @@ import { columnName, componentsTable, inverseJoinTable, ownerJoinTable, tableNam
 
 export class ModelError extends Error {}
 
+/** Each model's `collectionName` as written: Strapi names some indexes and `_cmps` tables from it, not from the (possibly shortened) table. */
+const COLLECTION_NAMES = new WeakMap<ContentType | Component, string>();
+export function collectionNameOf(model: ContentType | Component): string { return COLLECTION_NAMES.get(model) ?? model.table; }
+
 const RESERVED = new Set(['id', 'documentId', 'document_id', 'createdAt', 'updatedAt', 'publishedAt', 'locale', 'localizations', 'createdBy', 'updatedBy', '__component', 'status', 'meta']);
 const RELATIONS = new Set<RelationKind>(['oneToOne', 'oneToMany', 'manyToOne', 'manyToMany', 'oneWay', 'manyWay']);
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -82,9 +86,15 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
     const name = basename(file, '.json');
     const uid = `${category}.${name}`;
     const json = readJson(file, dir);
-    const collection = typeof json.collectionName === 'string' ? json.collectionName : `components_${category}_${name}s`;
+    // Strapi 5 has no default component table: it stops with this message when collectionName is missing.
+    if (typeof json.collectionName !== 'string' || json.collectionName === '') throw new ModelError(`Component ${name} is missing a "collectionName" property.\nVerify file ${relative(dir, file)}.`);
+    const table = tableName(json.collectionName);
+    if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new ModelError(`${relative(dir, file)}: collectionName "${table}" must be lower-case letters, digits and _`);
     rawComponents.push({ file, json });
-    components.set(uid, { uid, category, table: tableName(collection), singularName: name, attributes: [], byName: new Map() });
+    // singularName = the file's name (Strapi's modelName), snake-cased where Strapi names join columns.
+    const component: Component = { uid, category, table, singularName: name, attributes: [], byName: new Map() };
+    COLLECTION_NAMES.set(component, json.collectionName);
+    components.set(uid, component);
   }
 
   const contentTypes = new Map<string, ContentType>();
@@ -98,18 +108,21 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
     if (typeof plural !== 'string' || !NAME.test(plural)) throw new ModelError(`${where(file)}: info.pluralName is missing or invalid`);
     const kind = json.kind ?? 'collectionType';
     if (kind !== 'collectionType' && kind !== 'singleType') throw new ModelError(`${where(file)}: kind must be collectionType or singleType`);
-    const table = tableName(typeof json.collectionName === 'string' ? json.collectionName : plural);
+    const collection = typeof json.collectionName === 'string' ? json.collectionName : plural;
+    const table = tableName(collection);
     if (!/^[a-z_][a-z0-9_]*$/.test(table)) throw new ModelError(`${where(file)}: collectionName "${table}" must be lower-case letters, digits and _`);
     const uid = folderUid ?? `api::${singular}.${singular}`;
     if (contentTypes.has(uid)) throw new ModelError(`${where(file)}: content-type ${uid} is defined twice`);
     const options = (json.options ?? {}) as Json;
     const i18n = ((json.pluginOptions as Json | undefined)?.i18n ?? {}) as Json;
-    contentTypes.set(uid, {
+    const ct: ContentType = {
       uid, kind, singularName: singular, pluralName: plural, apiName: singular, table,
       draftAndPublish: options.draftAndPublish === true,
       localized: i18n.localized === true,
       attributes: [], byName: new Map(),
-    });
+    };
+    COLLECTION_NAMES.set(ct, collection);
+    contentTypes.set(uid, ct);
     rawTypes.push({ file, json });
   }
 
@@ -171,7 +184,8 @@ function num(v: unknown): number | undefined {
 
 function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentType | Component, typeLocalized: boolean): Attribute[] {
   const isComponent = !('kind' in owner);
-  const cmpsTable = componentsTable(owner.table);
+  // Named from the collectionName as written, not from the (possibly shortened) table name.
+  const cmpsTable = componentsTable(typeof raw.json.collectionName === 'string' ? raw.json.collectionName : owner.table);
   const file = relative(root, raw.file);
   const attrs = raw.json.attributes;
   if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) throw new ModelError(`${file}: "attributes" must be an object`);

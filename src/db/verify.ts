@@ -1,0 +1,89 @@
+// Reading a database's schema back: which tables exist, whether the tables and columns the models
+// need are there with a compatible type (a database Strapi made is used as it is, never altered),
+// and a full catalog snapshot (columns, constraints, indexes, sequences, triggers) to compare two
+// schemas — the tests compare a database made here with one Strapi made.
+import type { Sql } from 'postgres';
+import type { TableDef } from './strapi-ddl.ts';
+
+/** Tables of the connection's current schema (where Strapi's live). */
+export async function currentTables(sql: Sql): Promise<Set<string>> {
+  const rows = await sql<{ name: string }[]>`select c.relname as name from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p')`;
+  return new Set(rows.map((r) => r.name));
+}
+
+/** Modifiers (length, precision) do not make a column unusable; the base type does. */
+const baseType = (t: string) => t.replace(/\([^)]*\)/g, '').replace(/\s+/g, ' ').trim();
+/** Ids and foreign keys may have been widened to bigint by a migration: both read and write as numbers. */
+const compatible = (expected: string, actual: string) => {
+  const e = baseType(expected), a = baseType(actual);
+  return e === a || ((e === 'integer' || e === 'bigint') && (a === 'integer' || a === 'bigint'));
+};
+
+/** What is missing or different, one line each, naming the table and column ('' = everything is there). */
+export async function schemaProblems(sql: Sql, expected: TableDef[]): Promise<string[]> {
+  const names = expected.map((t) => t.name);
+  const rows = await sql<{ table: string; column: string; type: string }[]>`
+    select c.relname as table, a.attname as column, format_type(a.atttypid, a.atttypmod) as type
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+     where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p')
+       and a.attnum > 0 and not a.attisdropped and c.relname = any(${names})`;
+  const actual = new Map<string, Map<string, string>>();
+  for (const r of rows) {
+    if (!actual.has(r.table)) actual.set(r.table, new Map());
+    actual.get(r.table)!.set(r.column, r.type);
+  }
+  const problems: string[] = [];
+  for (const t of expected) {
+    const cols = actual.get(t.name);
+    if (!cols) { problems.push(`table "${t.name}" is missing`); continue; }
+    for (const c of t.columns) {
+      const type = cols.get(c.name);
+      if (type === undefined) problems.push(`table "${t.name}": column "${c.name}" (${c.catalogType}) is missing`);
+      else if (!compatible(c.catalogType, type)) problems.push(`table "${t.name}": column "${c.name}" is ${type}, the models need ${c.catalogType}`);
+    }
+  }
+  return problems;
+}
+
+/** Everything about a schema's DDL, in a stable order, with the schema's own name left out. */
+export interface CatalogSnapshot {
+  columns: string[];
+  constraints: string[];
+  indexes: string[];
+  sequences: string[];
+  triggers: string[];
+}
+
+export async function catalogSnapshot(sql: Sql, schema?: string): Promise<CatalogSnapshot> {
+  const [{ s }] = schema ? [{ s: schema }] : await sql<{ s: string }[]>`select current_schema() as s`;
+  const unqualify = (text: string) => text.split(`${s}.`).join('').split(`"${s}".`).join('');
+  const columns = await sql<{ v: string }[]>`
+    select c.relname || '.' || lpad(a.attnum::text, 3, '0') || ' ' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod)
+           || case when a.attnotnull then ' not null' else '' end
+           || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '') as v
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+     where c.relnamespace = ${s}::regnamespace and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+     order by 1`;
+  const constraints = await sql<{ v: string }[]>`
+    select c.relname || ' ' || k.conname || ' ' || pg_get_constraintdef(k.oid) as v
+      from pg_constraint k join pg_class c on c.oid = k.conrelid
+     where c.relnamespace = ${s}::regnamespace and k.contype <> 'n' order by 1`;
+  const indexes = await sql<{ v: string }[]>`
+    select pg_get_indexdef(i.indexrelid) as v from pg_index i join pg_class c on c.oid = i.indrelid
+     where c.relnamespace = ${s}::regnamespace order by 1`;
+  const sequences = await sql<{ v: string }[]>`
+    select c.relname || ' ' || format_type(q.seqtypid, null) || ' start ' || q.seqstart || ' inc ' || q.seqincrement
+           || ' min ' || q.seqmin || ' max ' || q.seqmax || ' cache ' || q.seqcache || ' cycle ' || q.seqcycle
+           || coalesce(' owned by ' || o.relname || '.' || a.attname, '') as v
+      from pg_sequence q join pg_class c on c.oid = q.seqrelid
+      left join pg_depend d on d.objid = c.oid and d.classid = 'pg_class'::regclass and d.refclassid = 'pg_class'::regclass and d.deptype = 'a'
+      left join pg_class o on o.oid = d.refobjid
+      left join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+     where c.relnamespace = ${s}::regnamespace order by 1`;
+  const triggers = await sql<{ v: string }[]>`
+    select c.relname || ' ' || t.tgname as v from pg_trigger t join pg_class c on c.oid = t.tgrelid
+     where c.relnamespace = ${s}::regnamespace and not t.tgisinternal order by 1`;
+  const strip = (rows: { v: string }[]) => rows.map((r) => unqualify(r.v));
+  return { columns: strip(columns), constraints: strip(constraints), indexes: strip(indexes), sequences: strip(sequences), triggers: strip(triggers) };
+}
