@@ -44,20 +44,32 @@ function scalarOut(a: ScalarAttr, alias: string): string {
 
 const R = ROW_COLUMNS;
 
+/** A response key and the SQL expression of its value. */
+type Col = [key: string, expr: string];
+
 /** Output columns of a content-type row, in Strapi's key order. */
-function scalarCols(sel: Selection, alias: string): string[] {
+function scalarCols(sel: Selection, alias: string): Col[] {
   const lead = sel.leading ?? [];
-  const cols = [...lead.map((f) => `${scalarOut(f, alias)} as ${q(f.name)}`), `${alias}.${R.id} as "id"`, `${alias}.${R.documentId} as "documentId"`];
-  for (const f of sel.fields) if (!lead.includes(f)) cols.push(`${scalarOut(f, alias)} as ${q(f.name)}`);
-  if (sel.withTimestamps.createdAt) cols.push(`${isoTs(`${alias}.${R.createdAt}`)} as "createdAt"`);
-  if (sel.withTimestamps.updatedAt) cols.push(`${isoTs(`${alias}.${R.updatedAt}`)} as "updatedAt"`);
-  if (sel.withTimestamps.publishedAt) cols.push(`${isoTs(`${alias}.${R.publishedAt}`)} as "publishedAt"`);
-  if (sel.withLocale) cols.push(`${alias}.${R.locale} as "locale"`);
+  const cols: Col[] = [...lead.map((f): Col => [f.name, scalarOut(f, alias)]), ['id', `${alias}.${R.id}`], ['documentId', `${alias}.${R.documentId}`]];
+  for (const f of sel.fields) if (!lead.includes(f)) cols.push([f.name, scalarOut(f, alias)]);
+  if (sel.withTimestamps.createdAt) cols.push(['createdAt', isoTs(`${alias}.${R.createdAt}`)]);
+  if (sel.withTimestamps.updatedAt) cols.push(['updatedAt', isoTs(`${alias}.${R.updatedAt}`)]);
+  if (sel.withTimestamps.publishedAt) cols.push(['publishedAt', isoTs(`${alias}.${R.publishedAt}`)]);
+  if (sel.withLocale) cols.push(['locale', `${alias}.${R.locale}`]);
   return cols;
 }
 
+/**
+ * JSON object text of key/value columns, keys in order. json_build_object skips the row type
+ * row_to_json needs (measured faster); it takes at most 100 arguments, so wider rows use row_to_json.
+ */
+function jsonText(cols: Col[]): string {
+  if (cols.length <= 50) return `json_build_object(${cols.map(([k, e]) => `${lit(k)}, ${e}`).join(', ')})::text`;
+  return `(select row_to_json(x)::text from (select ${cols.map(([k, e]) => `${e} as ${q(k)}`).join(', ')}) x)`;
+}
+
 /** The media library's file record, in Strapi's key order. */
-function fileRecordColumns(f: string): Array<[string, string]> {
+function fileRecordColumns(f: string): Col[] {
   return [
     ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
     ['caption', `${f}.caption`], ['focalPoint', `${f}.focal_point`], ['width', `${f}.width`], ['height', `${f}.height`],
@@ -172,11 +184,11 @@ class Gen extends FilterGen {
   // ------------------------------------------------------------ rows
 
   /**
-   * JSON text of one row, never null: its columns through row_to_json, then each populated value
+   * JSON text of one row, never null: its columns as a JSON object, then each populated value
    * (a lateral join pushed onto `joins`) appended with one concat() — a chain of || copies the row each time.
    */
-  private compose(cols: string[], populate: Populate[], ct: ContentType | null, alias: string, joins: string[], tail = ''): string {
-    const built = `(select row_to_json(x)::text from (select ${cols.join(', ')}) x)`;
+  private compose(cols: Col[], populate: Populate[], ct: ContentType | null, alias: string, joins: string[], tail = ''): string {
+    const built = jsonText(cols);
     if (!populate.length && !tail) return built;
     const parts = populate.map((p) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
@@ -194,7 +206,7 @@ class Gen extends FilterGen {
 
   /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone). */
   componentText(sel: ComponentSelection, alias: string, joins: string[], uid?: string): string {
-    const cols = [`${alias}.id as "id"`, ...sel.fields.map((f) => `${scalarOut(f, alias)} as ${q(f.name)}`)];
+    const cols: Col[] = [['id', `${alias}.id`], ...sel.fields.map((f): Col => [f.name, scalarOut(f, alias)])];
     return this.compose(cols, sel.populate, null, alias, joins, uid === undefined ? '' : `,"__component":${JSON.stringify(uid)}`);
   }
 
@@ -263,7 +275,7 @@ class Gen extends FilterGen {
     const s = this.mediaSource(attr, src, f);
     const all = fileRecordColumns(f);
     const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId' || fields.includes(k)) : all;
-    const row = `(select row_to_json(x)::text from (select ${keep.map(([k, e]) => `${e} as ${q(k)}`).join(', ')}) x)`;
+    const row = jsonText(keep);
     if (!attr.multiple) return `select coalesce((select ${row} ${s.from} ${s.where} order by ${s.order} limit 1), 'null') as v`;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from} ${s.where} order by ${s.order}) x`;
   }

@@ -2,6 +2,9 @@
 // with Strapi v5's validation errors (as recorded in shared/conformance/cases/rest.jsonl) and the
 // two-level plan cache.
 import { test, describe } from 'node:test';
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { loadModels } from '../src/models.ts';
 import { defaults } from '../config.ts';
@@ -266,7 +269,7 @@ describe('populate', () => {
   test('nested populate with fields, filters and sort', () => {
     const p = plan('articles', 'populate[author][fields][0]=name&populate[author][populate][articles][fields][0]=title&populate[author][populate][articles][filters][views][$gt]=5&populate[author][populate][articles][sort]=title:desc');
     assert.equal(laterals(p.sql.text), 2);
-    assert.match(p.sql.text, /select concat\(left\(\(select row_to_json\(x\)::text from \(select t\d+\.id as "id", t\d+\.document_id as "documentId", t\d+\."name" as "name"\) x\), -1\), ',"articles":', p\d+\.v, '}'\) from "articles_author_lnk" lt(\d+) join "authors" t\1 on t\1\.id = lt\1\."author_id" left join lateral/);
+    assert.match(p.sql.text, /select concat\(left\(json_build_object\('id', t\d+\.id, 'documentId', t\d+\.document_id, 'name', t\d+\."name"\)::text, -1\), ',"articles":', p\d+\.v, '}'\) from "articles_author_lnk" lt(\d+) join "authors" t\1 on t\1\.id = lt\1\."author_id" left join lateral/);
     // The inverse to-many side keeps the owner's inverse order column (article_ord), after the asked sort.
     const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc, lt\1\."article_ord", lt\1\.id limit 1000/.exec(p.sql.text);
     assert.ok(m, p.sql.text);
@@ -300,7 +303,7 @@ describe('populate', () => {
 
   test('media populate with fields keeps id and documentId', () => {
     const p = plan('articles', 'populate[cover][fields][0]=url');
-    assert.match(p.sql.text, /select f(\d+)\.id as "id", f\1\.document_id as "documentId", f\1\.url as "url"\) x\) from "files_related_mph" mf\1 join "files" f\1 on f\1\.id = mf\1\."file_id" where mf\1\."related_id" = t0\.id and mf\1\."related_type" = 'api::article\.article' and mf\1\."field" = 'cover' order by mf\1\."order", mf\1\.id limit 1/);
+    assert.match(p.sql.text, /select json_build_object\('id', f(\d+)\.id, 'documentId', f\1\.document_id, 'url', f\1\.url\)::text from "files_related_mph" mf\1 join "files" f\1 on f\1\.id = mf\1\."file_id" where mf\1\."related_id" = t0\.id and mf\1\."related_type" = 'api::article\.article' and mf\1\."field" = 'cover' order by mf\1\."order", mf\1\.id limit 1/);
   });
 
   test('dynamic zone: shared populate applies to every component; `on` lists only the named ones', () => {
@@ -407,7 +410,7 @@ describe('pagination', () => {
   });
   test('one document: no pagination, a documentId parameter', () => {
     const p = plan('articles', '', 'abc123');
-    assert.match(p.sql.text, /^select \(select x\.j from \(select \(select row_to_json\(x\)::text from \(select t0\.id as "id", t0\.document_id as "documentId", t0\."title" as "title", /);
+    assert.match(p.sql.text, /^select \(select x\.j from \(select json_build_object\('id', t0\.id, 'documentId', t0\.document_id, 'title', t0\."title", /);
     assert.match(p.sql.text, /r0\.document_id = \$2::text/);
     assert.deepEqual(p.params, ['en', 'abc123', 1, 0]);
     assert.equal(p.sql.withTotal, false);
@@ -417,7 +420,7 @@ describe('pagination', () => {
 describe('fields, locale and status', () => {
   test('fields select only the named columns, with id and documentId always', () => {
     const p = plan('articles', 'fields[0]=title&fields[1]=views');
-    assert.match(p.sql.text, /^select \(select string_agg\(x\.j, ','\) from \(select \(select row_to_json\(x\)::text from \(select t0\.id as "id", t0\.document_id as "documentId", t0\."title" as "title", t0\."views" as "views"\) x\) as j from/);
+    assert.match(p.sql.text, /^select \(select string_agg\(x\.j, ','\) from \(select json_build_object\('id', t0\.id, 'documentId', t0\.document_id, 'title', t0\."title", 'views', t0\."views"\)::text as j from/);
     assert.equal(plan('articles', 'fields=title,views').sql.text, p.sql.text);
     assert.equal(plan('articles', 'fields[0]=title&fields[1]=views&fields[2]=id&fields[3]=documentId').sql.text, p.sql.text);
   });
@@ -577,5 +580,32 @@ describe('plan cache', () => {
     const misses = c.stats().exact.misses;
     c.read(ct('authors'), 'list', 'sort=name');
     assert.equal(c.stats().exact.misses, misses + 1, 'the oldest entry was evicted');
+  });
+});
+
+describe('row rendering', () => {
+  test('values come from Strapi\'s columns in its formats: UTC wall-clock timestamps, decimals as numbers', () => {
+    const text = plan('articles', '').sql.text;
+    assert.ok(text.includes(`'createdAt', to_char(t0.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`), 'no time zone conversion');
+    assert.ok(text.includes(`'rating', t0."rating"::float8`), 'numeric(10,2) would answer 4.50');
+    assert.ok(!/doc_open|__json|record_json/.test(text));
+  });
+
+  test('a row wider than json_build_object\'s 100 arguments is built with row_to_json', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-wide-'));
+    try {
+      mkdirSync(join(dir, 'content-types'));
+      const attributes = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`field${i}`, { type: 'string' }]));
+      writeFileSync(join(dir, 'content-types', 'wide.json'), JSON.stringify({
+        kind: 'collectionType', collectionName: 'wides', info: { singularName: 'wide', pluralName: 'wides' }, options: { draftAndPublish: false }, attributes,
+      }));
+      const wide = loadModels(dir, { defaultLocale: 'en', locales: ['en'] });
+      const text = new Compiler(wide, OPTS).read(wide.routes.get('wides')!, 'list', '').sql.text;
+      assert.match(text, /\(select row_to_json\(x\)::text from \(select t0\.id as "id", t0\.document_id as "documentId", t0\."field_0" as "field0", /);
+      assert.ok(text.includes('t0."field_59" as "field59"'));
+      assert.ok(!text.includes('json_build_object('));
+      const narrow = new Compiler(wide, OPTS).read(wide.routes.get('wides')!, 'list', 'fields[0]=field1').sql.text;
+      assert.match(narrow, /json_build_object\('id', t0\.id, 'documentId', t0\.document_id, 'field1', t0\."field_1"\)::text/);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 });
