@@ -65,6 +65,7 @@ export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boo
       tables = [...INTERNAL, ...models].map((t) => t.name);
       outcome = 'created';
       await setDefaultLocale(tx, schema.defaultLocale);
+      await markInternalMigrations(tx);
     } else {
       const problems = await schemaProblems(tx as unknown as Sql, expected);
       if (problems.length) {
@@ -108,6 +109,23 @@ async function addLocales(tx: TransactionSql, schema: Schema): Promise<string[]>
 /** Strapi's i18n keeps its default locale in the core store; a fresh database gets the configured one. */
 async function setDefaultLocale(tx: TransactionSql, code: string): Promise<void> {
   await tx`insert into strapi_core_store_settings (key, value, type) values ('plugin_i18n_default_locale', ${JSON.stringify(code)}, 'string')`;
+}
+
+/**
+ * Strapi's internal migrations (v4 → v5 upgrades), recorded as done as Strapi records them on its first
+ * start. Unrecorded, Strapi would run them over tables that already exist, and 5.0.0-05 then aborts
+ * its own transaction (it drops a unique index that a v5 table never had) and Strapi stops.
+ */
+export const STRAPI_INTERNAL_MIGRATIONS = [
+  '5.0.0-rename-identifiers-longer-than-max-length', '5.0.0-02-created-document-id', '5.0.0-03-created-locale',
+  '5.0.0-04-created-published-at', '5.0.0-05-drop-slug-fields-index', '5.0.0-06-add-document-id-indexes',
+  'core::5.0.0-discard-drafts', 'admin::migrate-prefered-language-dk-to-da',
+] as const;
+
+async function markInternalMigrations(tx: TransactionSql): Promise<void> {
+  for (const name of STRAPI_INTERNAL_MIGRATIONS) {
+    await tx`insert into strapi_migrations_internal (name, time) values (${name}, now() at time zone 'utc')`;
+  }
 }
 
 // Temporary: src/rest/write.ts still imports these until its rewrite for Strapi's layout.
