@@ -78,6 +78,11 @@ export const ConfigSchema = Type.Object({
     jwtExpiresIn: Type.String({ minLength: 2 }),
     /** Login and register attempts allowed per client address per minute (0 = unlimited). */
     authRateLimit: Int(0, 1000000),
+    /**
+     * Milliseconds a worker keeps roles, role permissions and stored API tokens read from the database
+     * before reading them again: changes made in Strapi's admin apply within this time.
+     */
+    permissionsCacheTtl: Int(0, 3600000),
   }),
   graphql: Type.Object({
     /** Path of the GraphQL endpoint. */
@@ -131,6 +136,7 @@ export const defaults: Config = {
     jwtSecret: null,
     jwtExpiresIn: '30d',
     authRateLimit: 20,
+    permissionsCacheTtl: 5000,
   },
   graphql: {
     endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, playgroundAlways: false, introspection: null, extensions: '',
@@ -172,6 +178,7 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['JWT_SECRET', 'auth.jwtSecret', 'string'],
   ['JWT_EXPIRES_IN', 'auth.jwtExpiresIn', 'string'],
   ['AUTH_RATE_LIMIT', 'auth.authRateLimit', 'int'],
+  ['PERMISSIONS_CACHE_TTL', 'auth.permissionsCacheTtl', 'int'],
   ['GRAPHQL_ENDPOINT', 'graphql.endpoint', 'string'],
   ['GRAPHQL_SHAPE', 'graphql.shape', 'string'],
   ['GRAPHQL_SHADOW_CRUD', 'graphql.shadowCRUD', 'bool'],

@@ -6,6 +6,7 @@ import { connect, type Db } from './db/connect.ts';
 import { Compiler } from '../compiler/index.ts';
 import { ApiError, notFound } from '../compiler/errors.ts';
 import { Authorizer, type AuthLookups } from './auth/permissions.ts';
+import { findToken, loadRoles, touchToken, userState } from './auth/store.ts';
 import { routeRest, type RestContext } from './rest/router.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import type { Task } from './task.ts';
@@ -23,13 +24,10 @@ export function createApp(config: Config, databaseUrl: string): App {
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
   const lookups: AuthLookups = {
-    userOk: async (id) => (await db.unsafe('select 1 from up_users where id = $1::bigint and not coalesce(blocked, false)', [id])).length > 0,
-    token: async (hex) => {
-      const rows = await db.unsafe<Array<{ id: string; type: string; permissions: string[] | null }>>(
-        'select id::text, type, permissions from api_tokens where access_key = $1 and (expires_at is null or expires_at > now())', [hex]);
-      return rows[0] ? { id: Number(rows[0].id), type: rows[0].type, permissions: rows[0].permissions } : null;
-    },
-    touch: (id) => { db.unsafe('update api_tokens set last_used_at = now() where id = $1::bigint', [id]).catch(() => {}); },
+    roles: () => loadRoles(db),
+    token: (hex) => findToken(db, hex),
+    touch: (id) => { touchToken(db, id).catch((e) => log.warn('could not record an API token use', { error: String(e) })); },
+    user: (id) => userState(db, id),
   };
   return {
     db,

@@ -1,9 +1,14 @@
-// Who may do what: roles (public, authenticated) and API tokens, each a set of permission strings
-// `api::<name>.<name>.<action>`. Checked before any SQL of the request runs.
+// Who may do what: Strapi's roles (up_roles / up_permissions) and API tokens (strapi_api_tokens), each
+// a set of permission strings `api::<name>.<name>.<action>` / `plugin::…`. PUBLIC_PERMISSIONS and
+// AUTHENTICATED_PERMISSIONS, when set, replace the public and authenticated roles' permissions;
+// API_TOKENS declares tokens besides the stored ones. Checked before any SQL of the request runs.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
+import { ApiError } from '../../compiler/errors.ts';
+import { log } from '../log.ts';
 import { Jwt } from '../users/jwt.ts';
+import type { RoleRow, TokenRow, UserState } from './store.ts';
 
 export type Action = 'find' | 'findOne' | 'create' | 'update' | 'delete';
 export const ACTIONS: Action[] = ['find', 'findOne', 'create', 'update', 'delete'];
@@ -31,6 +36,7 @@ export function parsePermissions(text: string, schema: Schema, key: string): Set
 
 export interface TokenRecord { name: string; type: 'full-access' | 'read-only'; hash: Buffer }
 
+/** Strapi's api-token hash: HMAC-SHA512 keyed with the salt; stored as hex in access_key. */
 export function hashToken(key: string, salt: string): Buffer {
   return createHmac('sha512', salt).update(key).digest();
 }
@@ -48,71 +54,173 @@ export function parseTokens(text: string, salt: string): TokenRecord[] {
   return out;
 }
 
-/** Database lookups the authorizer needs: a JWT's user (exists, not blocked) and stored API tokens. */
+/** users-permissions actions Strapi grants a fresh install's roles (its DEFAULT_PERMISSIONS). */
+export const DEFAULT_ROLE_ACTIONS: Record<'public' | 'authenticated', string[]> = {
+  public: [
+    'plugin::users-permissions.auth.callback', 'plugin::users-permissions.auth.connect', 'plugin::users-permissions.auth.forgotPassword',
+    'plugin::users-permissions.auth.resetPassword', 'plugin::users-permissions.auth.register', 'plugin::users-permissions.auth.emailConfirmation',
+    'plugin::users-permissions.auth.sendEmailConfirmation', 'plugin::users-permissions.auth.refresh',
+  ],
+  authenticated: [
+    'plugin::users-permissions.auth.logout', 'plugin::users-permissions.auth.getSessions', 'plugin::users-permissions.auth.revokeSession',
+    'plugin::users-permissions.user.me', 'plugin::users-permissions.auth.changePassword',
+  ],
+};
+
+/** Database reads the authorizer needs (src/auth/store.ts over the worker's pool). */
 export interface AuthLookups {
-  userOk(id: number): Promise<boolean>;
-  /** The stored token with this access-key hash (hex), if any and not expired. */
-  token(hashHex: string): Promise<{ id: number; type: string; permissions: string[] | null } | null>;
+  roles(): Promise<RoleRow[]>;
+  /** The stored token with this access-key hash (hex), expired or not. */
+  token(hashHex: string): Promise<TokenRow | null>;
+  /** Records a use of a stored token (Strapi's lastUsedAt, at most hourly). */
   touch(id: number): void;
+  user(id: number): Promise<UserState | null>;
 }
 
+interface Roles { byId: Map<number, { type: string; grant: Grant }>; public: Grant }
+type TokenEntry = { grant: Grant | null; expired: boolean; until: number };
+type UserEntry = { state: UserState | null; until: number };
+
+const CACHE_LIMIT = 10_000;
+const tokenExpired = () => new ApiError(401, 'UnauthorizedError', 'Token expired', {});
+
 export class Authorizer {
-  private publicGrant: Grant;
-  private authenticatedGrant: Grant;
+  /** Set from PUBLIC_PERMISSIONS / AUTHENTICATED_PERMISSIONS; null = the database role decides. */
+  private envPublic: Grant | null;
+  private envAuthenticated: Grant | null;
   private tokens: TokenRecord[];
-  private readOnly: Set<string>;
+  private readOnly: Grant;
+  private full: Grant = { all: true, perms: new Set() };
+  private none: Grant = { all: false, perms: new Set() };
+  private ttl: number;
   readonly jwt: Jwt;
+
   constructor(private config: Config, schema: Schema) {
-    this.publicGrant = { all: config.auth.publicAccess, perms: parsePermissions(config.auth.publicPermissions, schema, 'PUBLIC_PERMISSIONS') };
-    const authenticated = parsePermissions(config.auth.authenticatedPermissions, schema, 'AUTHENTICATED_PERMISSIONS');
-    // A logged-in user may always read their own record, as Strapi's default authenticated role.
-    authenticated.add('plugin::users-permissions.user.me');
-    this.authenticatedGrant = { all: config.auth.publicAccess, perms: authenticated };
+    const open = config.auth.publicAccess;
+    const fromEnv = (text: string, key: string, role: 'public' | 'authenticated'): Grant | null => {
+      if (!text && !open) return null;
+      // The users-permissions actions a fresh Strapi grants the role stay granted (login, register, /users/me).
+      const perms = new Set([...DEFAULT_ROLE_ACTIONS[role], ...parsePermissions(text, schema, key)]);
+      return this.intern({ all: open, perms });
+    };
+    this.envPublic = fromEnv(config.auth.publicPermissions, 'PUBLIC_PERMISSIONS', 'public');
+    this.envAuthenticated = fromEnv(config.auth.authenticatedPermissions, 'AUTHENTICATED_PERMISSIONS', 'authenticated');
     this.tokens = parseTokens(config.auth.apiTokens, config.auth.apiTokenSalt);
-    this.readOnly = new Set([
+    // Strapi's read-only tokens pass every route whose scope ends with find or findOne.
+    this.readOnly = this.intern({ all: false, perms: new Set([
       ...[...schema.contentTypes.values()].flatMap((c) => [`${c.uid}.find`, `${c.uid}.findOne`]),
-      'plugin::upload.read', 'plugin::users-permissions.user.find', 'plugin::users-permissions.user.findOne',
-    ]);
+      'plugin::upload.read', 'plugin::upload.content-api.find', 'plugin::upload.content-api.findOne',
+      'plugin::users-permissions.user.find', 'plugin::users-permissions.user.findOne',
+      'plugin::users-permissions.role.find', 'plugin::users-permissions.role.findOne', 'plugin::i18n.locales.listLocales',
+    ]) });
+    this.ttl = config.auth.permissionsCacheTtl;
     this.jwt = new Jwt(config.auth.jwtSecret ?? '', config.auth.jwtExpiresIn);
   }
 
-  /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
-  private tokenCache = new Map<string, { grant: Grant | null; until: number }>();
-  private touched = new Map<number, number>();
-
-  private grantFor(type: string, permissions: string[] | null): Grant {
-    if (type === 'full-access') return { all: true, perms: new Set() };
-    if (type === 'read-only') return { all: false, perms: this.readOnly };
-    return { all: false, perms: new Set(permissions ?? []) };
+  // One Grant object per distinct permission set: plans are cached per grant (access()), so a role
+  // re-read every few seconds must map back to the same object when nothing changed.
+  private interned = new Map<string, Grant>();
+  private intern(g: Grant): Grant {
+    const key = `${g.all ? '*' : ''}|${[...g.perms].sort().join('\n')}`;
+    let hit = this.interned.get(key);
+    if (!hit) {
+      if (this.interned.size > CACHE_LIMIT) this.interned.clear();
+      hit = g;
+      this.interned.set(key, hit);
+    }
+    return hit;
   }
 
+  private roles: Roles | null = null;
+  private rolesUntil = 0;
+  private rolesLoading: Promise<Roles> | null = null;
+
+  /** Roles and their grants, re-read after the TTL; a stale copy answers while the new one loads. */
+  private async currentRoles(lookups: AuthLookups): Promise<Roles> {
+    if (this.roles && Date.now() < this.rolesUntil) return this.roles;
+    this.rolesLoading ??= lookups.roles().then((rows) => {
+      const byId = new Map<number, { type: string; grant: Grant }>();
+      let pub = this.none;
+      for (const r of rows) {
+        const grant = this.intern({ all: false, perms: new Set(r.actions) });
+        byId.set(r.id, { type: r.type, grant });
+        if (r.type === 'public') pub = grant;
+      }
+      this.roles = { byId, public: pub };
+      this.rolesUntil = Date.now() + this.ttl;
+      return this.roles;
+    }).finally(() => { this.rolesLoading = null; });
+    if (this.roles) {
+      this.rolesLoading.catch((e) => log.warn('could not reload roles, keeping the previous ones', { error: String(e) }));
+      return this.roles;
+    }
+    return this.rolesLoading;
+  }
+
+  private tokenCache = new Map<string, TokenEntry>();
+  private userCache = new Map<number, UserEntry>();
+
+  private grantFor(t: TokenRow): Grant | null {
+    // Strapi's content-api strategy ignores admin tokens (kind 'admin'); tokens older than `kind` have null.
+    if (t.kind !== null && t.kind !== 'content-api') return null;
+    if (t.type === 'full-access') return this.full;
+    if (t.type === 'read-only') return this.readOnly;
+    if (t.type === 'custom') return this.intern({ all: false, perms: new Set(t.actions) });
+    return null;
+  }
+
+  private async storedToken(hex: string, lookups: AuthLookups): Promise<TokenEntry> {
+    const now = Date.now();
+    const hit = this.tokenCache.get(hex);
+    if (hit && hit.until > now) return hit;
+    const row = await lookups.token(hex);
+    const entry: TokenEntry = { grant: row ? this.grantFor(row) : null, expired: row?.expired ?? false, until: now + this.ttl };
+    if (row && entry.grant && !entry.expired && (row.lastUsedAt === null || now - row.lastUsedAt.getTime() >= 3_600_000)) lookups.touch(row.id);
+    if (this.tokenCache.size > CACHE_LIMIT) this.tokenCache.clear();
+    if (this.ttl > 0) this.tokenCache.set(hex, entry);
+    return entry;
+  }
+
+  private async user(id: number, lookups: AuthLookups): Promise<UserState | null> {
+    const now = Date.now();
+    const hit = this.userCache.get(id);
+    if (hit && hit.until > now) return hit.state;
+    const state = await lookups.user(id);
+    if (this.userCache.size > CACHE_LIMIT) this.userCache.clear();
+    if (this.ttl > 0) this.userCache.set(id, { state, until: now + this.ttl });
+    return state;
+  }
+
+  /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
   async caller(authorization: string | undefined, lookups: AuthLookups): Promise<Caller | null> {
-    if (!authorization) return { kind: 'public', grant: this.publicGrant };
-    const m = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    if (!authorization) return { kind: 'public', grant: this.envPublic ?? (await this.currentRoles(lookups)).public };
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
     if (!m) return null;
-    const token = m[1].trim();
+    const token = m[1];
     const h = hashToken(token, this.config.auth.apiTokenSalt);
     for (const t of this.tokens) {
-      if (t.hash.length === h.length && timingSafeEqual(t.hash, h)) {
-        return { kind: 'token', grant: t.type === 'full-access' ? { all: true, perms: new Set() } : { all: false, perms: this.readOnly } };
-      }
+      if (t.hash.length === h.length && timingSafeEqual(t.hash, h)) return { kind: 'token', grant: t.type === 'full-access' ? this.full : this.readOnly };
     }
-    const hex = h.toString('hex');
-    const now = Date.now();
-    let cached = this.tokenCache.get(hex);
-    // Stored tokens are cached briefly per worker: revocation takes effect within 10 seconds.
-    if (!cached || cached.until < now) {
-      const row = await lookups.token(hex);
-      cached = { grant: row ? this.grantFor(row.type, row.permissions) : null, until: now + 10_000 };
-      if (this.tokenCache.size > 10_000) this.tokenCache.clear();
-      this.tokenCache.set(hex, cached);
-      if (row && (this.touched.get(row.id) ?? 0) < now - 60_000) { this.touched.set(row.id, now); lookups.touch(row.id); }
+    // Strapi's access keys are hex: a three-part dotted value can only be a users-permissions JWT.
+    if (token.split('.').length !== 3) {
+      const stored = await this.storedToken(h.toString('hex'), lookups);
+      if (stored.expired && stored.grant) throw tokenExpired();
+      return stored.grant ? { kind: 'token', grant: stored.grant } : null;
     }
-    if (cached.grant) return { kind: 'token', grant: cached.grant };
-    if (token.split('.').length !== 3) return null;
     const id = await this.jwt.verify(token);
-    if (id === null || !(await lookups.userOk(id))) return null;
-    return { kind: 'user', grant: this.authenticatedGrant, userId: id };
+    if (id === null) return null;
+    const state = await this.user(id, lookups);
+    if (!state || state.blocked) return null;
+    return { kind: 'user', grant: await this.userGrant(state.roleId, lookups), userId: id };
+  }
+
+  /** A user's permissions are their role's; AUTHENTICATED_PERMISSIONS replaces the authenticated role's. */
+  private async userGrant(roleId: number | null, lookups: AuthLookups): Promise<Grant> {
+    if (roleId === null) return this.none;
+    const role = (await this.currentRoles(lookups)).byId.get(roleId);
+    if (!role) return this.none;
+    if (role.type === 'authenticated' && this.envAuthenticated) return this.envAuthenticated;
+    return role.grant;
   }
 
   /** Plugin actions (`plugin::upload.read`, `plugin::users-permissions.user.find`, …). */
