@@ -1,27 +1,22 @@
-// Password hashing with scrypt (node:crypto): slow on purpose, salted, compared in constant time.
-import { scrypt, randomBytes, timingSafeEqual } from 'node:crypto';
+// users-permissions passwords as Strapi stores them: bcrypt, 10 rounds (the `password` attribute's
+// default encryption.rounds), `$2a$` hashes like the bcryptjs 2.x Strapi ships, so Strapi and we each
+// verify what the other wrote.
+import bcrypt from 'bcryptjs';
 
-const N = 16384, R = 8, P = 1, LEN = 64;
-
-function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, LEN, { N: n, r, p, maxmem: 64 * 1024 * 1024 }, (e, k) => (e ? reject(e) : resolve(k))));
-}
+const ROUNDS = 10;
+// A real hash of a random password: a login for an unknown user spends the same time as a real check.
+const DUMMY = '$2a$10$CwTycUXWue0Thq9StjUM0uJ8.jmGbJbGhdg1Ys5I8ooM2TkRxq9Ru';
 
 export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, N, R, P);
-  return `scrypt$${N}$${R}$${P}$${salt.toString('base64')}$${key.toString('base64')}`;
+  // bcryptjs 3 writes the `$2b$` minor by default; the algorithm is the same, the prefix is Strapi's.
+  const salt = (await bcrypt.genSalt(ROUNDS)).replace(/^\$2b\$/, '$2a$');
+  return bcrypt.hash(password, salt);
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
-  const parts = (stored ?? '').split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') {
-    // Spend the same time as a real check so a missing user is not told apart by timing.
-    await derive(password, randomBytes(16), N, R, P);
+  if (!stored || !/^\$2[aby]\$\d\d\$/.test(stored)) {
+    await bcrypt.compare(password, DUMMY);
     return false;
   }
-  const [, n, r, p, salt, hash] = parts;
-  const key = await derive(password, Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
-  const expected = Buffer.from(hash, 'base64');
-  return key.length === expected.length && timingSafeEqual(key, expected);
+  return bcrypt.compare(password, stored);
 }
