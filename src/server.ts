@@ -5,6 +5,7 @@ import { loadModels } from './models.ts';
 import { startEmbedded, type EmbeddedDb } from './db/embedded.ts';
 import { connect } from './db/connect.ts';
 import { syncSchema } from './db/schema-sync.ts';
+import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
 import { startFront, type Front } from './http/front.ts';
 import { log, setLogLevel } from './log.ts';
@@ -25,7 +26,10 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       databaseUrl = embedded.url;
     }
     const admin = connect(databaseUrl, 1, false);
-    try { await syncSchema(admin, schema, config.db.allowDestructive); } finally { await admin.end({ timeout: 5 }); }
+    try {
+      await syncSchema(admin, schema, config.db.allowDestructive);
+      await bootstrapUsersPermissions(admin);
+    } finally { await admin.end({ timeout: 5 }); }
     pool = createPool(config, databaseUrl);
     front = await startFront({ host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength, upload: config.upload }, pool.run);
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
