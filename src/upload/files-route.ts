@@ -4,6 +4,7 @@ import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
 import { ApiError } from '../../compiler/errors.ts';
+import { FILES } from '../../compiler/layout.ts';
 import { listSql } from './list-query.ts';
 import { recordColumns, storedFileNames } from './record.ts';
 import { PROVIDER } from './storage.ts';
@@ -14,13 +15,14 @@ export const fileNotFound = () => new ApiError(404, 'NotFoundError', 'file.notFo
 
 /** A path segment as a record id; anything else cannot name a file. */
 export function fileId(segment: string): number {
-  if (!/^\d{1,15}$/.test(segment)) throw fileNotFound();
+  // Record ids are PostgreSQL integers: anything longer names no file.
+  if (!/^\d{1,9}$/.test(segment)) throw fileNotFound();
   return Number(segment);
 }
 
 export async function listFiles(ctx: RestContext, task: Task): Promise<Reply> {
   const { where, orderBy, limit, params } = listSql(ctx.schema, ctx.compiler.parse(task.query), ctx.config.api.rest);
-  const text = `select coalesce(json_agg(x), '[]')::text as data from (select ${recordColumns('f')} from ${q(ctx.schema.filesTable)} f ${where} ${orderBy}${limit}) x`;
+  const text = `select coalesce(json_agg(x), '[]')::text as data from (select ${recordColumns('f')} from ${q(FILES.table)} f ${where} ${orderBy}${limit}) x`;
   const rows = await ctx.db.unsafe<Array<{ data: string }>>(text, params as never[]);
   ctx.count(1);
   return { status: 200, body: rows[0].data };

@@ -23,7 +23,7 @@ function guard(ctx: RestContext, caller: Caller | null, action: UploadAction): v
 }
 
 export function uploadPlugin(config: Config, schema: Schema): Plugin {
-  const deps: UploadDeps = { records: new FileRecords(schema), storage: new LocalStorage(config.upload.folder), maxFileSize: config.upload.maxFileSize };
+  const deps: UploadDeps = { records: new FileRecords(), storage: new LocalStorage(config.upload.folder), maxFileSize: config.upload.maxFileSize };
   return {
     name: 'upload',
     claims: (path) => path === '/api/upload' || path.startsWith('/api/upload/'),

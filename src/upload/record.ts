@@ -1,13 +1,19 @@
-// SQL for the `files` table. Records are rendered by PostgreSQL in the key order of Strapi's file
+// SQL for Strapi's `files` table. Records are rendered by PostgreSQL in the key order of Strapi's file
 // record (the same list compiler/sql.ts `media` renders for populate), so `formats`, stored as jsonb,
 // comes out in jsonb's key order, which is what Strapi's PostgreSQL answers show too. The upload API
-// (not populate) appends `isUrlSigned: false`.
+// (not populate) appends `isUrlSigned: false`. A new file goes into the folder Strapi puts Content API
+// uploads in ("API Uploads", see folder.ts): `folder_path` and a `files_folder_lnk` row, as Strapi writes.
 import type { Sql, TransactionSql } from 'postgres';
-import type { Schema } from '../../compiler/schema.ts';
+import { FILES } from '../../compiler/layout.ts';
 import { isoTs } from '../../compiler/sql.ts';
+import { UPLOAD_FOLDERS } from '../auth/tables.ts';
+import type { Folder } from './folder.ts';
 
 type Runner = Sql | TransactionSql;
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+const FF = UPLOAD_FOLDERS.fileFolder;
+// Strapi writes JavaScript Dates: millisecond precision, UTC wall-clock (the session runs in UTC).
+const NOW = `date_trunc('milliseconds', now())`;
 
 /** Select list of one file record from the row aliased `f`. */
 export function recordColumns(f: string): string {
@@ -53,24 +59,27 @@ const one = async (run: Runner, text: string, params: unknown[]): Promise<string
 };
 
 export class FileRecords {
-  private t: string;
-  constructor(private schema: Schema) { this.t = q(schema.filesTable); }
+  private t = q(FILES.table);
 
-  insert(run: Runner, documentId: string, r: FileRow): Promise<string | null> {
+  /** A new record in `folder` (its path in folder_path, the file last in the folder's list). */
+  insert(run: Runner, documentId: string, r: FileRow, folder: Folder): Promise<string | null> {
     return one(run, `with f as (insert into ${this.t} (document_id, name, alternative_text, caption, width, height, formats, hash, ext, mime, size, url, provider, folder_path, created_at, updated_at, published_at)
-      values ($1::text, $2::text, $3::text, $4::text, $5::integer, $6::integer, $7::text::jsonb, $8::text, $9::text, $10::text, $11::numeric, $12::text, $13::text, '/', now(), now(), now()) returning *)
+      values ($1::text, $2::text, $3::text, $4::text, $5::integer, $6::integer, $7::text::jsonb, $8::text, $9::text, $10::text, $11::numeric, $12::text, $13::text, $14::text, ${NOW}, ${NOW}, ${NOW}) returning *),
+      l as (insert into ${FF.table} (${FF.file}, ${FF.folder}, ${FF.order})
+        select f.id, $15::integer, coalesce((select max(${FF.order}) from ${FF.table} where ${FF.folder} = $15::integer), 0) + 1 from f)
       select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
-    [documentId, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.hash, r.ext, r.mime, r.size, r.url, r.provider]);
+    [documentId, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.hash, r.ext, r.mime, r.size, r.url, r.provider,
+      folder.path, folder.id]);
   }
 
   findOne(run: Runner, id: number): Promise<string | null> {
-    return one(run, `select row_to_json(x)::text as data from (select ${recordColumns('f')} from ${this.t} f where f.id = $1::bigint) x`, [id]);
+    return one(run, `select row_to_json(x)::text as data from (select ${recordColumns('f')} from ${this.t} f where f.id = $1::integer) x`, [id]);
   }
 
   /** Where a record's files are, or null; `lock` (inside a transaction) holds the row for a change. */
   async stored(run: Runner, id: number, lock: boolean): Promise<StoredRecord | null> {
     const rows = await run.unsafe<Array<{ id: string; hash: string; ext: string; provider: string; formats: Record<string, FormatEntry> | null }>>(
-      `select id::text, hash, ext, provider, formats from ${this.t} where id = $1::bigint${lock ? ' for update' : ''}`, [id]);
+      `select id::text, hash, ext, provider, formats from ${this.t} where id = $1::integer${lock ? ' for update' : ''}`, [id]);
     const r = rows[0];
     return r ? { id: Number(r.id), hash: r.hash, ext: r.ext, provider: r.provider, formats: r.formats } : null;
   }
@@ -78,7 +87,7 @@ export class FileRecords {
   /** fileInfo edit: a null or missing value keeps the current one (Strapi's _.isNil). */
   updateInfo(run: Runner, id: number, info: { name?: string | null; alternativeText?: string | null; caption?: string | null }): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = coalesce($2::text, name), alternative_text = coalesce($3::text, alternative_text),
-      caption = coalesce($4::text, caption), updated_at = now() where id = $1::bigint returning *)
+      caption = coalesce($4::text, caption), updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
     [id, info.name ?? null, info.alternativeText ?? null, info.caption ?? null]);
   }
@@ -86,22 +95,14 @@ export class FileRecords {
   /** New content for an existing record (keeps id, hash, ext and url; alt text and caption unless given). */
   replace(run: Runner, id: number, r: FileRow): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = $5::integer,
-      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, updated_at = now() where id = $1::bigint returning *)
+      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
     [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size]);
   }
 
-  /**
-   * Deletes the record and the single-media references to it (multiple media links go by their
-   * foreign key; ids inside component JSON are skipped when populated).
-   */
-  async delete(run: Runner, id: number): Promise<string | null> {
-    for (const ct of this.schema.contentTypes.values()) {
-      for (const a of ct.attributes) {
-        if (a.kind === 'media' && !a.multiple) await run.unsafe(`update ${q(ct.table)} set ${q(a.column)} = null where ${q(a.column)} = $1::bigint`, [id]);
-      }
-    }
-    return one(run, `with f as (delete from ${this.t} where id = $1::bigint returning *)
+  /** Deletes the record; its folder link and its uses (files_related_mph) go by their foreign keys' cascade. */
+  delete(run: Runner, id: number): Promise<string | null> {
+    return one(run, `with f as (delete from ${this.t} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`, [id]);
   }
 }

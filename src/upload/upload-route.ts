@@ -9,6 +9,7 @@ import { readForm, type FileInfo, type Incoming, type Target } from './form.ts';
 import { prepareFile, type Prepared } from './prepare.ts';
 import { attachFiles } from './attach.ts';
 import { storedFileNames, type FileRecords } from './record.ts';
+import { apiUploadFolder } from './folder.ts';
 import type { LocalStorage } from './storage.ts';
 
 export interface UploadDeps { records: FileRecords; storage: LocalStorage; maxFileSize: number }
@@ -19,7 +20,7 @@ const notFoundEntity = () => new ApiError(404, 'NotFoundError', 'Entity not foun
 function idParam(ctx: RestContext, task: Task): number | null {
   const id = ctx.compiler.parse(task.query).id;
   if (id === undefined) return null;
-  if (typeof id !== 'string' || !/^\d{1,15}$/.test(id)) throw notFoundEntity();
+  if (typeof id !== 'string' || !/^\d{1,9}$/.test(id)) throw notFoundEntity();
   return Number(id);
 }
 
@@ -46,8 +47,10 @@ async function create(ctx: RestContext, deps: UploadDeps, files: Incoming[], inf
   try {
     const records = await ctx.db.begin(async (tx) => {
       const out: string[] = [];
+      const folder = await apiUploadFolder(tx);
+      ctx.count(1);
       for (const p of prepared) {
-        const json = await deps.records.insert(tx, newDocumentId(), p.row);
+        const json = await deps.records.insert(tx, newDocumentId(), p.row, folder);
         if (!json) throw new Error('insert returned no row');
         out.push(json);
       }
