@@ -33,9 +33,11 @@ export const isoTs = (expr: string) => `to_char(${expr}, 'YYYY-MM-DD"T"HH24:MI:S
 function scalarOut(a: ScalarAttr, alias: string): string {
   const col = `${alias}.${q(a.column)}`;
   switch (a.type) {
-    case 'datetime': case 'timestamp': return isoTs(col);
-    case 'time': return `to_char(${col}, 'HH24:MI:SS.MS')`;
-    // Strapi answers bigints as strings and decimals as numbers (numeric(10,2) would keep trailing zeros).
+    case 'datetime': return isoTs(col);
+    // As Strapi 5.54 answers (checked live): a `timestamp` attribute is its epoch milliseconds as a
+    // string, a `time` is PostgreSQL's own text (`13:45:10`, `13:45:10.5`), bigints are strings and
+    // decimals numbers (numeric(10,2) would keep trailing zeros).
+    case 'timestamp': return `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
     case 'biginteger': return `${col}::text`;
     case 'decimal': return `${col}::float8`;
     default: return col;

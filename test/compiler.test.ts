@@ -13,7 +13,7 @@ import { buildReadQuery } from '../compiler/params.ts';
 import { compileRead } from '../compiler/sql.ts';
 import { parseQueryString } from '../compiler/querystring.ts';
 import { ApiError } from '../compiler/errors.ts';
-import { DEMO_MODELS } from './helpers.ts';
+import { DEMO_MODELS, ALL_TYPES_MODELS } from './helpers.ts';
 
 const schema = loadModels(DEMO_MODELS, { defaultLocale: 'en', locales: ['en', 'fr'] });
 const OPTS = { ...defaults.api.rest };
@@ -589,6 +589,17 @@ describe('row rendering', () => {
     assert.ok(text.includes(`'createdAt', to_char(t0.created_at, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`), 'no time zone conversion');
     assert.ok(text.includes(`'rating', t0."rating"::float8`), 'numeric(10,2) would answer 4.50');
     assert.ok(!/doc_open|__json|record_json/.test(text));
+  });
+
+  test('every attribute type as Strapi 5.54 answers it (checked against a live Strapi)', () => {
+    const all = loadModels(ALL_TYPES_MODELS, { defaultLocale: 'en', locales: ['en', 'fr'] });
+    const text = new Compiler(all, OPTS).read(all.routes.get('everythings')!, 'list', '').sql.text;
+    assert.ok(text.includes(`'clock', t0."clock",`), 'time: PostgreSQL\'s text, 13:45:10 or 13:45:10.5');
+    assert.ok(text.includes(`'stamp', floor(extract(epoch from t0."stamp") * 1000)::bigint::text,`), 'timestamp: epoch milliseconds as a string');
+    assert.ok(text.includes(`'happenedAt', to_char(t0."happened_at", 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),`), 'datetime: ISO with milliseconds');
+    assert.ok(text.includes(`'big', t0."big"::text,`), 'biginteger: a string');
+    assert.ok(text.includes(`'price', t0."price"::float8,`), 'decimal: a number');
+    assert.ok(text.includes(`'ratio', t0."ratio",`) && text.includes(`'day', t0."day",`) && text.includes(`'payload', t0."payload",`));
   });
 
   test('a row wider than json_build_object\'s 100 arguments is built with row_to_json', () => {
