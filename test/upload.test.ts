@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import sharp from 'sharp';
+import postgres from 'postgres';
 import { startServer, type Server } from '../src/server.ts';
 import { parseMultipart, boundaryOf, MultipartError } from '../src/upload/multipart.ts';
 import { slugify, nameFile } from '../src/upload/names.ts';
@@ -136,6 +137,26 @@ describe('upload', () => {
     assert.equal(served.headers.get('content-type'), 'image/png');
     assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
     assert.deepEqual(Buffer.from(await served.arrayBuffer()), original);
+  });
+
+  test('uploads go to Strapi\'s "API Uploads" folder (folder_path, files_folder_lnk, core store), created once', async () => {
+    const sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      const folders = await sql`select id, name, path_id, path from upload_folders`;
+      assert.deepEqual(folders.map((f) => ({ ...f })), [{ id: folders[0].id, name: 'API Uploads', path_id: 1, path: '/1' }]);
+      const [store] = await sql`select value, type from strapi_core_store_settings where key = 'plugin_upload_api-folder'`;
+      assert.deepEqual([JSON.parse(store.value), store.type], [{ id: folders[0].id }, 'object']);
+      const again = await upload([{ data: await png(20, 20, { r: 1, g: 2, b: 3 }), filename: 'second.png', type: 'image/png' }]);
+      assert.equal(again.status, 201);
+      const rows = await sql`select f.name, f.folder_path, l.folder_id, l.file_ord from files f join files_folder_lnk l on l.file_id = f.id order by f.id`;
+      assert.deepEqual(rows.map((r) => ({ ...r })), [
+        { name: 'cover-red.png', folder_path: '/1', folder_id: folders[0].id, file_ord: 1 },
+        { name: 'second.png', folder_path: '/1', folder_id: folders[0].id, file_ord: 2 },
+      ]);
+      assert.equal((await sql`select count(*)::int as n from upload_folders`)[0].n, 1);
+      assert.equal((await call<FileRecord>('DELETE', `/api/upload/files/${again.body[0].id}`)).status, 200);
+      assert.equal((await sql`select count(*)::int as n from files_folder_lnk`)[0].n, 1, 'the folder link goes with the file');
+    } finally { await sql.end({ timeout: 5 }); }
   });
 
   test('several files at once (JPEG, text) with a fileInfo per file; the body limit is the upload limit', async () => {
