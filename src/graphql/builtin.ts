@@ -2,7 +2,8 @@
 // described as content-types so the same compiler reads them in one statement.
 import type { Attribute, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
 import { snake } from '../../compiler/schema.ts';
-import { FILES, ownerJoinTable } from '../../compiler/layout.ts';
+import { FILES } from '../../compiler/layout.ts';
+import { UP } from '../auth/tables.ts';
 
 function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAttr {
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
@@ -26,20 +27,20 @@ export function filesType(schema: Schema): ContentType {
 
 /** users-permissions roles (`up_roles`), populated as a user's `role`. */
 export function rolesType(): ContentType {
-  return synthetic('plugin::users-permissions.role', 'up_roles', 'role', 'roles', [
+  return synthetic('plugin::users-permissions.role', UP.roles, 'role', 'roles', [
     scalar('name', 'string'), scalar('description', 'string'), scalar('type', 'string'),
   ]);
 }
 
 /** users-permissions users (`up_users`); `role` is Strapi's manyToOne relation to the roles, a link table. */
 export function usersType(roles: ContentType): ContentType {
-  const users = { table: 'up_users', singularName: 'user' };
+  const L = UP.userRole;
   const role: RelationAttr = {
     kind: 'relation', name: 'role', relation: 'manyToOne', target: roles.uid, toMany: false, owner: true, inversedBy: 'users',
-    join: ownerJoinTable(users, 'role', { table: roles.table, singularName: roles.singularName }, 'manyToOne', true),
+    join: { table: L.table, source: L.user, target: L.role, order: null, inverseOrder: L.order },
     required: false, private: false, localized: false,
   };
-  return synthetic('plugin::users-permissions.user', users.table, users.singularName, 'users', [
+  return synthetic('plugin::users-permissions.user', UP.users, 'user', 'users', [
     scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
     scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'), role,
   ]);
