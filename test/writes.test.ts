@@ -110,9 +110,12 @@ describe('relation writes (demo blog)', () => {
     // Each tag is connected twice, concurrently: 50 requests on one document.
     const results = await Promise.all([...many, ...many].map((d) => put(`/api/articles/${article}`, { tags: { connect: [d] } })));
     assert.ok(results.every((r) => r.status === 200), results.map((r) => r.status).join());
-    const draft = await s.sql()`select l.target_doc from articles_tags_lnk l join articles a on a.id = l.source_id where a.document_id = ${article} and a.published_at is null`;
+    const draft = await s.sql()`select t.document_id, l.tag_ord from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
+      where a.document_id = ${article} and a.published_at is null order by l.tag_ord`;
     assert.equal(draft.length, 25);
-    assert.equal(new Set(draft.map((r) => r.target_doc)).size, 25);
+    assert.equal(new Set(draft.map((r) => r.document_id)).size, 25);
+    // Positions stay 1…n as Strapi leaves them after each connect.
+    assert.deepEqual(draft.map((r) => r.tag_ord), Array.from({ length: 25 }, (_, i) => i + 1));
   });
 });
 

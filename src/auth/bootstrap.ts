@@ -3,7 +3,7 @@
 // every start, after the schema sync; a transaction-scoped advisory lock serializes nodes starting
 // together, and the emptiness checks make it a no-op on any database Strapi (or we) already set up.
 import type { Sql } from 'postgres';
-import { newDocumentId } from '../rest/write.ts';
+import { newDocumentId } from '../db/document-id.ts';
 import { DEFAULT_ROLE_ACTIONS } from './permissions.ts';
 import { UP } from './tables.ts';
 

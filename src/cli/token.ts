@@ -14,7 +14,7 @@ import { startEmbedded, EMBEDDED_URL_FILE, type EmbeddedDb } from '../db/embedde
 import { syncSchema } from '../db/schema-sync.ts';
 import { ACTIONS, hashToken } from '../auth/permissions.ts';
 import { API_TOKENS } from '../auth/tables.ts';
-import { newDocumentId } from '../rest/write.ts';
+import { newDocumentId } from '../db/document-id.ts';
 import { setLogLevel } from '../log.ts';
 import type { Schema } from '../../compiler/schema.ts';
 

@@ -6,7 +6,7 @@
 //   and this server need must be there with a compatible type, otherwise the start is refused with
 //   the table and column named.
 import { readFileSync } from 'node:fs';
-import { randomInt } from 'node:crypto';
+import { newDocumentId } from './document-id.ts';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Schema } from '../../compiler/schema.ts';
 import { createStatements, modelTables, type TableDef } from './strapi-ddl.ts';
@@ -78,14 +78,6 @@ export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boo
   });
 }
 
-/** Strapi's document ids (cuid2): 24 characters, a letter first, then letters and digits. */
-function documentId(): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
-  let id = alphabet[randomInt(26)];
-  while (id.length < 24) id += alphabet[randomInt(36)];
-  return id;
-}
-
 const displayNames = new Intl.DisplayNames(['en'], { type: 'language', languageDisplay: 'standard' });
 /** Strapi's locale names: `English (en)`, `French (Canada) (fr-CA)`. */
 export function localeName(code: string): string {
@@ -101,7 +93,7 @@ async function addLocales(tx: TransactionSql, schema: Schema): Promise<string[]>
   const codes = [schema.defaultLocale, ...schema.locales.filter((c) => c !== schema.defaultLocale)];
   for (const code of codes) {
     await tx`insert into i18n_locale (document_id, name, code, created_at, updated_at, published_at)
-             values (${documentId()}, ${localeName(code)}, ${code}, now() at time zone 'utc', now() at time zone 'utc', now() at time zone 'utc')`;
+             values (${newDocumentId()}, ${localeName(code)}, ${code}, now() at time zone 'utc', now() at time zone 'utc', now() at time zone 'utc')`;
   }
   return codes;
 }
@@ -127,7 +119,3 @@ async function markInternalMigrations(tx: TransactionSql): Promise<void> {
     await tx`insert into strapi_migrations_internal (name, time) values (${name}, now() at time zone 'utc')`;
   }
 }
-
-// Temporary: src/rest/write.ts still imports these until its rewrite for Strapi's layout.
-export const componentSequence = (uid: string) => `fastrapi_cmp_${uid.replace(/[^A-Za-z0-9]/g, '_')}_seq`;
-export function desiredTables(_schema: Schema): Array<{ name: string; columns: Array<[string, string]> }> { return []; }

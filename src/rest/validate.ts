@@ -1,6 +1,6 @@
 // Validates a create/update body against the model, with Strapi's (yup's) messages, and turns it into
 // storable values: column values, component JSON, relation operations and media ids.
-import type { Attribute, Component, ContentType, ScalarAttr, Schema, RelationAttr, MediaAttr } from '../../compiler/schema.ts';
+import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 
 export interface FieldError { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
@@ -13,19 +13,39 @@ export interface RelationOp {
 }
 export interface RelRef { documentId: string; locale?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
 
-export interface Normalized {
-  /** Column → value for the version row: scalars, single media, json as JSON text, components as objects. */
+export interface MediaValue { attr: MediaAttr; ids: number[] }
+
+/** One component instance to store: a kept one (`id`, its row updated) or a new row. */
+export interface ComponentValue {
+  component: Component;
+  id: number | null;
+  /** Scalar columns given (a kept instance keeps the ones not given). */
   columns: Map<string, unknown>;
+  media: MediaValue[];
+  components: ComponentField[];
+}
+
+/** The new content of a component or dynamic-zone attribute, in order (a single component: 0 or 1 item). */
+export interface ComponentField { attr: ComponentAttr | DynamicZoneAttr; items: ComponentValue[] }
+
+/** What a row holds of the body: its columns, media, components; where they go is the writer's business. */
+export interface RowValues { columns: Map<string, unknown>; media: MediaValue[]; components: ComponentField[] }
+
+export interface Normalized extends RowValues {
   relations: RelationOp[];
-  media: Array<{ attr: MediaAttr; ids: number[] }>;
-  /** Component instances needing ids (in creation order, nested first): filled by the writer. */
-  needIds: Array<{ c: Record<string, unknown>; uid: string }>;
   /** File ids referenced anywhere (checked to exist by the writer). */
   fileIds: Set<number>;
   /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
   mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[] }>;
   uniques: Array<{ attr: ScalarAttr; value: unknown }>;
 }
+
+/** The component instances a row holds now, per attribute, with theirs (an update may keep them by id). */
+export interface ExistingComponent { id: number; uid: string; fields: ExistingComponents }
+export type ExistingComponents = Map<string, ExistingComponent[]>;
+
+/** Strapi's varchar(255) columns: longer values are refused here rather than by PostgreSQL. */
+const VARCHAR_TYPES = new Set(['string', 'email', 'password', 'uid', 'enumeration']);
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UID = /^[A-Za-z0-9-_.~]*$/;
@@ -49,8 +69,8 @@ export class BodyValidator {
     this.errors.push(withValue ? { path, message, name: 'ValidationError', value } : { path, message, name: 'ValidationError' });
   }
 
-  run(data: Record<string, unknown>, existingComponents: Map<string, unknown>): Normalized {
-    const out: Normalized = { columns: new Map(), relations: [], media: [], needIds: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
+  run(data: Record<string, unknown>, existing: ExistingComponents): Normalized {
+    const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
     for (const key of Object.keys(data)) {
       const a = this.ct.byName.get(key);
       if (!a || key === 'id' || key === 'documentId') {
@@ -71,7 +91,7 @@ export class BodyValidator {
           continue;
         }
       }
-      this.attribute(a, v, [a.name], out, existingComponents.get(a.name), true);
+      this.attribute(a, v, [a.name], out, out, existing.get(a.name) ?? [], true);
     }
     if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
     return out;
@@ -95,106 +115,98 @@ export class BodyValidator {
     } else this.err([a.name], `${a.name} must be defined.`, undefined, false);
   }
 
-  private attribute(a: Attribute, v: unknown, path: string[], out: Normalized, existing: unknown, top: boolean): unknown {
+  /** Validates one attribute's value into `row` (the content row or a component instance). */
+  private attribute(a: Attribute, v: unknown, path: string[], row: RowValues, out: Normalized, existing: ExistingComponent[], top: boolean): void {
     const label = path.join('.');
     switch (a.kind) {
       case 'scalar': {
         const value = this.scalar(a, v, path, label);
-        if (top) {
-          out.columns.set(a.column, (a.type === 'json' || a.type === 'blocks') && value !== null ? JSON.stringify(value) : value);
-          if (a.unique && value !== null && value !== undefined) out.uniques.push({ attr: a, value });
-        }
-        return value;
+        // json and blocks travel as values: the driver serializes parameters of jsonb columns itself.
+        row.columns.set(a.column, value);
+        if (top && a.unique && value !== null && value !== undefined) out.uniques.push({ attr: a, value });
+        return;
       }
       case 'media': {
         const ids = this.mediaIds(a, v, path);
         ids.forEach((i) => out.fileIds.add(i));
         if (a.allowedTypes && ids.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids });
-        if (top) {
-          if (a.multiple) out.media.push({ attr: a, ids });
-          else out.columns.set(a.column, ids[0] ?? null);
-        }
-        return a.multiple ? ids : ids[0] ?? null;
+        row.media.push({ attr: a, ids });
+        return;
       }
       case 'relation': {
-        if (!top) return undefined;
+        if (!top) return;
         const op = this.relation(a, v, path);
         if (op) out.relations.push(op);
-        return undefined;
+        return;
       }
       case 'component': {
         const comp = this.schema.components.get(a.component)!;
-        let value: unknown;
+        const field: ComponentField = { attr: a, items: [] };
         if (v === null) {
           if (a.required) this.err(path, `${label} must be defined.`, undefined, false);
-          value = a.repeatable ? [] : null;
         } else if (a.repeatable) {
-          if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
-          const prev = Array.isArray(existing) ? existing : [];
-          value = v.map((item, i) => this.component(comp, item, [...path, String(i)], out, prev));
+          if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
+          v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing); if (c) field.items.push(c); });
           if (a.min !== undefined && v.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
           if (a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
         } else {
-          value = this.component(comp, v, path, out, existing && typeof existing === 'object' ? [existing] : []);
+          const c = this.component(comp, v, path, out, existing);
+          if (c) field.items.push(c);
         }
-        if (top) out.columns.set(a.column, value);
-        return value;
+        row.components.push(field);
+        return;
       }
       case 'dynamiczone': {
-        let value: unknown[] = [];
-        if (v !== null) {
-          if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
-          const prev = Array.isArray(existing) ? existing : [];
-          value = v.map((item, i) => {
-            const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
-            const comp = typeof uid === 'string' && a.components.includes(uid) ? this.schema.components.get(uid) : undefined;
-            if (!comp) {
-              // Strapi checks an unknown uid against every component of the app (in its registry's order),
-              // then fails its relation processing on it: see run().
-              // A component the zone does not take (but the app has) is refused with the zone's list.
-              const known = typeof uid === 'string' && this.schema.components.has(uid);
-              const list = known ? a.components : [...this.schema.components.keys()].sort().reverse();
-              this.err([...path, String(i), '__component'], `${path.join('.')}[${i}].__component must be one of the following values: ${list.join(', ')}`, uid);
-              if (!known) this.unknownComponent = true;
-              return null;
-            }
-            const c = this.component(comp, item, [...path, String(i)], out, prev.filter((p) => (p as Record<string, unknown>)?.__component === uid), ['__component']);
-            if (c) c.__component = uid;
-            return c;
-          });
-        }
-        if (a.min !== undefined && value.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
-        if (a.max !== undefined && value.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
-        if (top) out.columns.set(a.column, value);
-        return value;
+        const field: ComponentField = { attr: a, items: [] };
+        const given = v === null ? [] : v;
+        if (!Array.isArray(given)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
+        given.forEach((item, i) => {
+          const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
+          const comp = typeof uid === 'string' && a.components.includes(uid) ? this.schema.components.get(uid) : undefined;
+          if (!comp) {
+            // Strapi checks an unknown uid against every component of the app (in its registry's order),
+            // then fails its relation processing on it: see run().
+            // A component the zone does not take (but the app has) is refused with the zone's list.
+            const known = typeof uid === 'string' && this.schema.components.has(uid);
+            const names = known ? a.components : [...this.schema.components.keys()].sort().reverse();
+            this.err([...path, String(i), '__component'], `${path.join('.')}[${i}].__component must be one of the following values: ${names.join(', ')}`, uid);
+            if (!known) this.unknownComponent = true;
+            return;
+          }
+          const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), ['__component']);
+          if (c) field.items.push(c);
+        });
+        if (a.min !== undefined && given.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
+        if (a.max !== undefined && given.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+        row.components.push(field);
+        return;
       }
     }
   }
 
-  private component(comp: Component, v: unknown, path: string[], out: Normalized, previous: unknown[], allow: string[] = []): Record<string, unknown> | null {
+  /**
+   * One component instance. Sent with the id of an instance the row holds, it is that instance: only
+   * the attributes given change. Otherwise it is a new instance: defaults apply, required ones are checked.
+   */
+  private component(comp: Component, v: unknown, path: string[], out: Normalized, previous: ExistingComponent[], allow: string[] = []): ComponentValue | null {
     const label = path.join('.');
     if (!v || typeof v !== 'object' || Array.isArray(v)) { this.err(path, `${label} must be a \`object\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
     const data = v as Record<string, unknown>;
     for (const k of Object.keys(data)) {
       if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: label, source: 'body' });
     }
-    // An instance sent with the id of an existing one updates it (keeps its id); otherwise it is new.
-    const prevIds = new Set(previous.map((p) => (p as Record<string, unknown>)?.id).filter((x) => x !== undefined).map(Number));
-    const id = data.id !== undefined && prevIds.has(Number(data.id)) ? Number(data.id) : null;
-    const prev = id !== null ? previous.find((p) => Number((p as Record<string, unknown>)?.id) === id) as Record<string, unknown> : undefined;
-    const result: Record<string, unknown> = { id };
+    const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
+    const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [] };
     for (const a of comp.attributes) {
-      const present = Object.prototype.hasOwnProperty.call(data, a.name);
-      if (!present) {
-        if (prev && a.name in prev) { result[a.name] = prev[a.name]; continue; }
-        if (a.kind === 'scalar' && a.default !== undefined) { result[a.name] = this.attribute(a, a.default, [...path, a.name], out, undefined, false); continue; }
-        if (a.required) this.err([...path, a.name], `${[...path, a.name].join('.')} must be defined.`, undefined, false);
-        result[a.name] = a.kind === 'component' && a.repeatable ? [] : a.kind === 'media' && a.multiple ? [] : null;
+      const nested = prev?.fields.get(a.name) ?? [];
+      if (Object.prototype.hasOwnProperty.call(data, a.name)) {
+        this.attribute(a, data[a.name], [...path, a.name], result, out, nested, false);
         continue;
       }
-      result[a.name] = this.attribute(a, data[a.name], [...path, a.name], out, prev?.[a.name], false);
+      if (prev) continue;
+      if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
+      if (a.required) this.err([...path, a.name], `${[...path, a.name].join('.')} must be defined.`, undefined, false);
     }
-    if (id === null) out.needIds.push({ c: result, uid: comp.uid });
     return result;
   }
 
@@ -267,6 +279,7 @@ export class BodyValidator {
       if (a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
       if (a.minLength !== undefined && s.length < a.minLength) this.err(path, `${label} must be at least ${a.minLength} characters`, v);
       if (a.maxLength !== undefined && s.length > a.maxLength) this.err(path, `${label} must be at most ${a.maxLength} characters`, v);
+      else if (VARCHAR_TYPES.has(a.type) && s.length > 255) this.err(path, `${label} must be at most 255 characters`, v);
       if (a.regex !== undefined && s !== '' && !new RegExp(a.regex).test(s)) this.err(path, `${label} must match the following: "/${a.regex}/"`, v);
       if (a.required && s === '' && this.ct.draftAndPublish === false && a.type !== 'uid') { /* Strapi accepts empty strings */ }
     }

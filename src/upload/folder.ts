@@ -4,7 +4,7 @@
 // path_id and path `/<path_id>`, and the store is pointed at it. Runs inside the upload's transaction;
 // creation holds an advisory lock so concurrent first uploads share one folder.
 import type { TransactionSql } from 'postgres';
-import { newDocumentId } from '../rest/write.ts';
+import { newDocumentId } from '../db/document-id.ts';
 import { CORE_STORE, UPLOAD_FOLDERS } from '../auth/tables.ts';
 
 export interface Folder { id: number; path: string }

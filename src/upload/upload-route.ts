@@ -4,7 +4,7 @@ import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
 import { ApiError, validation } from '../../compiler/errors.ts';
-import { newDocumentId } from '../rest/write.ts';
+import { newDocumentId } from '../db/document-id.ts';
 import { readForm, type FileInfo, type Incoming, type Target } from './form.ts';
 import { prepareFile, type Prepared } from './prepare.ts';
 import { attachFiles } from './attach.ts';

@@ -11,7 +11,7 @@ import { methodNotAllowed } from '../rest/reply.ts';
 import { ApiError, forbidden, notFound, unauthorized, validation } from '../../compiler/errors.ts';
 import { isoTs } from '../../compiler/sql.ts';
 import { hashPassword, verifyPassword } from './password.ts';
-import { newDocumentId } from '../rest/write.ts';
+import { newDocumentId } from '../db/document-id.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { CORE_STORE, UP } from '../auth/tables.ts';
 

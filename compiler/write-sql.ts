@@ -1,0 +1,197 @@
+// SQL text of writes on Strapi 5's layout: version rows, component rows and their `_cmps` entries,
+// `files_related_mph` media links and relation `_lnk` rows. Pure: identifiers come from the models and
+// compiler/layout.ts, every value is a `$n` parameter; src/rest/writer.ts runs these statements.
+import type { Component, ContentType } from './schema.ts';
+import { CMPS, FILES, ROW_COLUMNS as R, type JoinTable } from './layout.ts';
+
+const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+const list = (cols: string[]) => cols.map(q).join(', ');
+/** Strapi keeps JavaScript Date precision (milliseconds) in its timestamp columns. */
+const NOW = `date_trunc('milliseconds', now())`;
+
+/** Scalar columns of a content-type row (what a publish copies besides the system columns). */
+export const dataColumns = (m: ContentType | Component): string[] =>
+  m.attributes.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
+
+/** The owner's `_cmps` table (every component and dynamic-zone attribute of one model shares it). */
+export function cmpsTableOf(m: ContentType | Component): string | null {
+  for (const a of m.attributes) if (a.kind === 'component' || a.kind === 'dynamiczone') return a.cmpsTable;
+  return null;
+}
+
+// ------------------------------------------------------------------ version rows
+
+/** Rows of one document, drafts first: `$1` document id. Locked: concurrent writes of a document queue. */
+export const documentRows = (ct: ContentType) =>
+  `select id, ${R.locale} as locale, ${R.publishedAt} is not null as published from ${q(ct.table)} where ${R.documentId} = $1 order by (${R.publishedAt} is null) desc, id for update`;
+
+/** `$1` document id, `$2` locale, then `cols` in order; published now or not at all. */
+export function insertRow(ct: ContentType, cols: string[], published: boolean): string {
+  const values = cols.map((_, i) => `$${i + 3}`);
+  return `insert into ${q(ct.table)} (${R.documentId}, ${R.locale}, ${R.createdAt}, ${R.updatedAt}, ${R.publishedAt}${cols.length ? ', ' + list(cols) : ''})
+    values ($1, $2, ${NOW}, ${NOW}, ${published ? NOW : 'null'}${values.length ? ', ' + values.join(', ') : ''}) returning id`;
+}
+
+/** `$1` row id, then `cols` in order. */
+export function updateRow(ct: ContentType, cols: string[]): string {
+  const sets = [`${R.updatedAt} = ${NOW}`, ...cols.map((c, i) => `${q(c)} = $${i + 2}`)];
+  return `update ${q(ct.table)} set ${sets.join(', ')} where id = $1`;
+}
+
+/** `$1` document id, `$2` locale: the columns go to every other locale's rows (non-localized attributes). */
+export function updateOtherLocales(ct: ContentType, cols: string[]): string {
+  const sets = cols.map((c, i) => `${q(c)} = $${i + 3}`);
+  return `update ${q(ct.table)} set ${sets.join(', ')} where ${R.documentId} = $1 and ${R.locale} is distinct from $2::text`;
+}
+
+/** Scalar values of a row (`$1` id), to share non-localized attributes with a new localization. */
+export const rowValues = (ct: ContentType, cols: string[]) => `select ${list(cols)} from ${q(ct.table)} where id = $1`;
+
+/** A published copy of draft `$1`: same document, locale, timestamps and authors (Strapi copies them); published now. */
+export function publishRow(ct: ContentType): string {
+  const cols = dataColumns(ct);
+  const keep = [R.documentId, R.locale, R.createdAt, R.updatedAt, R.createdBy, R.updatedBy, ...cols];
+  return `insert into ${q(ct.table)} (${list(keep)}, ${R.publishedAt})
+    select ${list(keep)}, ${NOW} from ${q(ct.table)} where id = $1 returning id`;
+}
+
+/** `$1` row ids. */
+export const deleteRows = (table: string) => `delete from ${q(table)} where id = any($1::int[])`;
+
+/** Any row of the model (single types have one document). */
+export const anyDocument = (ct: ContentType) => `select ${R.documentId} as document_id from ${q(ct.table)} order by id limit 1`;
+
+/** Another document already uses `$1` in `column` (same locale `$3`; `$2` the writing document). */
+export const uniqueTaken = (ct: ContentType, column: string) =>
+  `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text limit 1`;
+
+// ------------------------------------------------------------------ components
+
+/** `$1` table name: `$2` fresh ids of its serial sequence, taken ahead so clones map old → new exactly. */
+export const nextIds = `select nextval(pg_get_serial_sequence($1::text, 'id'))::int as id from generate_series(1, $2::int)`;
+
+/** A new component row with `cols` as `$1…`. */
+export function insertComponent(c: Component, cols: string[]): string {
+  if (!cols.length) return `insert into ${q(c.table)} default values returning id`;
+  return `insert into ${q(c.table)} (${list(cols)}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')}) returning id`;
+}
+
+/** `$1` component id, then `cols`. */
+export const updateComponent = (c: Component, cols: string[]) =>
+  `update ${q(c.table)} set ${cols.map((col, i) => `${q(col)} = $${i + 2}`).join(', ')} where id = $1`;
+
+/** Copies of component rows `$1[i]` under the ids `$2[i]`. */
+export function cloneComponents(c: Component): string {
+  const cols = dataColumns(c);
+  return `insert into ${q(c.table)} (id${cols.length ? ', ' + list(cols) : ''})
+    select m.new${cols.map((x) => `, s.${q(x)}`).join('')} from unnest($1::int[], $2::int[]) m(old, new) join ${q(c.table)} s on s.id = m.old`;
+}
+
+/** Component entries of owner rows `$1`, in each field's order. */
+export const cmpsOf = (table: string) =>
+  `select ${CMPS.entity} as entity, ${CMPS.cmp} as cmp, ${CMPS.type} as type, ${CMPS.field} as field, ${q(CMPS.order)} as ord
+   from ${q(table)} where ${CMPS.entity} = any($1::int[]) order by ${CMPS.entity}, ${CMPS.field}, ${q(CMPS.order)}, id`;
+
+/** Removes field `$2` of owner `$1`, returning what it held. */
+export const deleteCmpsField = (table: string) =>
+  `delete from ${q(table)} where ${CMPS.entity} = $1 and ${CMPS.field} = $2 returning ${CMPS.cmp} as cmp, ${CMPS.type} as type`;
+
+/** Entries `(entity, cmp, type, field, order)` given as parallel arrays `$1…$5`. */
+export const insertCmps = (table: string) =>
+  `insert into ${q(table)} (${CMPS.entity}, ${CMPS.cmp}, ${CMPS.type}, ${CMPS.field}, ${q(CMPS.order)})
+   select * from unnest($1::int[], $2::int[], $3::text[], $4::text[], $5::float8[])`;
+
+// ------------------------------------------------------------------ media
+
+/** `$1` file ids: which exist, with their MIME type. */
+export const filesById = `select id, mime from ${FILES.table} where id = any($1::int[])`;
+
+/** Media links of rows `$1` of model `$2` (all fields). */
+export const deleteMediaOf = `delete from ${FILES.related} where ${FILES.relatedId} = any($1::int[]) and ${FILES.relatedType} = $2`;
+
+/** Media links of row `$1`, model `$2`, field `$3`. */
+export const deleteMediaField = `delete from ${FILES.related} where ${FILES.relatedId} = $1 and ${FILES.relatedType} = $2 and ${FILES.field} = $3`;
+
+/** Files `$4` (in order) into row `$1`, model `$2`, field `$3`: `order` counts from 1 as Strapi's. */
+export const insertMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
+  select u.f, $1, $2, $3, u.n from unnest($4::int[]) with ordinality u(f, n)`;
+
+/** Files `$4` appended after the files row `$1` (model `$2`) already has in field `$3`. */
+export const appendMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
+  select u.f, $1, $2, $3, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1 and x.${FILES.relatedType} = $2 and x.${FILES.field} = $3), 0) + u.n
+  from unnest($4::int[]) with ordinality u(f, n)`;
+
+/** Whether row `$1` exists. */
+export const rowExists = (table: string) => `select 1 from ${q(table)} where id = $1::int`;
+
+/** The media links of rows `$1[i]` copied onto rows `$2[i]` (model `$3`). */
+export const cloneMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
+  select r.${FILES.file}, m.new, r.${FILES.relatedType}, r.${FILES.field}, r.${q(FILES.order)}
+  from unnest($1::int[], $2::int[]) m(old, new) join ${FILES.related} r on r.${FILES.relatedId} = m.old and r.${FILES.relatedType} = $3
+  order by r.id`;
+
+// ------------------------------------------------------------------ relations (a join table seen from the writing side)
+
+/** Target rows of `$1` documents in `table`: id, document, locale, whether published. */
+export const targetRows = (table: string) =>
+  `select id, ${R.documentId} as document_id, ${R.locale} as locale, ${R.publishedAt} is not null as published from ${q(table)} where ${R.documentId} = any($1::text[]) order by id`;
+
+/** Current links of row `$1`, in this side's order, with the target's document. */
+export const currentLinks = (j: JoinTable, targetTable: string) =>
+  `select l.${q(j.target)} as target, t.${R.documentId} as document_id from ${q(j.table)} l join ${q(targetTable)} t on t.id = l.${q(j.target)}
+   where l.${q(j.source)} = $1 order by ${j.order ? `l.${q(j.order)}, ` : ''}l.id`;
+
+/** Removes every link of row `$1`, returning each target with its position in the target's list. */
+export const deleteLinks = (j: JoinTable) =>
+  `delete from ${q(j.table)} where ${q(j.source)} = $1 returning ${q(j.target)} as target${j.inverseOrder ? `, ${q(j.inverseOrder)} as inv` : ', null::float8 as inv'}`;
+
+/**
+ * Links from row `$1` to targets `$2` in this order (positions 1…n). A target keeps its place in the
+ * other side's list (`$3`, from the links just removed); a new one goes last there, as Strapi's.
+ */
+export function insertLinks(j: JoinTable): string {
+  const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
+  const vals = ['$1', 'u.t', ...(j.order ? ['u.n'] : []),
+    ...(j.inverseOrder ? [`coalesce(u.inv, (select max(x.${q(j.inverseOrder)}) from ${q(j.table)} x where x.${q(j.target)} = u.t) + 1, 1)`] : [])];
+  return `insert into ${q(j.table)} (${list(cols)}) select ${vals.join(', ')} from unnest($2::int[], $3::float8[]) with ordinality u(t, inv, n) order by u.n`;
+}
+
+/**
+ * The other side holds one of this side (bidirectional oneToOne / oneToMany): targets `$1` leave the
+ * rows of other documents than `$2` (rows of `sourceTable`).
+ */
+export const takeTargets = (j: JoinTable, sourceTable: string) =>
+  `delete from ${q(j.table)} l using ${q(sourceTable)} s where l.${q(j.target)} = any($1::int[]) and s.id = l.${q(j.source)} and s.${R.documentId} <> $2`;
+
+/**
+ * On publish: the draft `$1`'s links copied onto the published row `$2`, each target replaced by its
+ * published version (targets without draft & publish are their own); a target with no published version
+ * is left out. The other side's order comes from the replaced published row `$3` where it had the link.
+ */
+export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean): string {
+  const target = targetHasDraft
+    ? `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is not null where d.id = l.${q(j.target)} order by p.id desc limit 1)`
+    : `l.${q(j.target)}`;
+  const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
+  const inv = j.inverseOrder ? `, coalesce((select o.${q(j.inverseOrder)} from ${q(j.table)} o where o.${q(j.source)} = $3 and o.${q(j.target)} = x.t), x.inv)` : '';
+  return `insert into ${q(j.table)} (${list(cols)})
+    select distinct on (x.t) $2, x.t${j.order ? ', x.ord' : ''}${inv}
+    from (select ${target} as t, ${j.order ? `l.${q(j.order)}` : 'null::float8'} as ord, ${j.inverseOrder ? `l.${q(j.inverseOrder)}` : 'null::float8'} as inv, l.id
+          from ${q(j.table)} l where l.${q(j.source)} = $1) x
+    where x.t is not null order by x.t, x.id`;
+}
+
+/** Links other rows hold to row `$1` (one-way relations toward it) move to row `$2`. */
+export const repointLinks = (j: JoinTable) => `update ${q(j.table)} set ${q(j.target)} = $2 where ${q(j.target)} = $1`;
+
+/**
+ * Rows of a type without draft & publish link to both versions of a target: their links to draft `$1`
+ * are given to the new published row `$2` too (those that do not have one yet).
+ */
+export function copyLinks(j: JoinTable): string {
+  const cols = [j.source, ...(j.order ? [j.order] : [])];
+  return `insert into ${q(j.table)} (${list(cols)}, ${q(j.target)})
+    select ${cols.map((c) => `l.${q(c)}`).join(', ')}, $2 from ${q(j.table)} l
+    where l.${q(j.target)} = $1 and not exists (select 1 from ${q(j.table)} x where x.${q(j.source)} = l.${q(j.source)} and x.${q(j.target)} = $2)
+    order by l.id`;
+}

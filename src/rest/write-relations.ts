@@ -1,0 +1,124 @@
+// Relation writes on Strapi 5's `_lnk` tables: set / connect (with positions) / disconnect on one
+// version row, and the links a publish carries over. Links join rows, not documents: which rows of a
+// target document a row links to follows Strapi's document service (getRelationTargetStatus/Locale):
+// - a target without draft & publish: its row; a draft links to drafts, a published row to published
+//   rows; a row of a type without draft & publish links to both versions of a target that has it;
+// - locales: both sides localized → the row's own locale; only the target localized → the locale the
+//   reference names, else the default locale.
+import type { ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
+import * as W from '../../compiler/write-sql.ts';
+import { validation } from '../../compiler/errors.ts';
+import type { RelationOp, RelRef } from './validate.ts';
+
+type Run = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
+
+/** The version row a relation is written on. */
+export interface RowRef { id: number; locale: string | null; published: boolean }
+
+interface TargetRow { id: number; document_id: string; locale: string | null; published: boolean }
+
+export class RelationWriter {
+  constructor(private schema: Schema, private ct: ContentType, private run: Run) {}
+
+  async apply(row: RowRef, op: RelationOp, documentId: string): Promise<void> {
+    const a = op.attr;
+    const target = this.schema.contentTypes.get(a.target)!;
+    const j = a.join;
+    const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
+    const resolved = await this.resolve(a, target, row, refs);
+    const current = a.toMany || op.disconnect.length
+      ? await this.run<{ target: number; document_id: string }>(W.currentLinks(j, target.table), [row.id])
+      : [];
+    const currentDocs = [...new Set(current.map((c) => c.document_id))];
+    let docs: string[];
+    if (a.toMany) {
+      docs = op.set ? [...new Set(op.set.map((r) => r.documentId))] : reorder(currentDocs, op, resolved);
+    } else {
+      let next: string | null | undefined;
+      if (op.set) next = op.set.length ? op.set[op.set.length - 1].documentId : null;
+      if (op.connect.length) next = op.connect[op.connect.length - 1].documentId;
+      if (next === undefined && op.disconnect.length && currentDocs.some((d) => op.disconnect.some((r) => r.documentId === d))) next = null;
+      if (next === undefined) return;
+      docs = next === null ? [] : [next];
+    }
+    // Documents already linked keep their exact rows; the others link to the rows resolved for them.
+    const kept = new Map<string, number[]>();
+    for (const c of current) kept.set(c.document_id, [...(kept.get(c.document_id) ?? []), Number(c.target)]);
+    const fromSet = new Set(op.set?.map((r) => r.documentId) ?? []);
+    const targets = docs.flatMap((d) => (!fromSet.has(d) && kept.has(d) ? kept.get(d)! : (resolved.get(d) ?? []).map((t) => t.id)));
+    // The other side holds one of this side: the targets leave the rows of other documents.
+    const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
+    if (bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length) {
+      await this.run(W.takeTargets(j, this.ct.table), [targets, documentId]);
+    }
+    const removed = await this.run<{ target: number; inv: number | null }>(W.deleteLinks(j), [row.id]);
+    const inv = new Map(removed.map((r) => [Number(r.target), r.inv]));
+    if (targets.length) await this.run(W.insertLinks(j), [row.id, targets, targets.map((t) => inv.get(t) ?? null)]);
+  }
+
+  /** Rows of each referenced document (positions' anchors included) this row may link to. */
+  private async resolve(a: RelationAttr, target: ContentType, row: RowRef, refs: RelRef[]): Promise<Map<string, TargetRow[]>> {
+    const docs = [...new Set(refs.flatMap((r) => [r.documentId, r.position?.before, r.position?.after].filter((x): x is string => typeof x === 'string')))];
+    const out = new Map<string, TargetRow[]>();
+    if (!docs.length) return out;
+    const rows = await this.run<{ id: number; document_id: string; locale: string | null; published: boolean }>(W.targetRows(target.table), [docs]);
+    const refLocale = new Map(refs.map((r) => [r.documentId, r.locale]));
+    for (const r of rows) {
+      if (target.draftAndPublish && this.ct.draftAndPublish && r.published !== row.published) continue;
+      if (target.localized && r.locale !== (this.ct.localized ? row.locale : refLocale.get(r.document_id) ?? this.schema.defaultLocale)) continue;
+      out.set(r.document_id, [...(out.get(r.document_id) ?? []), { ...r, id: Number(r.id) }]);
+    }
+    for (const d of docs) {
+      if (out.has(d)) continue;
+      const loc = !target.localized ? null : this.ct.localized ? row.locale : refLocale.get(d) ?? this.schema.defaultLocale;
+      throw validation(`Document with id "${d}", locale "${loc}" not found`);
+    }
+    return out;
+  }
+
+  /**
+   * A publish: the draft's links (every relation attribute, both sides) carried over to the new
+   * published row, and one-way links other types held to the replaced published row moved to it.
+   */
+  async publish(draft: number, published: number, previous: number | null): Promise<void> {
+    for (const a of this.ct.attributes) {
+      if (a.kind !== 'relation') continue;
+      const target = this.schema.contentTypes.get(a.target)!;
+      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish), [draft, published, previous]);
+    }
+    for (const other of this.schema.contentTypes.values()) {
+      for (const a of other.attributes) {
+        if (a.kind !== 'relation' || a.target !== this.ct.uid || !a.owner || a.inversedBy !== undefined) continue;
+        if (previous !== null) await this.run(W.repointLinks(a.join), [previous, published]);
+        if (!other.draftAndPublish) await this.run(W.copyLinks(a.join), [draft, published]);
+      }
+    }
+  }
+}
+
+/** Applies disconnect, then each connect in order (with its position), to an ordered list of documentIds. */
+function reorder(current: string[], op: RelationOp, rows: Map<string, TargetRow[]>): string[] {
+  const drop = new Set(op.disconnect.map((r) => r.documentId));
+  const list = current.filter((d) => !drop.has(d));
+  const positioned = new Set<string>();
+  for (const r of op.connect) {
+    if (r.position) {
+      if (positioned.has(r.documentId)) {
+        throw validation(`The relation with id ${rows.get(r.documentId)?.[0]?.id} is already connected. You cannot connect the same relation twice.`);
+      }
+      positioned.add(r.documentId);
+    }
+    const at = list.indexOf(r.documentId);
+    if (at >= 0) {
+      if (!r.position) continue;
+      list.splice(at, 1);
+    }
+    const p = r.position;
+    let idx = list.length;
+    if (p?.start) idx = 0;
+    else if (p?.before !== undefined) { const i = list.indexOf(p.before); idx = i >= 0 ? i : list.length; }
+    else if (p?.after !== undefined) { const i = list.indexOf(p.after); idx = i >= 0 ? i + 1 : list.length; }
+    list.splice(idx, 0, r.documentId);
+  }
+  return list;
+}

@@ -1,0 +1,240 @@
+// The statements of one write transaction on Strapi 5's layout: version rows, component rows with
+// their `_cmps` entries, media links and relation links, publishing (a draft copied onto a fresh
+// published row, as Strapi's publish) and removing rows with everything they own. SQL text comes from
+// compiler/write-sql.ts; this module decides what to run, in which order.
+import type { TransactionSql } from 'postgres';
+import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
+import * as W from '../../compiler/write-sql.ts';
+import { validation } from '../../compiler/errors.ts';
+import { throwIfErrors, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
+import { RelationWriter, type RowRef } from './write-relations.ts';
+
+type Row = Record<string, unknown>;
+
+/** A version row of the document being written. */
+export interface VersionRow { id: number; locale: string | null; published: boolean }
+
+export class Writer {
+  statements = 0;
+  private relationWriter: RelationWriter;
+  constructor(readonly schema: Schema, private tx: TransactionSql, readonly ct: ContentType) {
+    this.relationWriter = new RelationWriter(schema, ct, (text, params) => this.run(text, params));
+  }
+
+  async run<T extends Row = Row>(text: string, params: unknown[] = []): Promise<T[]> {
+    this.statements++;
+    return (await this.tx.unsafe(text, params as never[])) as unknown as T[];
+  }
+
+  /** The document's rows, locked for the rest of the transaction. */
+  async documentRows(documentId: string): Promise<VersionRow[]> {
+    const rows = await this.run<{ id: number; locale: string | null; published: boolean }>(W.documentRows(this.ct), [documentId]);
+    return rows.map((r) => ({ id: Number(r.id), locale: r.locale, published: r.published }));
+  }
+
+  /** Files exist and fit their attribute's allowedTypes; unique values are free. Throws before any write. */
+  async check(n: Normalized, documentId: string, locale: string | null): Promise<void> {
+    if (n.fileIds.size) {
+      const ids = [...n.fileIds];
+      const found = await this.run<{ id: number; mime: string | null }>(W.filesById, [ids]);
+      const mime = new Map(found.map((r) => [Number(r.id), r.mime ?? '']));
+      const missing = ids.filter((i) => !mime.has(i));
+      if (missing.length) throw validation(`Invalid file id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { errors: [] });
+      throwIfErrors(n.mediaTypes.flatMap((m) => m.ids.filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
+        path: m.path, message: `${m.path.join('.')} must be a file of type ${m.allowed.join(', ')}`, name: 'ValidationError' as const, value: i,
+      }))));
+    }
+    const errors = [];
+    for (const u of n.uniques) {
+      const hit = await this.run(W.uniqueTaken(this.ct, u.attr.column), [u.value, documentId, locale]);
+      if (hit.length) errors.push({ path: [u.attr.name], message: 'This attribute must be unique', name: 'ValidationError' as const, value: u.value });
+    }
+    throwIfErrors(errors);
+  }
+
+  // ------------------------------------------------------------ rows
+
+  async insertRow(n: Normalized, documentId: string, locale: string | null, published: boolean): Promise<number> {
+    const cols = [...n.columns.keys()];
+    const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()]);
+    const id = Number(row.id);
+    await this.writeOwned(this.ct, id, n);
+    return id;
+  }
+
+  async updateRow(id: number, n: Normalized): Promise<void> {
+    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [id, ...n.columns.values()]);
+    await this.writeOwned(this.ct, id, n);
+  }
+
+  /** Relation operations of the body on one version row. */
+  async relations(row: RowRef, n: Normalized, documentId: string): Promise<void> {
+    for (const op of n.relations) await this.relationWriter.apply(row, op, documentId);
+  }
+
+  /** Non-localized scalar attributes are the same in every locale of a document. */
+  async syncShared(documentId: string, locale: string | null, n: Normalized): Promise<void> {
+    if (!this.ct.localized) return;
+    const shared = this.ct.attributes.filter((a) => a.kind === 'scalar' && !a.localized && n.columns.has(a.column));
+    if (!shared.length) return;
+    const cols = shared.map((a) => (a.kind === 'scalar' ? a.column : ''));
+    await this.run(W.updateOtherLocales(this.ct, cols), [documentId, locale, ...cols.map((c) => n.columns.get(c))]);
+  }
+
+  /** A new localization starts with the document's non-localized scalar values (those not given). */
+  async sharedValues(fromRow: number, n: Normalized): Promise<void> {
+    const cols = this.ct.attributes.flatMap((a) => (a.kind === 'scalar' && !a.localized && !n.columns.has(a.column) ? [a.column] : []));
+    if (!cols.length) return;
+    const [row] = await this.run(W.rowValues(this.ct, cols), [fromRow]);
+    for (const c of cols) n.columns.set(c, row[c]);
+  }
+
+  /**
+   * Publishes draft `draft`: a fresh published row copied from it (scalars, components cloned with new
+   * ids, media, links toward the targets' published versions), then the previous published row goes.
+   * Links other rows held to the previous one move to the new one.
+   */
+  async publish(draft: VersionRow, previous: VersionRow | undefined): Promise<number> {
+    const [row] = await this.run<{ id: number }>(W.publishRow(this.ct), [draft.id]);
+    const id = Number(row.id);
+    await this.cloneOwned(this.ct, [[draft.id, id]]);
+    await this.relationWriter.publish(draft.id, id, previous?.id ?? null);
+    if (previous) await this.removeRows(this.ct, [previous.id]);
+    return id;
+  }
+
+  /** Removes rows of a content-type with their components and media links (links cascade). */
+  async removeRows(model: ContentType, ids: number[]): Promise<void> {
+    if (!ids.length) return;
+    await this.removeOwned(model, ids);
+    await this.run(W.deleteRows(model.table), [ids]);
+  }
+
+  // ------------------------------------------------------------ what a row owns
+
+  /** Media and component fields given for row `id` of `model` (a content-type or a component). */
+  private async writeOwned(model: ContentType | Component, id: number, v: RowValues): Promise<void> {
+    for (const m of v.media) await this.media(model.uid, id, m);
+    for (const f of v.components) await this.componentField(id, f);
+  }
+
+  private async media(uid: string, id: number, m: MediaValue): Promise<void> {
+    await this.run(W.deleteMediaField, [id, uid, m.attr.name]);
+    if (m.ids.length) await this.run(W.insertMedia, [id, uid, m.attr.name, m.ids]);
+  }
+
+  /**
+   * A component or dynamic-zone attribute takes its new instances in order: kept ones are updated,
+   * new ones inserted, the ones no longer there removed with what they own.
+   */
+  private async componentField(owner: number, f: ComponentField): Promise<void> {
+    const table = f.attr.cmpsTable;
+    const before = await this.run<{ cmp: number; type: string }>(W.deleteCmpsField(table), [owner, f.attr.name]);
+    const ids: number[] = [];
+    for (const item of f.items) {
+      const c = item.component;
+      let id = item.id;
+      if (id === null) {
+        const cols = [...item.columns.keys()];
+        const [row] = await this.run<{ id: number }>(W.insertComponent(c, cols), [...item.columns.values()]);
+        id = Number(row.id);
+      } else if (item.columns.size) {
+        await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...item.columns.values()]);
+      }
+      ids.push(id);
+      await this.writeOwned(c, id, item);
+    }
+    if (ids.length) {
+      // Strapi orders repeatable components and dynamic zones from 1; a single component has no order.
+      const single = f.attr.kind === 'component' && !f.attr.repeatable;
+      await this.run(W.insertCmps(table), [
+        ids.map(() => owner), ids, f.items.map((i) => i.component.uid), ids.map(() => f.attr.name), ids.map((_, i) => (single ? null : i + 1)),
+      ]);
+    }
+    const kept = new Set(f.items.map((i, k) => `${i.component.uid}:${ids[k]}`));
+    const gone = new Map<string, number[]>();
+    for (const b of before) {
+      if (kept.has(`${b.type}:${Number(b.cmp)}`)) continue;
+      gone.set(b.type, [...(gone.get(b.type) ?? []), Number(b.cmp)]);
+    }
+    for (const [uid, list] of gone) {
+      const c = this.schema.components.get(uid);
+      if (c) await this.removeComponents(c, list);
+    }
+  }
+
+  private async removeComponents(c: Component, ids: number[]): Promise<void> {
+    await this.removeOwned(c, ids);
+    await this.run(W.deleteRows(c.table), [ids]);
+  }
+
+  /** Components (recursively) and media links of rows `ids` of a model; their `_cmps` entries cascade. */
+  private async removeOwned(model: ContentType | Component, ids: number[]): Promise<void> {
+    const cmps = W.cmpsTableOf(model);
+    if (cmps) {
+      const rows = await this.run<{ cmp: number; type: string }>(W.cmpsOf(cmps), [ids]);
+      const byType = new Map<string, number[]>();
+      for (const r of rows) byType.set(r.type, [...(byType.get(r.type) ?? []), Number(r.cmp)]);
+      for (const [uid, list] of byType) {
+        const c = this.schema.components.get(uid);
+        if (c) await this.removeComponents(c, list);
+      }
+    }
+    if (model.attributes.some((a) => a.kind === 'media')) await this.run(W.deleteMediaOf, [ids, model.uid]);
+  }
+
+  /** Rows `pairs[i][1]` get copies of what rows `pairs[i][0]` own: component instances (new ids) and media links. */
+  private async cloneOwned(model: ContentType | Component, pairs: Array<[number, number]>): Promise<void> {
+    if (!pairs.length) return;
+    if (model.attributes.some((a) => a.kind === 'media')) {
+      await this.run(W.cloneMedia, [pairs.map((p) => p[0]), pairs.map((p) => p[1]), model.uid]);
+    }
+    const cmps = W.cmpsTableOf(model);
+    if (!cmps) return;
+    const newOwner = new Map(pairs);
+    const rows = await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [pairs.map((p) => p[0])]);
+    if (!rows.length) return;
+    const byType = new Map<string, number[]>();
+    for (const r of rows) {
+      const list = byType.get(r.type) ?? [];
+      if (!list.includes(Number(r.cmp))) list.push(Number(r.cmp));
+      byType.set(r.type, list);
+    }
+    const newId = new Map<string, number>();
+    for (const [uid, olds] of byType) {
+      const c = this.schema.components.get(uid);
+      if (!c) continue;
+      const fresh = (await this.run<{ id: number }>(W.nextIds, [c.table, olds.length])).map((r) => Number(r.id));
+      await this.run(W.cloneComponents(c), [olds, fresh]);
+      olds.forEach((o, i) => newId.set(`${uid}:${o}`, fresh[i]));
+      await this.cloneOwned(c, olds.map((o, i): [number, number] => [o, fresh[i]]));
+    }
+    const kept = rows.filter((r) => newId.has(`${r.type}:${Number(r.cmp)}`));
+    await this.run(W.insertCmps(cmps), [
+      kept.map((r) => newOwner.get(Number(r.entity))!), kept.map((r) => newId.get(`${r.type}:${Number(r.cmp)}`)!),
+      kept.map((r) => r.type), kept.map((r) => r.field), kept.map((r) => r.ord),
+    ]);
+  }
+
+  /** The component instances row `id` holds now, with theirs, so an update can keep them by id. */
+  async existingComponents(model: ContentType | Component, id: number): Promise<ExistingComponents> {
+    const out: ExistingComponents = new Map();
+    const cmps = W.cmpsTableOf(model);
+    if (!cmps) return out;
+    const rows = await this.run<{ cmp: number; type: string; field: string }>(W.cmpsOf(cmps), [[id]]);
+    for (const r of rows) {
+      const c = this.schema.components.get(r.type);
+      if (!c) continue;
+      const cid = Number(r.cmp);
+      const entry = { id: cid, uid: r.type, fields: await this.existingComponents(c, cid) };
+      out.set(r.field, [...(out.get(r.field) ?? []), entry]);
+    }
+    return out;
+  }
+}
+
+/** Strapi's media categories: images, videos, audios by MIME family; files is everything else. */
+function allowedType(allowed: string[], mime: string): boolean {
+  const family = mime.startsWith('image/') ? 'images' : mime.startsWith('video/') ? 'videos' : mime.startsWith('audio/') ? 'audios' : 'files';
+  return allowed.includes(family);
+}
