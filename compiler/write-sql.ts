@@ -118,7 +118,7 @@ export const insertMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES
 
 /** Files `$4` appended after the files row `$1` (model `$2`) already has in field `$3`. */
 export const appendMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
-  select u.f, $1, $2, $3, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1 and x.${FILES.relatedType} = $2 and x.${FILES.field} = $3), 0) + u.n
+  select u.f, $1::int, $2::text, $3::text, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1::int and x.${FILES.relatedType} = $2::text and x.${FILES.field} = $3::text), 0) + u.n
   from unnest($4::int[]) with ordinality u(f, n)`;
 
 /** Whether row `$1` exists. */

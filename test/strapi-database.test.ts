@@ -18,6 +18,8 @@ const cases: Case[] = readFileSync(CASES, 'utf8').split('\n').filter(Boolean).ma
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const TS_KEYS = new Set(['createdAt', 'updatedAt', 'publishedAt']);
+const HASH = /_[0-9a-f]{10}$/;
+const UPLOAD_URL = /_[0-9a-f]{10}(\.\w+)$/;
 
 /** Our answer in the recording's terms: ids and timestamps masked, documentIds named by their keys. */
 function normalize(v: unknown, keys: Map<string, string>, key = ''): unknown {
@@ -26,6 +28,9 @@ function normalize(v: unknown, keys: Map<string, string>, key = ''): unknown {
   if (typeof v === 'number' && key === 'id') return '<id>';
   if (typeof v !== 'string') return v;
   if (TS_KEYS.has(key) && TS.test(v)) return '<ts>';
+  // The random part of upload hashes, as the recording masks it.
+  if (key === 'hash' && HASH.test(v)) return v.replace(HASH, '_<hash>');
+  if (key === 'url' && UPLOAD_URL.test(v)) return v.replace(UPLOAD_URL, '_<hash>$1');
   let out = v;
   for (const [id, k] of keys) if (out.includes(id)) out = out.split(id).join(k);
   return out;
@@ -34,9 +39,9 @@ function normalize(v: unknown, keys: Map<string, string>, key = ''): unknown {
 /** Which recorded key names each documentId of the dump (the default locale names a document). */
 async function documentKeys(s: TestServer): Promise<Map<string, string>> {
   const rows = await s.sql().unsafe<Array<{ id: string; key: string }>>(`
-    select distinct on (document_id) document_id as id, 'article:' || slug as key from articles order by document_id, (locale = 'en') desc
+    (select distinct on (document_id) document_id as id, 'article:' || coalesce(slug, title) as key from articles order by document_id, (locale = 'en') desc)
     union all select distinct document_id, 'author:' || name from authors
-    union all select distinct document_id, 'category:' || slug from categories
+    union all select distinct document_id, 'category:' || coalesce(slug, name) from categories
     union all select distinct document_id, 'tag:' || name from tags
     union all select distinct document_id, 'global:global' from globals
     union all select distinct document_id, 'about:about' from abouts
@@ -85,11 +90,19 @@ test('every read recorded against Strapi right after seeding gets the same answe
   const keys = await documentKeys(s);
   const failures: string[] = [];
   for (const c of cases) {
-    const res = await s.fetchJson(c.method, c.path, undefined, c.auth === 'token' ? DUMP_TOKEN : null);
+    let path = c.path;
+    for (const [id, key] of keys) path = path.split(key).join(id);
+    const res = await s.fetchJson(c.method, path, undefined, c.auth === 'token' ? DUMP_TOKEN : null);
+    // Where Strapi answered 500 (a `$between` given as one string), a clear 400 is deliberate: only no 5xx counts.
+    if (c.status >= 500) {
+      if (res.status !== 400) failures.push(`#${c.seq} ${c.name}: ${res.status} instead of 400`);
+      continue;
+    }
     const got = { status: res.status, body: normalize(res.body, keys) };
     const want = { status: c.status, body: c.response };
     try { assert.deepStrictEqual(got, want); } catch {
       failures.push(`#${c.seq} ${c.name}: ${c.method} ${c.path}`);
+      if (process.env.SHOW_DIFF) console.log(JSON.stringify(got).slice(0, 3000), '\n', JSON.stringify(want).slice(0, 3000));
     }
   }
   assert.deepEqual(failures, [], `${failures.length} of ${cases.length} recorded reads differ`);
