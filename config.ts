@@ -31,6 +31,8 @@ export const ConfigSchema = Type.Object({
     logQueries: Type.Boolean(),
     /** Milliseconds a statement may run before PostgreSQL cancels it (→ 503); 0 = no limit. */
     statementTimeout: Int(0, 3_600_000),
+    /** PostgreSQL's plan_cache_mode for the server's connections (see src/db/connect.ts). */
+    planCacheMode: Type.Union([Type.Literal('auto'), Type.Literal('force_generic_plan'), Type.Literal('force_custom_plan')]),
   }),
   http: Type.Object({
     maxBodySize: Int(1024),
@@ -117,7 +119,7 @@ export const defaults: Config = {
   dataDir: './data',
   modelsDir: './models',
   logLevel: 'info',
-  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000 },
+  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan' },
   http: { maxBodySize: 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10 },
   api: {
     rest: {
@@ -158,6 +160,7 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['ALLOW_DESTRUCTIVE_SCHEMA', 'db.allowDestructive', 'bool'],
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
+  ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
   ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
   ['MAX_QUERY_STRING_LENGTH', 'http.maxQueryStringLength', 'int'],
   ['SHUTDOWN_TIMEOUT', 'http.shutdownTimeout', 'int'],

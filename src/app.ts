@@ -18,7 +18,7 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
 
 export function createApp(config: Config, databaseUrl: string): App {
   const schema = loadModels(config.modelsDir, config.i18n);
-  const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout);
+  const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode);
   const compiler = new Compiler(schema, { ...config.api.rest });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
