@@ -28,9 +28,14 @@ export type Filter =
 export interface SortTerm { path: Array<RelationAttr | ComponentAttr>; field: FieldRef; desc: boolean }
 
 export interface Selection {
-  /** Scalar attributes to return, in model order; `locale` is its own flag. */
+  /** Scalar attributes to return, in model order (or the order `fields` named them); `locale` is its own flag. */
   fields: ScalarAttr[];
   withLocale: boolean;
+  /**
+   * With `fields`, the order Strapi answers in: the names as the query gave them, system fields
+   * (`createdAt`, `locale`, …) among the attributes. Without, attributes then the system fields.
+   */
+  named?: string[];
   /** Fields Strapi selects ahead of id/documentId (the sort fields of a populated relation). */
   leading?: ScalarAttr[];
   withTimestamps: { createdAt: boolean; updatedAt: boolean; publishedAt: boolean };
@@ -70,6 +75,6 @@ export interface ReadQuery {
   /** Param indexes of LIMIT and OFFSET for lists. */
   limitParam: number;
   offsetParam: number;
-  /** Param index of the locale used for localized targets of non-localized rows (0 when unused). */
+  /** Param index of the locale that localized targets of non-localized rows keep to (GraphQL; 0: every locale). */
   relLocaleParam: number;
 }

@@ -430,15 +430,17 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
   const fields: ScalarAttr[] = [];
   const ts = { createdAt: false, updatedAt: false, publishedAt: false };
   let withLocale = false;
+  const named: string[] = [];
   for (const n of names) {
     if (n === 'id' || n === 'documentId') continue;
+    if (!named.includes(n)) named.push(n);
     if ((TIMESTAMP_FIELDS as readonly string[]).includes(n)) { ts[n as keyof typeof ts] = true; continue; }
     if (n === 'locale' && ct.localized) { withLocale = true; continue; }
     const a = all.find((x) => x.name === n);
     if (!a) throw invalidKey('fields', n, path);
     if (!fields.includes(a)) fields.push(a);
   }
-  return { fields, withLocale, withTimestamps: ts, populate: [] };
+  return { fields, withLocale, withTimestamps: ts, populate: [], named };
 }
 
 function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
@@ -456,6 +458,9 @@ function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, 
 }
 
 /** `populate` in any of its forms → a map of attribute name → nested spec (true = defaults). */
+/** Populate maps written in the object form (`populate[seo][populate]=…`): Strapi orders their nested entries by the model. */
+const OBJECT_FORM = new WeakSet<Map<string, QueryValue | true>>();
+
 function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<string, QueryValue | true> | '*' | null {
   if (v === undefined || v === '' || v === 'false') return null;
   if (v === '*' || v === 'true') return '*';
@@ -484,7 +489,9 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
       else throw invalidKey('populate', JSON.stringify(item), path);
     }
   } else {
-    for (const [k, sub] of Object.entries(v)) {
+    const entries = Object.entries(v);
+    if (entries.every(([k]) => !/^\d+$/.test(k))) OBJECT_FORM.add(out);
+    for (const [k, sub] of entries) {
       if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
       if (sub === 'false' || sub === false as unknown) continue;
       out.set(k, sub === 'true' || sub === '*' ? true : sub);
@@ -503,12 +510,18 @@ export type CanRead = (uid: string) => boolean;
  * keeping their relative order. The recorded responses show it (`populate=*` puts the dynamic zone
  * after `localizations`; `populate[defaultSeo][populate]=…&populate[favicon][fields]=…` answers favicon first).
  */
-function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>): void {
+function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>, spec: Map<string, QueryValue | true> | '*', order: readonly unknown[]): void {
   const nested = (e: [A | 'localizations', QueryValue | true]) =>
     (typeof e[0] === 'object' && e[0] !== null && (e[0] as { kind?: string }).kind === 'dynamiczone') ||
     (isObj(e[1]) && (e[1].populate !== undefined || e[1].on !== undefined));
   const flat = entries.filter((e) => !nested(e));
   const deep = entries.filter(nested);
+  // In the object form the nested ones come in the model's attribute order, whatever the query's
+  // (checked on Strapi 5.54); dotted paths keep the request's order (recorded case 125).
+  if (spec !== '*' && OBJECT_FORM.has(spec)) {
+    const rank = (e: [A | 'localizations', QueryValue | true]) => { const i = order.indexOf(e[0]); return i < 0 ? order.length : i; };
+    deep.sort((x, y) => rank(x) - rank(y));
+  }
   entries.splice(0, entries.length, ...flat, ...deep);
 }
 
@@ -534,7 +547,7 @@ export class PopulateParser {
         entries.push([a, sub]);
       }
     }
-    nestedLast(entries);
+    nestedLast(entries, spec, ct.attributes);
     for (const [a, sub] of entries) {
       if (a !== 'localizations' && a.kind === 'relation' && !this.canRead(a.target)) continue;
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
@@ -543,11 +556,11 @@ export class PopulateParser {
         sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
         continue;
       }
-      sel.populate.push(this.attribute(a, sub, depth, subPath, status, ct.localized));
+      sel.populate.push(this.attribute(a, sub, depth, subPath, status));
     }
   }
 
-  private attribute(a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', srcLocalized = false): Populate {
+  private attribute(a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate {
     const o: Obj = isObj(sub) ? sub : {};
     if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
     for (const k of Object.keys(o)) {
@@ -564,7 +577,6 @@ export class PopulateParser {
         const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
         if (leading.length) select.leading = [...new Set(leading)];
         const count = o.count !== undefined && bool(o.count, `${path}.count`);
-        if (target.localized && !srcLocalized) this.params.relLocaleParam();
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
       }
       case 'media': {
@@ -586,7 +598,9 @@ export class PopulateParser {
             on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, `${path}.${uid}`, status));
           }
         } else {
-          // Shared strategy: the same nested populate applies to every component of the zone.
+          // Shared strategy: the same nested populate applies to every component of the zone. Strapi
+          // takes `*` or an object there; a list of names is refused (checked live).
+          if (o.populate !== undefined && o.populate !== '*' && !isObj(o.populate)) throw invalidKey('populate', 'populate', path);
           for (const uid of a.components) {
             const comp = this.schema.components.get(uid)!;
             on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue }, depth, path, status, true));
@@ -620,7 +634,7 @@ export class PopulateParser {
         entries.push([a, sub]);
       }
     }
-    nestedLast(entries);
+    nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) sel.populate.push(this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status));
     return sel;
   }

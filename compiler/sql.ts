@@ -53,11 +53,22 @@ type Col = [key: string, expr: string];
 function scalarCols(sel: Selection, alias: string): Col[] {
   const lead = sel.leading ?? [];
   const cols: Col[] = [...lead.map((f): Col => [f.name, scalarOut(f, alias)]), ['id', `${alias}.${R.id}`], ['documentId', `${alias}.${R.documentId}`]];
+  const system: Record<string, Col | null> = {
+    createdAt: sel.withTimestamps.createdAt ? ['createdAt', isoTs(`${alias}.${R.createdAt}`)] : null,
+    updatedAt: sel.withTimestamps.updatedAt ? ['updatedAt', isoTs(`${alias}.${R.updatedAt}`)] : null,
+    publishedAt: sel.withTimestamps.publishedAt ? ['publishedAt', isoTs(`${alias}.${R.publishedAt}`)] : null,
+    locale: sel.withLocale ? ['locale', `${alias}.${R.locale}`] : null,
+  };
+  if (sel.named) {
+    for (const n of sel.named) {
+      const f = sel.fields.find((x) => x.name === n);
+      const c = f ? (lead.includes(f) ? null : [f.name, scalarOut(f, alias)] as Col) : system[n] ?? null;
+      if (c) cols.push(c);
+    }
+    return cols;
+  }
   for (const f of sel.fields) if (!lead.includes(f)) cols.push([f.name, scalarOut(f, alias)]);
-  if (sel.withTimestamps.createdAt) cols.push(['createdAt', isoTs(`${alias}.${R.createdAt}`)]);
-  if (sel.withTimestamps.updatedAt) cols.push(['updatedAt', isoTs(`${alias}.${R.updatedAt}`)]);
-  if (sel.withTimestamps.publishedAt) cols.push(['publishedAt', isoTs(`${alias}.${R.publishedAt}`)]);
-  if (sel.withLocale) cols.push(['locale', `${alias}.${R.locale}`]);
+  for (const c of Object.values(system)) if (c) cols.push(c);
   return cols;
 }
 
@@ -241,6 +252,8 @@ class Gen extends FilterGen {
       }
       case 'localizations': {
         const own = ct!;
+        // Asked for every locale at once (`locale=*`), Strapi answers each entry's localizations empty.
+        if (this.query.ct.localized && !this.query.localeParam) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
         const row = this.rowText(own, p.select, a, joins);
@@ -259,7 +272,10 @@ class Gen extends FilterGen {
     const s = this.relationSource(p.attr, p.target, src, a);
     const conds: string[] = [];
     if (p.status) conds.push(`${a}.${R.publishedAt} is ${p.status === 'published' ? 'not null' : 'null'}`);
-    if (p.target.localized) conds.push(ct?.localized ? `${a}.${R.locale} = ${src}.${R.locale}` : `${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
+    // A non-localized row's links to a localized type reach every locale (REST answers them all, as
+    // Strapi); GraphQL keeps to the request's locale (relLocaleParam).
+    if (p.target.localized && ct?.localized) conds.push(`${a}.${R.locale} = ${src}.${R.locale}`);
+    else if (p.target.localized && this.query.relLocaleParam) conds.push(`${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
     if (p.where) conds.push(this.filter(p.where, a));
     const where = `${s.where}${conds.map((c) => ` and ${c}`).join('')}`;
     if (p.count) return `select json_build_object('count', count(*))::text as v ${s.from} ${where}`;

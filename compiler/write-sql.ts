@@ -51,8 +51,9 @@ export const rowValues = (ct: ContentType, cols: string[]) => `select ${list(col
 export function publishRow(ct: ContentType): string {
   const cols = dataColumns(ct);
   const keep = [R.documentId, R.locale, R.createdAt, R.updatedAt, R.createdBy, R.updatedBy, ...cols];
+  // clock_timestamp: Strapi's published_at is a moment of its own, after the draft's updated_at.
   return `insert into ${q(ct.table)} (${list(keep)}, ${R.publishedAt})
-    select ${list(keep)}, ${NOW} from ${q(ct.table)} where id = $1 returning id`;
+    select ${list(keep)}, date_trunc('milliseconds', clock_timestamp()) from ${q(ct.table)} where id = $1 returning id`;
 }
 
 /** `$1` row ids. */
@@ -146,6 +147,16 @@ export const deleteLinks = (j: JoinTable) =>
   `delete from ${q(j.table)} where ${q(j.source)} = $1 returning ${q(j.target)} as target${j.inverseOrder ? `, ${q(j.inverseOrder)} as inv` : ', null::float8 as inv'}`;
 
 /**
+ * The other side's positions of targets `$1` renumbered 1…n (ties by link id) after links to them were
+ * removed, as Strapi's cleanOrderColumns leaves them.
+ */
+export const renumberInverse = (j: JoinTable) => j.inverseOrder
+  ? `update ${q(j.table)} l set ${q(j.inverseOrder)} = r.n from (
+       select id, row_number() over (partition by ${q(j.target)} order by ${q(j.inverseOrder)}, id) as n from ${q(j.table)} where ${q(j.target)} = any($1::int[])
+     ) r where l.id = r.id and l.${q(j.inverseOrder)} is distinct from r.n`
+  : null;
+
+/**
  * Links from row `$1` to targets `$2` in this order (positions 1…n). A target keeps its place in the
  * other side's list (`$3`, from the links just removed); a new one goes last there, as Strapi's.
  */
@@ -166,14 +177,19 @@ export const takeTargets = (j: JoinTable, sourceTable: string) =>
 /**
  * On publish: the draft `$1`'s links copied onto the published row `$2`, each target replaced by its
  * published version (targets without draft & publish are their own); a target with no published version
- * is left out. The other side's order comes from the replaced published row `$3` where it had the link.
+ * is left out. `$3` is the published row being replaced (null on a first publish).
  */
 export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean): string {
   const target = targetHasDraft
     ? `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is not null where d.id = l.${q(j.target)} order by p.id desc limit 1)`
     : `l.${q(j.target)}`;
   const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
-  const inv = j.inverseOrder ? `, coalesce((select o.${q(j.inverseOrder)} from ${q(j.table)} o where o.${q(j.source)} = $3 and o.${q(j.target)} = x.t), x.inv)` : '';
+  // Strapi's bidirectional sync: a first publish takes the draft's place in the other side's list; a
+  // republish keeps the place the previous published row had, and a target new since then goes last.
+  const invCol = j.inverseOrder ? q(j.inverseOrder) : '';
+  const inv = j.inverseOrder ? `, case when $3::int is null then x.inv else coalesce(
+      (select o.${invCol} from ${q(j.table)} o where o.${q(j.source)} = $3::int and o.${q(j.target)} = x.t),
+      (select max(m.${invCol}) from ${q(j.table)} m where m.${q(j.target)} = x.t) + 1, 1) end` : '';
   return `insert into ${q(j.table)} (${list(cols)})
     select distinct on (x.t) $2, x.t${j.order ? ', x.ord' : ''}${inv}
     from (select ${target} as t, ${j.order ? `l.${q(j.order)}` : 'null::float8'} as ord, ${j.inverseOrder ? `l.${q(j.inverseOrder)}` : 'null::float8'} as inv, l.id

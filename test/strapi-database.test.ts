@@ -127,3 +127,18 @@ test('the Strapi-made full-access token (hashed with API_TOKEN_SALT) reads draft
 test('the schema is still the dump\'s after every read above', async () => {
   assert.equal(await strapiSchema(s.sql()), schemaBefore);
 });
+
+test('a non-localized type reaches its localized relations in every locale, as Strapi answers', async () => {
+  const [ada] = await s.sql()<Array<{ document_id: string; n: number; fr: number }>>`
+    select au.document_id, count(*)::int as n, count(*) filter (where a.locale = 'fr')::int as fr
+    from authors au join articles_author_lnk l on l.author_id = au.id join articles a on a.id = l.article_id
+    where au.name = 'Ada Lovelace' and a.published_at is not null group by au.document_id`;
+  assert.ok(ada.fr > 0, 'the dump links Ada Lovelace to published fr articles');
+  for (const query of ['', '&locale=fr']) {
+    const res = await s.fetchJson('GET', `/api/authors/${ada.document_id}?populate[articles][fields][0]=locale${query}`);
+    assert.equal(res.status, 200, res.text);
+    const locales = (res.body.data.articles as Array<{ locale: string }>).map((a) => a.locale);
+    assert.equal(locales.length, ada.n, `every published article linked to her${query}`);
+    assert.equal(locales.filter((l) => l === 'fr').length, ada.fr);
+  }
+});

@@ -103,6 +103,25 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(r.body.data.children.map((c: Doc) => c.name), ['Kid']);
   });
 
+  test('the other side\'s order: a first publish copies the draft\'s, a republish keeps it, a new target goes last, a disconnect renumbers', async () => {
+    const ord = async (doc: string, tag: string) => (await s.sql()`select a.published_at is not null as published, l.article_ord::int as ord
+      from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
+      where a.document_id = ${doc} and t.document_id = ${tag} order by 1`).map((r) => [r.published, r.ord]);
+    const fresh = (await post('/api/tags', { name: 'order-probe' })).documentId;
+    const one = (await post('/api/articles', { title: 'Ord 1', tags: [fresh] })).documentId;
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 1]], 'first publish: the published link takes the draft\'s place');
+    const two = (await post('/api/articles', { title: 'Ord 2' })).documentId;
+    assert.equal((await put(`/api/articles/${two}`, { tags: { connect: [fresh] } })).status, 200);
+    // Article two's draft link goes last (2); its published row, republished with a new target, after it (3).
+    assert.deepEqual(await ord(two, fresh), [[false, 2], [true, 3]]);
+    assert.equal((await put(`/api/articles/${one}`, { title: 'Ord 1 again' })).status, 200);
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 1]], 'a republish keeps the place');
+    assert.equal((await put(`/api/articles/${one}?status=draft`, { tags: { disconnect: [fresh] } })).status, 200);
+    // The tag's list loses article one's draft link: what is left is renumbered 1…n in its order.
+    assert.deepEqual(await ord(one, fresh), [[true, 1]]);
+    assert.deepEqual(await ord(two, fresh), [[false, 2], [true, 3]]);
+  });
+
   test('50 parallel connects leave a consistent, duplicate-free list', async () => {
     const many: string[] = [];
     for (let i = 0; i < 25; i++) many.push((await post('/api/tags', { name: `p${i}` })).documentId);

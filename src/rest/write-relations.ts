@@ -54,6 +54,9 @@ export class RelationWriter {
     const removed = await this.run<{ target: number; inv: number | null }>(W.deleteLinks(j), [row.id]);
     const inv = new Map(removed.map((r) => [Number(r.target), r.inv]));
     if (targets.length) await this.run(W.insertLinks(j), [row.id, targets, targets.map((t) => inv.get(t) ?? null)]);
+    const dropped = [...inv.keys()].filter((t) => !targets.includes(t));
+    const renumber = W.renumberInverse(j);
+    if (renumber && dropped.length) await this.run(renumber, [dropped]);
   }
 
   /** Rows of each referenced document (positions' anchors included) this row may link to. */
