@@ -53,6 +53,10 @@ export const ConfigSchema = Type.Object({
       planCacheSize: Int(1, 1000000),
       /** Largest number of parameters in one query string. */
       maxParameters: Int(1, 100000),
+      /** Copy rows' default responses from the render cache in this server's own schema (see README). */
+      renderCache: Type.Boolean(),
+      /** Milliseconds between background refreshes of the render cache. */
+      renderCacheRefresh: Int(50, 3_600_000),
     }),
   }),
   i18n: Type.Object({
@@ -124,7 +128,7 @@ export const defaults: Config = {
   api: {
     rest: {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000,
-      planCacheSize: 2000, maxParameters: 1000,
+      planCacheSize: 2000, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
@@ -169,6 +173,8 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['REST_MAX_POPULATE_DEPTH', 'api.rest.maxPopulateDepth', 'int'],
   ['REST_MAX_RELATION_ROWS', 'api.rest.maxRelationRows', 'int'],
   ['PLAN_CACHE_SIZE', 'api.rest.planCacheSize', 'int'],
+  ['RENDER_CACHE', 'api.rest.renderCache', 'bool'],
+  ['RENDER_CACHE_REFRESH', 'api.rest.renderCacheRefresh', 'int'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
   ['LOCALES', 'i18n.locales', 'list'],
   ['UPLOAD_DIR', 'upload.folder', 'string'],

@@ -12,6 +12,8 @@ import type { Pagination } from './ast.ts';
 
 export interface CompilerOptions extends ReadLimits {
   maxRelationRows: number;
+  /** Reads copy default renders from the render cache where current (compiler/render-cache.ts). */
+  renderCache?: boolean;
   planCacheSize: number;
   maxParameters: number;
 }
@@ -79,7 +81,7 @@ export class Compiler {
     const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     let sql = this.shapes.get(sk);
     if (!sql) {
-      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true });
+      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache });
       this.shapes.set(sk, sql);
     }
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };

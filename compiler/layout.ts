@@ -190,3 +190,20 @@ export function ownerJoinTable(owner: NamedModel, attribute: string, target: Nam
 export function inverseJoinTable(j: JoinTable): JoinTable {
   return { table: j.table, source: j.target, target: j.source, order: j.inverseOrder, inverseOrder: j.order };
 }
+
+// ------------------------------------------------------------------ this server's own schema
+
+/** Everything this server keeps of its own lives here, never in Strapi's tables. */
+export const OWN_SCHEMA = 'fastrapi';
+
+/**
+ * The render cache (compiler/render-cache.ts): per table, each row's default response text, valid while
+ * the row's `updated_at` is the one it was rendered from. `doc` is a content row's JSON without its
+ * closing brace (a file record's whole JSON); `p_<attribute>` a component or dynamic-zone attribute's
+ * default populate.
+ */
+export const RENDER = {
+  table: (table: string) => `${OWN_SCHEMA}."${table}"`,
+  stamp: 'updated_at', doc: 'doc',
+  component: (attribute: string) => `p_${attribute}`,
+} as const;

@@ -3,14 +3,20 @@
 // owner's `_cmps`, media through `files_related_mph`), so the statement returns the response's `data`
 // as text, ready to send. Identifiers come only from the models and compiler/layout.ts; every user
 // value is a `$n` parameter with an explicit cast.
-import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, MediaAttr } from './schema.ts';
-import { CMPS, FILES, ROW_COLUMNS } from './layout.ts';
+import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, DynamicZoneAttr, MediaAttr } from './schema.ts';
+import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
+import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 
 export interface SqlOptions {
   maxRelationRows: number;
   /** Lists return their rows joined by commas without the surrounding brackets (the caller adds them). */
   bareList?: boolean;
+  /**
+   * Copy default renders from this server's render cache (compiler/render-cache.ts) where they are
+   * current (same `updated_at`), rendering live otherwise.
+   */
+  renderCache?: boolean;
 }
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -45,6 +51,40 @@ function scalarOut(a: ScalarAttr, alias: string): string {
 }
 
 const R = ROW_COLUMNS;
+
+/** What a populate without `fields` reads of a content-type: what the render cache keeps. */
+function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
+  const all = visibleScalars(ct.attributes);
+  return !sel.named && !sel.leading?.length && sel.withLocale === ct.localized &&
+    sel.withTimestamps.createdAt && sel.withTimestamps.updatedAt && sel.withTimestamps.publishedAt &&
+    sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
+}
+
+const isDefaultComponent = (sel: ComponentSelection) => {
+  const all = visibleScalars(sel.component.attributes);
+  return sel.populate.length === 0 && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
+};
+
+/** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
+function cachedComponent(ct: ContentType, p: Populate): ComponentAttr | DynamicZoneAttr | null {
+  if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && isDefaultComponent(p.select) ? p.attr : null;
+  if (p.kind === 'dynamiczone') {
+    return ct.byName.get(p.attr.name) === p.attr && p.on.size === p.attr.components.length && [...p.on.values()].every(isDefaultComponent) ? p.attr : null;
+  }
+  return null;
+}
+
+/** The populate of a component or dynamic-zone attribute that the render cache keeps. */
+export function defaultComponentPopulate(schema: Schema, a: ComponentAttr | DynamicZoneAttr): Populate {
+  const sel = (c: Component): ComponentSelection => ({ component: c, fields: visibleScalars(c.attributes), populate: [] });
+  if (a.kind === 'component') return { kind: 'component', attr: a, select: sel(schema.components.get(a.component)!) };
+  return { kind: 'dynamiczone', attr: a, on: new Map(a.components.map((uid) => [uid, sel(schema.components.get(uid)!)])) };
+}
+
+/** A content-type's default selection (all visible scalars, timestamps, locale), without populate. */
+export function defaultSelection(ct: ContentType): Selection {
+  return { fields: visibleScalars(ct.attributes), withLocale: ct.localized, withTimestamps: { createdAt: true, updatedAt: true, publishedAt: true }, populate: [] };
+}
 
 /** A response key and the SQL expression of its value. */
 type Col = [key: string, expr: string];
@@ -191,8 +231,9 @@ class FilterGen {
   }
 }
 
-class Gen extends FilterGen {
-  constructor(schema: Schema, private opts: SqlOptions, private query: ReadQuery) { super(schema); }
+/** Rows, components and media as JSON text: what needs no request (also the render cache's renders). */
+class RowGen extends FilterGen {
+  constructor(schema: Schema, protected opts: SqlOptions) { super(schema); }
 
   // ------------------------------------------------------------ rows
 
@@ -200,21 +241,30 @@ class Gen extends FilterGen {
    * JSON text of one row, never null: its columns as a JSON object, then each populated value
    * (a lateral join pushed onto `joins`) appended with one concat() — a chain of || copies the row each time.
    */
-  private compose(cols: Col[], populate: Populate[], ct: ContentType | null, alias: string, joins: string[], tail = ''): string {
+  protected compose(cols: Col[], populate: Populate[], ct: ContentType | null, alias: string, joins: string[], tail = '', cache: string | null = null): string {
     const built = jsonText(cols);
-    if (!populate.length && !tail) return built;
+    // With a current cache row its text is copied; the live render is only evaluated on a miss.
+    const open = cache ? `coalesce(${cache}.${RENDER.doc}, left(${built}, -1))` : `left(${built}, -1)`;
+    if (!populate.length && !tail) return cache ? `(${open} || '}')` : built;
     const parts = populate.map((p) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const key = lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`);
+      const kept = cache && ct ? cachedComponent(ct, p) : null;
+      if (kept) return `${key}, coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`;
       const j = this.alias('p');
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
       return `${key}, ${j}.v`;
     });
-    return `concat(left(${built}, -1), ${[...parts, lit(`${tail}}`)].join(', ')})`;
+    return `concat(${open}, ${[...parts, lit(`${tail}}`)].join(', ')})`;
   }
 
   rowText(ct: ContentType, sel: Selection, alias: string, joins: string[]): string {
-    return this.compose(scalarCols(sel, alias), sel.populate, ct, alias, joins);
+    let cache: string | null = null;
+    if (this.opts.renderCache && isDefaultSelection(ct, sel)) {
+      cache = `${alias}r`;
+      joins.push(`left join ${RENDER.table(ct.table)} ${cache} on ${cache}.id = ${alias}.id and ${cache}.${RENDER.stamp} = ${alias}.${R.updatedAt}`);
+    }
+    return this.compose(scalarCols(sel, alias), sel.populate, ct, alias, joins, '', cache);
   }
 
   /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone). */
@@ -226,7 +276,7 @@ class Gen extends FilterGen {
   /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
   populate(p: Populate, ct: ContentType | null, src: string): string {
     switch (p.kind) {
-      case 'relation': return this.relation(p, ct, src);
+      case 'relation': case 'localizations': throw new Error(`${p.kind} populate needs a request`);
       case 'media': return this.media(p.attr, p.fields, src);
       case 'component': {
         const comp = p.select.component;
@@ -250,6 +300,33 @@ class Gen extends FilterGen {
         if (!uids) return `select '[]'::text as v`;
         return `select ${textArray('x.j')} as v from (select case ${c}.${q(CMPS.type)} ${cases.join(' ')} end as j from ${q(p.attr.cmpsTable)} ${c} where ${c}.${q(CMPS.entity)} = ${src}.id and ${c}.${q(CMPS.field)} = ${lit(p.attr.name)} and ${c}.${q(CMPS.type)} in (${uids}) order by ${c}.${q(CMPS.order)}, ${c}.id) x`;
       }
+    }
+  }
+
+  /** A populated media attribute: the file record (its picked fields), or the list of them. */
+  protected media(attr: MediaAttr, fields: string[] | null, src: string): string {
+    const f = this.alias('f');
+    const s = this.mediaSource(attr, src, f);
+    const all = fileRecordColumns(f);
+    const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId' || fields.includes(k)) : all;
+    let row = jsonText(keep);
+    let from = s.from;
+    if (this.opts.renderCache && !fields) {
+      const c = `${f}r`;
+      from += ` left join ${RENDER.table(FILES.table)} ${c} on ${c}.id = ${f}.id and ${c}.${RENDER.stamp} = ${f}.updated_at`;
+      row = `coalesce(${c}.${RENDER.doc}, ${row})`;
+    }
+    if (!attr.multiple) return `select coalesce((select ${row} ${from} ${s.where} order by ${s.order} limit 1), 'null') as v`;
+    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} ${s.where} order by ${s.order}) x`;
+  }
+}
+
+class Gen extends RowGen {
+  constructor(schema: Schema, opts: SqlOptions, private query: ReadQuery) { super(schema, opts); }
+
+  override populate(p: Populate, ct: ContentType | null, src: string): string {
+    switch (p.kind) {
+      case 'relation': return this.relation(p, ct, src);
       case 'localizations': {
         const own = ct!;
         // Asked for every locale at once (`locale=*`), Strapi answers each entry's localizations empty.
@@ -260,6 +337,7 @@ class Gen extends FilterGen {
         const status = own.draftAndPublish ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
         return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status} order by ${a}.id) x`;
       }
+      default: return super.populate(p, ct, src);
     }
   }
 
@@ -285,17 +363,6 @@ class Gen extends FilterGen {
     if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${s.order} limit 1), 'null') as v`;
     const order = p.sort.length ? [...this.orderBy(p.sort, a), s.order].join(', ') : s.order;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
-  }
-
-  /** A populated media attribute: the file record (its picked fields), or the list of them. */
-  private media(attr: MediaAttr, fields: string[] | null, src: string): string {
-    const f = this.alias('f');
-    const s = this.mediaSource(attr, src, f);
-    const all = fileRecordColumns(f);
-    const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId' || fields.includes(k)) : all;
-    const row = jsonText(keep);
-    if (!attr.multiple) return `select coalesce((select ${row} ${s.from} ${s.where} order by ${s.order} limit 1), 'null') as v`;
-    return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from} ${s.where} order by ${s.order}) x`;
   }
 
   // ------------------------------------------------------------ sort
@@ -372,4 +439,18 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   // The count needs its own aliases: the filter subqueries of `where` name them.
   const countWhere = new Gen(schema, opts, query).rootWhere('c0');
   return { text: `select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true };
+}
+
+/**
+ * What the render cache keeps for rows of `model` (alias `alias`; null: the media library's files): each
+ * cache column with the SQL expression rendering it — the same text a read renders live.
+ */
+export function cacheRenders(schema: Schema, model: ContentType | null, alias: string): Array<[column: string, expr: string]> {
+  if (!model) return [[RENDER.doc, jsonText(fileRecordColumns(alias))]];
+  const g = new RowGen(schema, { maxRelationRows: 0 });
+  const out: Array<[string, string]> = [[RENDER.doc, `left(${jsonText(scalarCols(defaultSelection(model), alias))}, -1)`]];
+  for (const a of model.attributes) {
+    if (a.kind === 'component' || a.kind === 'dynamiczone') out.push([RENDER.component(a.name), `(${g.populate(defaultComponentPopulate(schema, a), model, alias)})`]);
+  }
+  return out;
 }

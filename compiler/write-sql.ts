@@ -40,8 +40,8 @@ export function updateRow(ct: ContentType, cols: string[]): string {
 
 /** `$1` document id, `$2` locale: the columns go to every other locale's rows (non-localized attributes). */
 export function updateOtherLocales(ct: ContentType, cols: string[]): string {
-  const sets = cols.map((c, i) => `${q(c)} = $${i + 3}`);
-  return `update ${q(ct.table)} set ${sets.join(', ')} where ${R.documentId} = $1 and ${R.locale} is distinct from $2::text`;
+  const sets = [`${R.updatedAt} = ${NOW}`, ...cols.map((c, i) => `${q(c)} = $${i + 3}`)];
+  return `update ${q(ct.table)} set ${sets.join(', ')} where ${R.documentId} = $1 and ${R.locale} is distinct from $2::text returning id`;
 }
 
 /** Scalar values of a row (`$1` id), to share non-localized attributes with a new localization. */

@@ -125,7 +125,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const key = astKey(query);
     let sql = sqlCache.get(key);
     if (!sql) {
-      sql = compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows });
+      sql = compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache: config.api.rest.renderCache });
       sqlCache.set(key, sql);
     }
     const p: Plan = { sql, params, pagination: query.pagination };

@@ -42,8 +42,11 @@ function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParam
 async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>): Promise<void> {
   let n = 0;
   await ctx.db.begin(async (tx) => {
-    const w = new Writer(ctx.schema, tx, ct);
-    try { await fn(w); } finally { n = w.statements; }
+    const w = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+    try {
+      await fn(w);
+      await w.refreshRenders();
+    } finally { n = w.statements; }
   });
   ctx.count(n);
 }

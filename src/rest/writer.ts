@@ -5,6 +5,7 @@
 import type { TransactionSql } from 'postgres';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
+import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { validation } from '../../compiler/errors.ts';
 import { throwIfErrors, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
@@ -17,7 +18,9 @@ export interface VersionRow { id: number; locale: string | null; published: bool
 export class Writer {
   statements = 0;
   private relationWriter: RelationWriter;
-  constructor(readonly schema: Schema, private tx: TransactionSql, readonly ct: ContentType) {
+  /** Rows of the content-type this transaction wrote: their render-cache entries are renewed before commit. */
+  private touched = new Set<number>();
+  constructor(readonly schema: Schema, private tx: TransactionSql, readonly ct: ContentType, private renderCache = false) {
     this.relationWriter = new RelationWriter(schema, ct, (text, params) => this.run(text, params));
   }
 
@@ -58,13 +61,21 @@ export class Writer {
     const cols = [...n.columns.keys()];
     const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()]);
     const id = Number(row.id);
+    this.touched.add(id);
     await this.writeOwned(this.ct, id, n);
     return id;
   }
 
   async updateRow(id: number, n: Normalized): Promise<void> {
+    this.touched.add(id);
     await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [id, ...n.columns.values()]);
     await this.writeOwned(this.ct, id, n);
+  }
+
+  /** Renders the rows written into the render cache, in the writing transaction: the first read after it hits. */
+  async refreshRenders(): Promise<void> {
+    if (!this.renderCache || !this.touched.size) return;
+    await this.run(cacheTableOf(this.schema, this.ct).refreshIds, [[...this.touched]]);
   }
 
   /** Relation operations of the body on one version row. */
@@ -78,7 +89,8 @@ export class Writer {
     const shared = this.ct.attributes.filter((a) => a.kind === 'scalar' && !a.localized && n.columns.has(a.column));
     if (!shared.length) return;
     const cols = shared.map((a) => (a.kind === 'scalar' ? a.column : ''));
-    await this.run(W.updateOtherLocales(this.ct, cols), [documentId, locale, ...cols.map((c) => n.columns.get(c))]);
+    const rows = await this.run<{ id: number }>(W.updateOtherLocales(this.ct, cols), [documentId, locale, ...cols.map((c) => n.columns.get(c))]);
+    for (const r of rows) this.touched.add(Number(r.id));
   }
 
   /** A new localization starts with the document's non-localized scalar values (those not given). */
@@ -97,6 +109,7 @@ export class Writer {
   async publish(draft: VersionRow, previous: VersionRow | undefined): Promise<number> {
     const [row] = await this.run<{ id: number }>(W.publishRow(this.ct), [draft.id]);
     const id = Number(row.id);
+    this.touched.add(id);
     await this.cloneOwned(this.ct, [[draft.id, id]]);
     await this.relationWriter.publish(draft.id, id, previous?.id ?? null);
     if (previous) await this.removeRows(this.ct, [previous.id]);

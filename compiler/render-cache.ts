@@ -1,0 +1,69 @@
+// The render cache: each content row's default response text (and its components' default populate,
+// and each file record) kept in this server's own schema, so a read copies text instead of formatting
+// every value. Nothing is added to Strapi's tables: an entry is valid while its row's `updated_at` is the
+// one it was rendered from, which every write changes — this server's (which refreshes the entries it
+// touched in its own transaction) and Strapi's (the entry is then a miss, rendered live, until the
+// background refresh renders it again). Pure SQL text; src/db/render-cache.ts runs it.
+import { createHash } from 'node:crypto';
+import type { ContentType, Schema } from './schema.ts';
+import { FILES, OWN_SCHEMA, RENDER } from './layout.ts';
+import { cacheRenders } from './sql.ts';
+
+const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+
+export interface CacheTable {
+  /** The Strapi table whose rows it renders. */
+  source: string;
+  table: string;
+  /** Changes whenever what is rendered changes (models, this server's rendering): the table is then rebuilt. */
+  version: string;
+  create: string;
+  /** Renders rows `$1` (ids) into the cache. */
+  refreshIds: string;
+  /** Renders up to `$1` rows whose entry is missing or stale. */
+  refreshStale: string;
+  /** Drops entries whose row is gone. */
+  dropOrphans: string;
+}
+
+function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
+  const source = model ? model.table : FILES.table;
+  const renders = cacheRenders(schema, model, 't');
+  const cols = renders.map(([c]) => c);
+  const table = RENDER.table(source);
+  const upsert = (from: string) => `insert into ${table} as c (id, ${RENDER.stamp}, ${cols.map(q).join(', ')})
+    select t.id, t.updated_at, ${renders.map(([, e]) => e).join(', ')} ${from}
+    on conflict (id) do update set ${[RENDER.stamp, ...cols].map((c) => `${q(c)} = excluded.${q(c)}`).join(', ')}`;
+  const create = `create table if not exists ${table} (id integer primary key, ${RENDER.stamp} timestamp(6), ${cols.map((c) => `${q(c)} text`).join(', ')})`;
+  return {
+    source, table, create,
+    version: createHash('sha256').update(create).update(upsert('')).digest('hex').slice(0, 16),
+    refreshIds: upsert(`from ${q(source)} t where t.id = any($1::int[])`),
+    refreshStale: upsert(`from ${q(source)} t left join ${table} x on x.id = t.id
+      where x.id is null or x.${RENDER.stamp} is distinct from t.updated_at order by t.id limit $1::int`),
+    dropOrphans: `delete from ${table} x where not exists (select 1 from ${q(source)} t where t.id = x.id)`,
+  };
+}
+
+const built = new WeakMap<Schema, Map<ContentType | null, CacheTable>>();
+
+/** The cache table of a content-type (null: files), built once per schema. */
+export function cacheTableOf(schema: Schema, model: ContentType | null): CacheTable {
+  let m = built.get(schema);
+  if (!m) built.set(schema, (m = new Map()));
+  let t = m.get(model);
+  if (!t) m.set(model, (t = cacheTable(schema, model)));
+  return t;
+}
+
+/** One cache table per content-type, and one for files. */
+export function cacheTables(schema: Schema): CacheTable[] {
+  return [...[...schema.contentTypes.values()].map((ct) => cacheTableOf(schema, ct)), cacheTableOf(schema, null)];
+}
+
+/** Which version each cache table was built for. */
+export const CACHE_META = `${OWN_SCHEMA}.render_cache_meta`;
+export const CACHE_DDL = [
+  `create schema if not exists ${OWN_SCHEMA}`,
+  `create table if not exists ${CACHE_META} (source text primary key, version text not null)`,
+];
