@@ -11,12 +11,14 @@ import { defaults } from '../config.ts';
 import { Compiler, listMeta, shapeKey, type ReadPlan } from '../compiler/index.ts';
 import { buildReadQuery } from '../compiler/params.ts';
 import { compileRead } from '../compiler/sql.ts';
+import { cacheTableOf } from '../compiler/render-cache.ts';
 import { parseQueryString } from '../compiler/querystring.ts';
 import { ApiError } from '../compiler/errors.ts';
 import { DEMO_MODELS, ALL_TYPES_MODELS } from './helpers.ts';
 
 const schema = loadModels(DEMO_MODELS, { defaultLocale: 'en', locales: ['en', 'fr'] });
-const OPTS = { ...defaults.api.rest };
+// The SQL shapes below are the live renders; the render cache's variant has its own tests at the end.
+const OPTS = { ...defaults.api.rest, renderCache: false };
 const ct = (route: string) => schema.routes.get(route)!;
 const fresh = () => new Compiler(schema, OPTS);
 
@@ -620,5 +622,40 @@ describe('row rendering', () => {
       const narrow = new Compiler(wide, OPTS).read(wide.routes.get('wides')!, 'list', 'fields[0]=field1').sql.text;
       assert.match(narrow, /json_build_object\('id', t0\.id, 'documentId', t0\.document_id, 'field1', t0\."field_1"\)::text/);
     } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+});
+
+describe('render cache', () => {
+  const cached = new Compiler(schema, { ...OPTS, renderCache: true });
+  const sql = (route: string, q: string) => cached.read(ct(route), 'list', q).sql.text;
+
+  test('a default selection copies the cached text of a current entry, rendering live on a miss', () => {
+    const text = sql('tags', '');
+    assert.match(text, /left join fastrapi\."tags" t0r on t0r\.id = t0\.id and t0r\.updated_at = t0\.updated_at/);
+    assert.match(text, /coalesce\(t0r\.doc, left\(json_build_object\('id', t0\.id, /);
+  });
+
+  test('populated relations, components, zones and files use their entries; the owner keeps its components\' default populate', () => {
+    const text = sql('articles', 'populate=*');
+    assert.match(text, /left join fastrapi\."authors" t(\d+)r on t\1r\.id = t\1\.id and t\1r\.updated_at = t\1\.updated_at/);
+    assert.match(text, /left join fastrapi\."files" (f\d+)r on \1r\.id = \1\.id and \1r\.updated_at = \1\.updated_at/);
+    assert.match(text, /',"seo":', coalesce\(t0r\."p_seo", \(select /);
+    assert.match(text, /',"blocks":', coalesce\(t0r\."p_blocks", \(select /);
+  });
+
+  test('explicit fields, picked file fields and nested component populates render live', () => {
+    assert.doesNotMatch(sql('tags', 'fields[0]=name'), /fastrapi\./);
+    assert.doesNotMatch(sql('articles', 'fields[0]=title&populate[cover][fields][0]=url'), /fastrapi\./);
+    const nested = sql('articles', 'fields[0]=title&populate[seo][populate]=*');
+    assert.doesNotMatch(nested, /p_seo/);
+  });
+
+  test('the cache tables render exactly what a live read renders', () => {
+    const t = cacheTableOf(schema, ct('articles'));
+    assert.match(t.create, /^create table if not exists fastrapi\."articles" \(id integer primary key, updated_at timestamp\(6\), "doc" text, "p_seo" text, "p_blocks" text\)$/);
+    const live = new Compiler(schema, OPTS).read(ct('articles'), 'list', '').sql.text;
+    const render = /left\((json_build_object\('id', t0\.id, .*?'locale', t0\.locale\)::text), -1\)/.exec(sql('articles', ''))![1];
+    assert.ok(live.includes(render), 'the live render of a read is the fallback of the cached one');
+    assert.ok(t.refreshIds.includes(render.replaceAll('t0.', 't.')), 'and what the cache stores');
   });
 });
