@@ -24,9 +24,14 @@ export class Writer {
     this.relationWriter = new RelationWriter(schema, ct, (text, params) => this.run(text, params));
   }
 
-  async run<T extends Row = Row>(text: string, params: unknown[] = []): Promise<T[]> {
+  /**
+   * Statements are prepared (planning the cache refresh alone cost as much as a tag's create), except
+   * those whose text depends on which attributes a body gave: their combinations are unbounded, and
+   * every prepared statement stays on its connection.
+   */
+  async run<T extends Row = Row>(text: string, params: unknown[] = [], prepare = true): Promise<T[]> {
     this.statements++;
-    return (await this.tx.unsafe(text, params as never[])) as unknown as T[];
+    return (await this.tx.unsafe(text, params as never[], { prepare })) as unknown as T[];
   }
 
   /** The document's rows, locked for the rest of the transaction. */
@@ -59,7 +64,7 @@ export class Writer {
 
   async insertRow(n: Normalized, documentId: string, locale: string | null, published: boolean): Promise<number> {
     const cols = [...n.columns.keys()];
-    const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()]);
+    const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()], false);
     const id = Number(row.id);
     this.touched.add(id);
     await this.writeOwned(this.ct, id, n);
@@ -68,7 +73,7 @@ export class Writer {
 
   async updateRow(id: number, n: Normalized): Promise<void> {
     this.touched.add(id);
-    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [id, ...n.columns.values()]);
+    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [id, ...n.columns.values()], false);
     await this.writeOwned(this.ct, id, n);
   }
 
@@ -89,7 +94,7 @@ export class Writer {
     const shared = this.ct.attributes.filter((a) => a.kind === 'scalar' && !a.localized && n.columns.has(a.column));
     if (!shared.length) return;
     const cols = shared.map((a) => (a.kind === 'scalar' ? a.column : ''));
-    const rows = await this.run<{ id: number }>(W.updateOtherLocales(this.ct, cols), [documentId, locale, ...cols.map((c) => n.columns.get(c))]);
+    const rows = await this.run<{ id: number }>(W.updateOtherLocales(this.ct, cols), [documentId, locale, ...cols.map((c) => n.columns.get(c))], false);
     for (const r of rows) this.touched.add(Number(r.id));
   }
 
@@ -97,7 +102,7 @@ export class Writer {
   async sharedValues(fromRow: number, n: Normalized): Promise<void> {
     const cols = this.ct.attributes.flatMap((a) => (a.kind === 'scalar' && !a.localized && !n.columns.has(a.column) ? [a.column] : []));
     if (!cols.length) return;
-    const [row] = await this.run(W.rowValues(this.ct, cols), [fromRow]);
+    const [row] = await this.run(W.rowValues(this.ct, cols), [fromRow], false);
     for (const c of cols) n.columns.set(c, row[c]);
   }
 
@@ -149,10 +154,10 @@ export class Writer {
       let id = item.id;
       if (id === null) {
         const cols = [...item.columns.keys()];
-        const [row] = await this.run<{ id: number }>(W.insertComponent(c, cols), [...item.columns.values()]);
+        const [row] = await this.run<{ id: number }>(W.insertComponent(c, cols), [...item.columns.values()], false);
         id = Number(row.id);
       } else if (item.columns.size) {
-        await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...item.columns.values()]);
+        await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...item.columns.values()], false);
       }
       ids.push(id);
       await this.writeOwned(c, id, item);
