@@ -59,8 +59,11 @@ export function startRefresher(sql: Sql, tables: CacheTable[], intervalMs: numbe
   };
   const loop = () => {
     if (stopped) return;
+    const started = Date.now();
     running = tick().catch((e: unknown) => log.warn('render cache refresh failed (reads render live meanwhile)', { error: String(e) }))
-      .finally(() => { if (!stopped) timer = setTimeout(loop, intervalMs); });
+      // A pass scans every table: on a large database it waits nine times as long as it took, so the
+      // refresh never takes more than a tenth of one database connection's time.
+      .finally(() => { if (!stopped) timer = setTimeout(loop, Math.max(intervalMs, (Date.now() - started) * 9)); });
   };
   loop();
   return {
