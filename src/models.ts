@@ -16,6 +16,8 @@ const COLLECTION_NAMES = new WeakMap<ContentType | Component, string>();
 export function collectionNameOf(model: ContentType | Component): string { return COLLECTION_NAMES.get(model) ?? model.table; }
 
 const RESERVED = new Set(['id', 'documentId', 'document_id', 'createdAt', 'updatedAt', 'publishedAt', 'locale', 'localizations', 'createdBy', 'updatedBy', '__component', 'status', 'meta']);
+/** Custom fields of Strapi's own plugins and the attribute type each registers. */
+const CUSTOM_FIELDS: Record<string, ScalarType> = { 'plugin::color-picker.color': 'string' };
 const RELATIONS = new Set<RelationKind>(['oneToOne', 'oneToMany', 'manyToOne', 'manyToMany', 'oneWay', 'manyWay']);
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Columns every version table has; an attribute may not map onto one of them. */
@@ -196,11 +198,18 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
     if (!NAME.test(name)) fail('invalid attribute name');
     if (RESERVED.has(name)) fail('this name is reserved');
     if (!defRaw || typeof defRaw !== 'object') fail('definition must be an object');
-    const def = defRaw as Json;
+    let def = defRaw as Json;
+    if (def.type === 'customField') {
+      // A custom field is stored as the type its plugin registers; only plugins whose type is known here load.
+      const underlying = typeof def.customField === 'string' ? CUSTOM_FIELDS[def.customField] : undefined;
+      if (!underlying) fail(`custom field "${String(def.customField)}" has no known underlying type (known: ${Object.keys(CUSTOM_FIELDS).join(', ')})`);
+      def = { ...def, type: underlying };
+    }
     const type = def.type;
     const i18n = ((def.pluginOptions as Json | undefined)?.i18n ?? {}) as Json;
     // Strapi localizes every attribute of a localized type unless it opts out explicitly.
-    const localized = typeLocalized && i18n.localized !== false;
+    // Strapi's i18n: an attribute is localized when it says so; relations and uids always are.
+    const localized = typeLocalized && (i18n.localized === true || type === 'relation' || type === 'uid');
     const base = { name, required: def.required === true, private: def.private === true, localized };
     const column = columnName(name);
     if (columns.has(column)) fail(`its column name "${column}" collides with another attribute`);

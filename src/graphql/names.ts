@@ -55,3 +55,9 @@ export function nameIndex(schema: Schema): NameIndex {
   for (const c of schema.components.values()) { components.set(componentTypeName(c), c); componentByUid.set(c.uid, componentTypeName(c)); }
   return { types, components, componentByUid };
 }
+
+/** Some content-type (or component) has a relation to `ct`: its filters input type is needed. */
+export function targeted(schema: Schema, ct: ContentType): boolean {
+  const models = [...schema.contentTypes.values(), ...schema.components.values()];
+  return models.some((m) => m.attributes.some((a) => a.kind === 'relation' && a.target === ct.uid));
+}

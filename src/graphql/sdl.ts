@@ -2,7 +2,7 @@
 // addressed by documentId, `<plural>_connection`, relation fields plus `<relation>_connection`).
 import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
 import {
-  FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, typeName,
+  FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { sharedAuthSdl } from './sdl-shared.ts';
 
@@ -385,7 +385,8 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
       '  createdAt: DateTimeFilterInput', '  updatedAt: DateTimeFilterInput', '  publishedAt: DateTimeFilterInput'];
     if (ct.localized) filters.push('  locale: StringFilterInput', `  localizations: ${n}FiltersInput`);
     filters.push(`  and: [${n}FiltersInput]`, `  or: [${n}FiltersInput]`, `  not: ${n}FiltersInput`);
-    if (ct.kind === 'collectionType') out.push(`input ${n}FiltersInput {\n${filters.join('\n')}\n}`);
+    // Single types get one only when something filters them: their localizations, or a relation to them.
+    if (ct.kind === 'collectionType' || ct.localized || targeted(schema, ct)) out.push(`input ${n}FiltersInput {\n${filters.join('\n')}\n}`);
     const inputs = [...inputLines(n, ct.attributes), '  publishedAt: DateTime'];
     if (!ct.localized) inputs.push('  locale: String');
     out.push(`input ${n}Input {\n${inputs.join('\n')}\n}`);

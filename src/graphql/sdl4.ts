@@ -4,7 +4,7 @@
 // documents are addressed by numeric `id` and read with `publicationState`.
 import type { Attribute, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import {
-  FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, typeName,
+  FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
 import { sharedAuthSdl } from './sdl-shared.ts';
@@ -266,7 +266,8 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     if (dp) filters.push('  publishedAt: DateTimeFilterInput');
     if (ct.localized) filters.push('  locale: StringFilterInput', `  localizations: ${n}FiltersInput`);
     filters.push(`  and: [${n}FiltersInput]`, `  or: [${n}FiltersInput]`, `  not: ${n}FiltersInput`);
-    if (ct.kind === 'collectionType') out.push(`input ${n}FiltersInput {\n${filters.join('\n')}\n}`);
+    // Single types get one only when something filters them: their localizations, or a relation to them.
+    if (ct.kind === 'collectionType' || ct.localized || targeted(schema, ct)) out.push(`input ${n}FiltersInput {\n${filters.join('\n')}\n}`);
     out.push(`input ${n}Input {\n${[...inputLines(n, ct.attributes), ...(dp ? ['  publishedAt: DateTime'] : [])].join('\n')}\n}`);
     const fields = [...fieldLines(n, ct.attributes), '  createdAt: DateTime', '  updatedAt: DateTime'];
     if (dp) fields.push('  publishedAt: DateTime');
