@@ -635,7 +635,10 @@ export class PopulateParser {
       }
     }
     nestedLast(entries, spec, comp.attributes);
-    for (const [a, sub] of entries) sel.populate.push(this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status));
+    for (const [a, sub] of entries) {
+      if (a.kind === 'relation' && !this.canRead(a.target)) continue;
+      sel.populate.push(this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status));
+    }
     return sel;
   }
 }

@@ -177,7 +177,8 @@ export const takeTargets = (j: JoinTable, sourceTable: string) =>
 /**
  * On publish: the draft `$1`'s links copied onto the published row `$2`, each target replaced by its
  * published version (targets without draft & publish are their own); a target with no published version
- * is left out. `$3` is the published row being replaced (null on a first publish).
+ * is left out. `$3` is the published row being replaced (null on a first publish; always named, so that
+ * PostgreSQL knows its type where no order column needs it).
  */
 export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean): string {
   const target = targetHasDraft
@@ -194,7 +195,7 @@ export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: 
     select distinct on (x.t) $2, x.t${j.order ? ', x.ord' : ''}${inv}
     from (select ${target} as t, ${j.order ? `l.${q(j.order)}` : 'null::float8'} as ord, ${j.inverseOrder ? `l.${q(j.inverseOrder)}` : 'null::float8'} as inv, l.id
           from ${q(j.table)} l where l.${q(j.source)} = $1) x
-    where x.t is not null order by x.t, x.id`;
+    where x.t is not null${j.inverseOrder ? '' : ' and $3::int is not distinct from $3::int'} order by x.t, x.id`;
 }
 
 /** Links other rows hold to row `$1` (one-way relations toward it) move to row `$2`. */

@@ -162,11 +162,12 @@ const strapiRelation = (r: RelationKind): StrapiRelation => (r === 'oneWay' ? 'o
 /** Join tables of every relation: owners first (they name the table), then the mappedBy sides reverse them. */
 function resolveJoins(schema: Schema): void {
   const models = [...schema.contentTypes.values()];
-  for (const ct of models) {
-    for (const a of ct.attributes) {
+  // Components own their (one-way) relations through `<component table>_<attribute>_lnk`, as Strapi.
+  for (const m of [...models, ...schema.components.values()]) {
+    for (const a of m.attributes) {
       if (a.kind !== 'relation' || !a.owner) continue;
       const target = schema.contentTypes.get(a.target)!;
-      a.join = ownerJoinTable(ct, a.name, target, strapiRelation(a.relation), a.inversedBy !== undefined);
+      a.join = ownerJoinTable(m, a.name, target, strapiRelation(a.relation), a.inversedBy !== undefined);
     }
   }
   for (const ct of models) {
@@ -243,7 +244,8 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
       if (!RELATIONS.has(relation)) fail(`unsupported relation "${String(def.relation)}"`);
       const target = def.target;
       if (typeof target !== 'string' || !schema.contentTypes.has(target)) fail(`relation target "${String(target)}" is not a known content-type`);
-      if (isComponent) fail('relations inside components are not supported');
+      // Strapi allows only one-way relations in components.
+      if (isComponent && (def.mappedBy !== undefined || def.inversedBy !== undefined)) fail('a relation in a component is one-way: no mappedBy or inversedBy');
       const mappedBy = typeof def.mappedBy === 'string' ? def.mappedBy : undefined;
       const inversedBy = typeof def.inversedBy === 'string' ? def.inversedBy : undefined;
       if (mappedBy && inversedBy) fail('a relation has either mappedBy or inversedBy, not both');

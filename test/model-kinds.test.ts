@@ -66,3 +66,55 @@ test('a custom field of an unknown plugin is refused, naming it', () => {
       (e: unknown) => e instanceof ModelError && /attribute "body": custom field "plugin::ckeditor5\.CKEditor" has no known underlying type/.test(e.message));
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('relations inside components: written, populated, filtered, kept across publishes of their targets, in GraphQL', async () => {
+  const note = async (text: string) => (await call('POST', '/api/notes', { text })).body.data.documentId as string;
+  const [n1, n2] = [await note('one'), await note('two')];
+  const target = (await call('POST', '/api/posts', { title: 'target v1' })).body.data.documentId as string;
+  const made = await call('POST', '/api/posts', { title: 'P', links: [{ label: 'a', note: n1, notes: [n2, n1], post: target }], main: { label: 'm', note: n2 } });
+  assert.equal(made.status, 201, made.text);
+  const doc = made.body.data.documentId as string;
+  const read = async (q: string) => (await call('GET', `/api/posts/${doc}?fields[0]=title&${q}`)).body.data;
+  const full = await read('populate[links][populate]=*&populate[main][populate]=*');
+  assert.equal(full.links[0].note.text, 'one');
+  assert.deepEqual(full.links[0].notes.map((n: { text: string }) => n.text), ['two', 'one'], 'in the order given');
+  assert.equal(full.links[0].post.title, 'target v1');
+  assert.equal(full.main.note.text, 'two');
+  // Stored as Strapi does: the component's own link table, `<component>_id` → `<target>_id`.
+  const rows = await s.sql()`select l.link_id, n.text from components_basic_links_notes_lnk l join notes n on n.id = l.note_id order by l.link_id, l.note_ord`;
+  assert.deepEqual(rows.map((r) => r.text), ['two', 'one', 'two', 'one'], 'the draft\'s and the published copy\'s instance each link both notes');
+  // The target is published again (a new row): the published component's link follows it.
+  assert.equal((await call('PUT', `/api/posts/${target}`, { title: 'target v2' })).status, 200);
+  assert.equal((await read('populate[links][populate][post][fields][0]=title')).links[0].post.title, 'target v2');
+  // Kept instance (by the draft's id: updates change the draft), its to-many relation changed with disconnect.
+  const id = (await read('status=draft&populate[links]=true')).links[0].id as number;
+  const upd = await call('PUT', `/api/posts/${doc}`, { links: [{ id, notes: { disconnect: [n1] } }] });
+  assert.equal(upd.status, 200, upd.text);
+  const after = await read('populate[links][populate]=*');
+  assert.deepEqual(after.links[0].notes.map((n: { text: string }) => n.text), ['two']);
+  assert.equal(after.links[0].label, 'a');
+  // Filters go through a component's relations.
+  const hit = await call('GET', '/api/posts?fields[0]=title&filters[links][notes][text][$eq]=two');
+  assert.deepEqual(hit.body.data.map((p: { title: string }) => p.title), ['P']);
+  const miss = await call('GET', '/api/posts?fields[0]=title&filters[links][notes][text][$eq]=one');
+  assert.deepEqual(miss.body.data, []);
+  const g = await s.fetchJson('POST', '/graphql', { query: `{ post(documentId: "${doc}") { links { label note { text } notes { text } notes_connection { nodes { text } } post { title } } } }` }, TOKEN);
+  assert.deepEqual(g.body.data.post.links, [{ label: 'a', note: { text: 'one' }, notes: [{ text: 'two' }], notes_connection: { nodes: [{ text: 'two' }] }, post: { title: 'target v2' } }]);
+});
+
+test('a relation inside a component is one-way: mappedBy or inversedBy there is refused by name', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-cr-'));
+  try {
+    mkdirSync(join(dir, 'content-types'));
+    mkdirSync(join(dir, 'components', 'c'), { recursive: true });
+    writeFileSync(join(dir, 'content-types', 'x.json'), JSON.stringify({
+      kind: 'collectionType', collectionName: 'xs', info: { singularName: 'x', pluralName: 'xs' },
+      attributes: { ys: { type: 'relation', relation: 'oneToMany', target: 'api::x.x', mappedBy: 'x' } },
+    }));
+    writeFileSync(join(dir, 'components', 'c', 'y.json'), JSON.stringify({
+      collectionName: 'components_c_ys', attributes: { x: { type: 'relation', relation: 'manyToOne', target: 'api::x.x', inversedBy: 'ys' } },
+    }));
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }),
+      (e: unknown) => e instanceof ModelError && /attribute "x": a relation in a component is one-way/.test(e.message));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});

@@ -89,7 +89,7 @@ function contentTypeTable(ct: ContentType): TableDef {
   };
 }
 
-function linkTable(owner: ContentType, target: ContentType, j: JoinTable): TableDef {
+function linkTable(owner: ContentType | Component, target: ContentType, j: JoinTable): TableDef {
   const columns = [ID, col(j.source, 'integer'), col(j.target, 'integer')];
   const indexes: IndexDef[] = [{ name: INDEX.fk(j.table), columns: [j.source] }, { name: INDEX.inverseFk(j.table), columns: [j.target] }];
   if (j.order) { columns.push(col(j.order, 'double precision')); indexes.push({ name: INDEX.orderFk(j.table), columns: [j.order] }); }
@@ -114,9 +114,9 @@ export function modelTables(schema: Schema): TableDef[] {
     if ('kind' in m) out.push(contentTypeTable(m));
     else out.push({ name: m.table, columns: [ID, ...scalarColumns(m.attributes)], indexes: [], uniques: [], foreignKeys: [] });
   }
-  for (const ct of schema.contentTypes.values()) {
-    for (const a of ct.attributes) {
-      if (a.kind === 'relation' && a.owner) out.push(linkTable(ct, schema.contentTypes.get(a.target)!, a.join));
+  for (const m of models) {
+    for (const a of m.attributes) {
+      if (a.kind === 'relation' && a.owner) out.push(linkTable(m, schema.contentTypes.get(a.target)!, a.join));
     }
   }
   const seen = new Set<string>();

@@ -280,7 +280,7 @@ export class Planner {
       fields: ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),
       withLocale, withTimestamps: ts, populate: [],
     };
-    for (const [key, g] of rels) sel.populate.push(this.relation(ct, key, g.attr, g.args, g.sets));
+    for (const [key, g] of rels) sel.populate.push(this.relation(ct.localized, key, g.attr, g.args, g.sets));
     for (const a of ct.attributes) {
       const sets = others.get(a);
       if (sets) sel.populate.push(this.attribute(a, sets));
@@ -289,7 +289,7 @@ export class Planner {
     return sel;
   }
 
-  private relation(src: ContentType, key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
+  private relation(srcLocalized: boolean, key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
     const schema = this.models.schema;
     const target = schema.contentTypes.get(attr.target)!;
     const select = this.typeSelection(target, sets);
@@ -297,7 +297,7 @@ export class Planner {
       ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct: target }), typeScope(target, null)))
       : null;
     const sort = parseSort(schema, target, sortValue(args.sort));
-    if (target.localized && !src.localized) this.params.relLocaleParam();
+    if (target.localized && !srcLocalized) this.params.relLocaleParam();
     return {
       kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, where, sort, count: false,
       // v5 reads relations in the root's status; v4 has each relation's own publicationState (LIVE by default).
@@ -326,12 +326,27 @@ export class Planner {
     const fields = this.gather(tn, sets, this.models.shape === 'v5');
     const scalars = new Set<string>();
     const nested = new Map<Attribute, Array<readonly SelectionNode[]>>();
+    const rels = new Map<string, { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }>();
+    const v4 = this.models.shape === 'v4';
     for (const f of fields) {
       const name = f.name.value;
       const conn = name.endsWith('_connection');
       const a = comp.byName.get(conn ? name.slice(0, -'_connection'.length) : name);
       if (!a || a.private) continue;
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
+      if (a.kind === 'relation') {
+        // A component's relations read as a content-type's do (components have no locale of their own).
+        const target = this.models.schema.contentTypes.get(a.target)!;
+        if (!this.canRead(target.uid)) continue;
+        const args = a.toMany ? this.argsOf(tn, f) : {};
+        const key = a.toMany ? relKey(a.name, args) : a.name;
+        const g = rels.get(key) ?? { attr: a, args, sets: [] };
+        const tt = this.models.nameOf(target);
+        g.sets.push(...(v4 ? this.entities(a.toMany ? `${tt}RelationResponseCollection` : `${tt}EntityResponse`, `${tt}Entity`, [f])
+          : conn ? this.unwrap(`${tt}RelationResponseCollection`, f) : f.selectionSet ? [f.selectionSet.selections] : []));
+        rels.set(key, g);
+        continue;
+      }
       const list = nested.get(a) ?? [];
       if (conn) list.push(...this.unwrap('UploadFileRelationResponseCollection', f));
       else if (f.selectionSet) list.push(f.selectionSet.selections);
@@ -342,6 +357,7 @@ export class Planner {
       fields: comp.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),
       populate: [],
     };
+    for (const [key, g] of rels) sel.populate.push(this.relation(false, key, g.attr, g.args, g.sets));
     for (const a of comp.attributes) {
       const sets2 = nested.get(a);
       if (!sets2) continue;

@@ -3,7 +3,7 @@
 // result (and slice the page of a nested list out of the rows the statement returned).
 import { GraphQLScalarType, Kind, valueFromASTUntyped, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import type { Config } from '../../config.ts';
-import type { ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
 import type { Pagination } from '../../compiler/ast.ts';
 import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
 import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
@@ -245,10 +245,10 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const many = (list: unknown[]) => (v4 ? { data: list } : list);
   const entityOf = (name: string) => { map[`${name}Entity`] = { attributes: (p: unknown) => p }; };
 
-  for (const ct of schema.contentTypes.values()) {
-    const T = typeName(ct);
+  /** Resolvers of the relation, media and component fields of a content-type or a component. */
+  const attributeResolvers = (attributes: Attribute[]): Record<string, Resolver> => {
     const fields: Record<string, Resolver> = v4 ? {} : { ...selfFields };
-    for (const a of ct.attributes) {
+    for (const a of attributes) {
       if (a.private) continue;
       if ((a.kind === 'relation' && a.toMany) || (a.kind === 'media' && a.multiple)) {
         const get = a.kind === 'relation' ? (p: unknown, args: Args) => asRow(p)[relKey(a.name, args)] : (p: unknown) => asRow(p)[a.name];
@@ -260,6 +260,12 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
         fields[a.name] = (p) => one(asRow(p)[a.name]);
       }
     }
+    return fields;
+  };
+
+  for (const ct of schema.contentTypes.values()) {
+    const T = typeName(ct);
+    const fields = attributeResolvers(ct.attributes);
     if (ct.localized) {
       fields.localizations = (p, args) => many(slice(asRow(p).localizations, args));
       if (!v4) fields.localizations_connection = (p, args) => { const nodes = slice(asRow(p).localizations, args); return { nodes, data: nodes }; };
@@ -372,16 +378,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     };
   }
 
-  for (const c of schema.components.values()) {
-    const fields: Record<string, Resolver> = v4 ? {} : { ...selfFields };
-    for (const a of c.attributes) {
-      if ((a.kind === 'media' && a.multiple) || (a.kind === 'component' && a.repeatable)) {
-        fields[a.name] = (p, args) => (a.kind === 'media' ? many(slice(asRow(p)[a.name], args)) : slice(asRow(p)[a.name], args));
-        if (a.kind === 'media' && !v4) fields[`${a.name}_connection`] = (p, args) => { const nodes = slice(asRow(p)[a.name], args); return { nodes, data: nodes }; };
-      } else if (v4 && a.kind === 'media') fields[a.name] = (p) => one(asRow(p)[a.name]);
-    }
-    map[componentTypeName(c)] = fields;
-  }
+  for (const c of schema.components.values()) map[componentTypeName(c)] = attributeResolvers(c.attributes);
 
   for (const [union, members] of sdl.unions) {
     map[union] = {

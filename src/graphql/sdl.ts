@@ -280,9 +280,9 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
 
   const asAttr = componentsAsAttributes(schema);
   const relationTargets = new Set<string>();
-  for (const ct of schema.contentTypes.values()) {
-    if (ct.localized) relationTargets.add(ct.uid);
-    for (const a of ct.attributes) if (a.kind === 'relation' && a.toMany) relationTargets.add(a.target);
+  for (const ct of schema.contentTypes.values()) if (ct.localized) relationTargets.add(ct.uid);
+  for (const m of [...schema.contentTypes.values(), ...schema.components.values()]) {
+    for (const a of m.attributes) if (a.kind === 'relation' && a.toMany) relationTargets.add(a.target);
   }
 
   const scalarOut = (owner: string, a: ScalarAttr) => {

@@ -23,16 +23,16 @@ export interface ComponentValue {
   columns: Map<string, unknown>;
   media: MediaValue[];
   components: ComponentField[];
+  relations: RelationOp[];
 }
 
 /** The new content of a component or dynamic-zone attribute, in order (a single component: 0 or 1 item). */
 export interface ComponentField { attr: ComponentAttr | DynamicZoneAttr; items: ComponentValue[] }
 
-/** What a row holds of the body: its columns, media, components; where they go is the writer's business. */
-export interface RowValues { columns: Map<string, unknown>; media: MediaValue[]; components: ComponentField[] }
+/** What a row holds of the body: its columns, media, components, relations; where they go is the writer's business. */
+export interface RowValues { columns: Map<string, unknown>; media: MediaValue[]; components: ComponentField[]; relations: RelationOp[] }
 
 export interface Normalized extends RowValues {
-  relations: RelationOp[];
   /** File ids referenced anywhere (checked to exist by the writer). */
   fileIds: Set<number>;
   /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
@@ -134,9 +134,8 @@ export class BodyValidator {
         return;
       }
       case 'relation': {
-        if (!top) return;
         const op = this.relation(a, v, path);
-        if (op) out.relations.push(op);
+        if (op) row.relations.push(op);
         return;
       }
       case 'component': {
@@ -196,7 +195,7 @@ export class BodyValidator {
       if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: label, source: 'body' });
     }
     const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
-    const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [] };
+    const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [], relations: [] };
     for (const a of comp.attributes) {
       const nested = prev?.fields.get(a.name) ?? [];
       if (Object.prototype.hasOwnProperty.call(data, a.name)) {

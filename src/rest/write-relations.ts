@@ -5,27 +5,30 @@
 //   rows; a row of a type without draft & publish links to both versions of a target that has it;
 // - locales: both sides localized → the row's own locale; only the target localized → the locale the
 //   reference names, else the default locale.
-import type { ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
+import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { validation } from '../../compiler/errors.ts';
 import type { RelationOp, RelRef } from './validate.ts';
 
 type Run = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
-/** The version row a relation is written on. */
+/** The version row a relation is written on (for a component's relation: the component row, with its owner's status and locale). */
 export interface RowRef { id: number; locale: string | null; published: boolean }
+
+/** The model whose rows hold the links: a content-type, or a component with the flags of the content-type that holds it. */
+export interface LinkSource { table: string; draftAndPublish: boolean; localized: boolean }
 
 interface TargetRow { id: number; document_id: string; locale: string | null; published: boolean }
 
 export class RelationWriter {
   constructor(private schema: Schema, private ct: ContentType, private run: Run) {}
 
-  async apply(row: RowRef, op: RelationOp, documentId: string): Promise<void> {
+  async apply(row: RowRef, op: RelationOp, documentId: string, source: LinkSource = this.ct): Promise<void> {
     const a = op.attr;
     const target = this.schema.contentTypes.get(a.target)!;
     const j = a.join;
     const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
-    const resolved = await this.resolve(a, target, row, refs);
+    const resolved = await this.resolve(target, row, refs, source);
     const current = a.toMany || op.disconnect.length
       ? await this.run<{ target: number; document_id: string }>(W.currentLinks(j, target.table), [row.id])
       : [];
@@ -49,7 +52,7 @@ export class RelationWriter {
     // The other side holds one of this side: the targets leave the rows of other documents.
     const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
     if (bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length) {
-      await this.run(W.takeTargets(j, this.ct.table), [targets, documentId]);
+      await this.run(W.takeTargets(j, source.table), [targets, documentId]);
     }
     const removed = await this.run<{ target: number; inv: number | null }>(W.deleteLinks(j), [row.id]);
     const inv = new Map(removed.map((r) => [Number(r.target), r.inv]));
@@ -60,20 +63,20 @@ export class RelationWriter {
   }
 
   /** Rows of each referenced document (positions' anchors included) this row may link to. */
-  private async resolve(a: RelationAttr, target: ContentType, row: RowRef, refs: RelRef[]): Promise<Map<string, TargetRow[]>> {
+  private async resolve(target: ContentType, row: RowRef, refs: RelRef[], source: LinkSource): Promise<Map<string, TargetRow[]>> {
     const docs = [...new Set(refs.flatMap((r) => [r.documentId, r.position?.before, r.position?.after].filter((x): x is string => typeof x === 'string')))];
     const out = new Map<string, TargetRow[]>();
     if (!docs.length) return out;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null; published: boolean }>(W.targetRows(target.table), [docs]);
     const refLocale = new Map(refs.map((r) => [r.documentId, r.locale]));
     for (const r of rows) {
-      if (target.draftAndPublish && this.ct.draftAndPublish && r.published !== row.published) continue;
-      if (target.localized && r.locale !== (this.ct.localized ? row.locale : refLocale.get(r.document_id) ?? this.schema.defaultLocale)) continue;
+      if (target.draftAndPublish && source.draftAndPublish && r.published !== row.published) continue;
+      if (target.localized && r.locale !== (source.localized ? row.locale : refLocale.get(r.document_id) ?? this.schema.defaultLocale)) continue;
       out.set(r.document_id, [...(out.get(r.document_id) ?? []), { ...r, id: Number(r.id) }]);
     }
     for (const d of docs) {
       if (out.has(d)) continue;
-      const loc = !target.localized ? null : this.ct.localized ? row.locale : refLocale.get(d) ?? this.schema.defaultLocale;
+      const loc = !target.localized ? null : source.localized ? row.locale : refLocale.get(d) ?? this.schema.defaultLocale;
       throw validation(`Document with id "${d}", locale "${loc}" not found`);
     }
     return out;
@@ -89,12 +92,21 @@ export class RelationWriter {
       const target = this.schema.contentTypes.get(a.target)!;
       await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish), [draft, published, previous]);
     }
-    for (const other of this.schema.contentTypes.values()) {
+    for (const other of [...this.schema.contentTypes.values(), ...this.schema.components.values()]) {
       for (const a of other.attributes) {
         if (a.kind !== 'relation' || a.target !== this.ct.uid || !a.owner || a.inversedBy !== undefined) continue;
         if (previous !== null) await this.run(W.repointLinks(a.join), [previous, published]);
-        if (!other.draftAndPublish) await this.run(W.copyLinks(a.join), [draft, published]);
+        if ('kind' in other && !other.draftAndPublish) await this.run(W.copyLinks(a.join), [draft, published]);
       }
+    }
+  }
+
+  /** Component rows cloned by a publish (`pairs`: draft's instance → published one) carry their links over too. */
+  async publishComponentLinks(c: Component, pairs: Array<[number, number]>): Promise<void> {
+    for (const a of c.attributes) {
+      if (a.kind !== 'relation') continue;
+      const target = this.schema.contentTypes.get(a.target)!;
+      for (const [from, to] of pairs) await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish), [from, to, null]);
     }
   }
 }

@@ -98,7 +98,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
     const n = v.run(data, await w.existingComponents(ct, draft.id));
     throwIfErrors(v.errors);
     await w.check(n, documentId, p.locale);
-    await w.updateRow(draft.id, n);
+    await w.updateRow(draft, n);
     await w.relations(draft, n, documentId);
     await w.syncShared(documentId, p.locale, n);
     if (ct.draftAndPublish && p.publish) await w.publish(draft, published);

@@ -67,14 +67,14 @@ export class Writer {
     const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()], false);
     const id = Number(row.id);
     this.touched.add(id);
-    await this.writeOwned(this.ct, id, n);
+    await this.writeOwned(this.ct, id, n, { id, locale, published });
     return id;
   }
 
-  async updateRow(id: number, n: Normalized): Promise<void> {
-    this.touched.add(id);
-    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [id, ...n.columns.values()], false);
-    await this.writeOwned(this.ct, id, n);
+  async updateRow(row: VersionRow, n: Normalized): Promise<void> {
+    this.touched.add(row.id);
+    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [row.id, ...n.columns.values()], false);
+    await this.writeOwned(this.ct, row.id, n, row);
   }
 
   /** Renders the rows written into the render cache, in the writing transaction: the first read after it hits. */
@@ -130,10 +130,17 @@ export class Writer {
 
   // ------------------------------------------------------------ what a row owns
 
-  /** Media and component fields given for row `id` of `model` (a content-type or a component). */
-  private async writeOwned(model: ContentType | Component, id: number, v: RowValues): Promise<void> {
+  /**
+   * Media and component fields given for row `id` of `model` (a content-type or a component), and a
+   * component's relations; `owner` is the version row everything belongs to (its status and locale
+   * decide which rows a component's relations link to). A content row's relations are `relations()`'.
+   */
+  private async writeOwned(model: ContentType | Component, id: number, v: RowValues, owner: RowRef): Promise<void> {
     for (const m of v.media) await this.media(model.uid, id, m);
-    for (const f of v.components) await this.componentField(id, f);
+    for (const f of v.components) await this.componentField(id, f, owner);
+    if ('kind' in model) return;
+    const source = { table: model.table, draftAndPublish: this.ct.draftAndPublish, localized: this.ct.localized };
+    for (const op of v.relations) await this.relationWriter.apply({ id, locale: owner.locale, published: owner.published }, op, '', source);
   }
 
   private async media(uid: string, id: number, m: MediaValue): Promise<void> {
@@ -145,9 +152,9 @@ export class Writer {
    * A component or dynamic-zone attribute takes its new instances in order: kept ones are updated,
    * new ones inserted, the ones no longer there removed with what they own.
    */
-  private async componentField(owner: number, f: ComponentField): Promise<void> {
+  private async componentField(ownerId: number, f: ComponentField, version: RowRef): Promise<void> {
     const table = f.attr.cmpsTable;
-    const before = await this.run<{ cmp: number; type: string }>(W.deleteCmpsField(table), [owner, f.attr.name]);
+    const before = await this.run<{ cmp: number; type: string }>(W.deleteCmpsField(table), [ownerId, f.attr.name]);
     const ids: number[] = [];
     for (const item of f.items) {
       const c = item.component;
@@ -160,13 +167,13 @@ export class Writer {
         await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...item.columns.values()], false);
       }
       ids.push(id);
-      await this.writeOwned(c, id, item);
+      await this.writeOwned(c, id, item, version);
     }
     if (ids.length) {
       // Strapi orders repeatable components and dynamic zones from 1; a single component has no order.
       const single = f.attr.kind === 'component' && !f.attr.repeatable;
       await this.run(W.insertCmps(table), [
-        ids.map(() => owner), ids, f.items.map((i) => i.component.uid), ids.map(() => f.attr.name), ids.map((_, i) => (single ? null : i + 1)),
+        ids.map(() => ownerId), ids, f.items.map((i) => i.component.uid), ids.map(() => f.attr.name), ids.map((_, i) => (single ? null : i + 1)),
       ]);
     }
     const kept = new Set(f.items.map((i, k) => `${i.component.uid}:${ids[k]}`));
@@ -225,7 +232,9 @@ export class Writer {
       const fresh = (await this.run<{ id: number }>(W.nextIds, [c.table, olds.length])).map((r) => Number(r.id));
       await this.run(W.cloneComponents(c), [olds, fresh]);
       olds.forEach((o, i) => newId.set(`${uid}:${o}`, fresh[i]));
-      await this.cloneOwned(c, olds.map((o, i): [number, number] => [o, fresh[i]]));
+      const clones = olds.map((o, i): [number, number] => [o, fresh[i]]);
+      await this.cloneOwned(c, clones);
+      await this.relationWriter.publishComponentLinks(c, clones);
     }
     const kept = rows.filter((r) => newId.has(`${r.type}:${Number(r.cmp)}`));
     await this.run(W.insertCmps(cmps), [
