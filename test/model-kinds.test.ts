@@ -118,3 +118,16 @@ test('a relation inside a component is one-way: mappedBy or inversedBy there is 
       (e: unknown) => e instanceof ModelError && /attribute "x": a relation in a component is one-way/.test(e.message));
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
+
+test('a non-required repeatable component: empty or null is fine, `min` applies once it has items; null reads []', async () => {
+  for (const extras of [[], null]) {
+    const r = await call('POST', '/api/posts', { title: 'min', extras });
+    assert.equal(r.status, 201, r.text);
+    const back = await call('GET', `/api/posts/${r.body.data.documentId}?populate=extras&fields[0]=title`);
+    assert.deepEqual(back.body.data.extras, []);
+  }
+  const one = await call('POST', '/api/posts', { title: 'min', extras: [{ label: 'x' }] });
+  assert.equal(one.status, 400);
+  assert.equal(one.body.error.message, 'extras field must have at least 2 items');
+  assert.equal((await call('POST', '/api/posts', { title: 'min', extras: [{ label: 'x' }, { label: 'y' }] })).status, 201);
+});

@@ -146,7 +146,8 @@ export class BodyValidator {
         } else if (a.repeatable) {
           if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
           v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing); if (c) field.items.push(c); });
-          if (a.min !== undefined && v.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
+          // Strapi checks `min` on a repeatable that is required or not empty.
+          if (a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
           if (a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
         } else {
           const c = this.component(comp, v, path, out, existing);
@@ -175,7 +176,7 @@ export class BodyValidator {
           const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), ['__component']);
           if (c) field.items.push(c);
         });
-        if (a.min !== undefined && given.length < a.min) this.err(path, `${label} field must have at least ${a.min} items`, v);
+        if (a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
         if (a.max !== undefined && given.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
         row.components.push(field);
         return;
