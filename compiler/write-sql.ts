@@ -137,6 +137,10 @@ export const cloneMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.
 export const targetRows = (table: string) =>
   `select id, ${R.documentId} as document_id, ${R.locale} as locale, ${R.publishedAt} is not null as published from ${q(table)} where ${R.documentId} = any($1::text[]) order by id`;
 
+/** Rows `$1` (numeric ids) of `table`: their document and locale. */
+export const rowsById = (table: string) =>
+  `select id, ${R.documentId} as document_id, ${R.locale} as locale from ${q(table)} where id = any($1::int[])`;
+
 /** Current links of row `$1`, in this side's order, with the target's document. */
 export const currentLinks = (j: JoinTable, targetTable: string) =>
   `select l.${q(j.target)} as target, t.${R.documentId} as document_id from ${q(j.table)} l join ${q(targetTable)} t on t.id = l.${q(j.target)}

@@ -122,6 +122,23 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await ord(two, fresh), [[false, 2], [true, 3]]);
   });
 
+  test('relation values may name entries by numeric id, as Strapi accepts', async () => {
+    const id = async (path: string, doc: string) => (await s.fetchJson('GET', `${path}/${doc}`, undefined, TOKEN)).body.data.id as number;
+    const [a, c, e] = [await id('/api/tags', tags.A), await id('/api/tags', tags.C), await id('/api/tags', tags.E)];
+    const bob = await id('/api/authors', authorB);
+    const made = await post('/api/articles', { title: 'By ids', tags: [c, a], author: bob });
+    const read = async () => (await s.fetchJson('GET', `/api/articles/${made.documentId}?fields[0]=title&populate[tags][fields][0]=name&populate[author][fields][0]=name`, undefined, TOKEN)).body.data;
+    let got = await read();
+    assert.deepEqual(got.tags.map((t: Doc) => t.name), ['C', 'A']);
+    assert.equal(got.author.name, 'Bob');
+    assert.equal((await put(`/api/articles/${made.documentId}`, { tags: { connect: [{ id: e, position: { start: true } }], disconnect: [{ id: a }] } })).status, 200);
+    got = await read();
+    assert.deepEqual(got.tags.map((t: Doc) => t.name), ['E', 'C']);
+    const missing = await put(`/api/articles/${made.documentId}`, { tags: [999999] });
+    assert.equal(missing.status, 400);
+    assert.match(missing.body.error.message, /999999/);
+  });
+
   test('50 parallel connects leave a consistent, duplicate-free list', async () => {
     const many: string[] = [];
     for (let i = 0; i < 25; i++) many.push((await post('/api/tags', { name: `p${i}` })).documentId);

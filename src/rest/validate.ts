@@ -11,7 +11,11 @@ export interface RelationOp {
   connect: RelRef[];
   disconnect: RelRef[];
 }
-export interface RelRef { documentId: string; locale?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
+/**
+ * A relation target: a document (`documentId`), or an entry row by its numeric id (`entityId`, Strapi's
+ * older form), which the writer turns into its document before anything else.
+ */
+export interface RelRef { documentId: string; entityId?: number; locale?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
 
 export interface MediaValue { attr: MediaAttr; ids: number[] }
 
@@ -311,10 +315,14 @@ export class BodyValidator {
   private relation(a: RelationAttr, v: unknown, path: string[]): RelationOp | null {
     const ref = (x: unknown): RelRef | null => {
       if (typeof x === 'string' && x) return { documentId: x };
-      if (typeof x === 'number') return { documentId: String(x) };
+      if (typeof x === 'number' && Number.isSafeInteger(x) && x > 0) return { documentId: '', entityId: x };
       if (x && typeof x === 'object' && typeof (x as RelRef).documentId === 'string') {
         const r = x as RelRef;
         return { documentId: r.documentId, locale: r.locale ?? undefined, position: r.position };
+      }
+      const id = x && typeof x === 'object' ? (x as { id?: unknown }).id : undefined;
+      if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
+        return { documentId: '', entityId: id, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position };
       }
       this.err(path, `${path.join('.')} has an invalid relation reference`, x);
       return null;
@@ -324,7 +332,7 @@ export class BodyValidator {
     if (typeof v === 'string' || typeof v === 'number' || Array.isArray(v)) return { attr: a, set: refs(v), connect: [], disconnect: [] };
     if (typeof v === 'object') {
       const o = v as Record<string, unknown>;
-      if ('documentId' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
+      if ('documentId' in o || 'id' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
       for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${path.join('.')} has an invalid key ${k}`, v);
       if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
         throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});

@@ -28,6 +28,7 @@ export class RelationWriter {
     const target = this.schema.contentTypes.get(a.target)!;
     const j = a.join;
     const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
+    await this.documentsOf(target, refs);
     const resolved = await this.resolve(target, row, refs, source);
     const current = a.toMany || op.disconnect.length
       ? await this.run<{ target: number; document_id: string }>(W.currentLinks(j, target.table), [row.id])
@@ -60,6 +61,23 @@ export class RelationWriter {
     const dropped = [...inv.keys()].filter((t) => !targets.includes(t));
     const renumber = W.renumberInverse(j);
     if (renumber && dropped.length) await this.run(renumber, [dropped]);
+  }
+
+  /**
+   * References by numeric entry id name their row's document (and its locale): from then on they are
+   * documents like the others, so a draft still links to drafts whichever version's id was given.
+   */
+  private async documentsOf(target: ContentType, refs: RelRef[]): Promise<void> {
+    const byId = refs.filter((r) => r.entityId !== undefined);
+    if (!byId.length) return;
+    const rows = await this.run<{ id: number; document_id: string; locale: string | null }>(W.rowsById(target.table), [byId.map((r) => r.entityId)]);
+    const found = new Map(rows.map((r) => [Number(r.id), r]));
+    for (const r of byId) {
+      const hit = found.get(r.entityId!);
+      if (!hit) throw validation(`Entry with id ${r.entityId} of ${target.uid} not found`);
+      r.documentId = hit.document_id;
+      if (target.localized && r.locale === undefined && hit.locale !== null) r.locale = hit.locale;
+    }
   }
 
   /** Rows of each referenced document (positions' anchors included) this row may link to. */
