@@ -106,6 +106,10 @@ export function pgArray(values: unknown[]): string {
   return `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
+/** Operators that take a list themselves; any other given a list matches any of its values. */
+const LIST_OPERATORS: ReadonlySet<Operator> = new Set<Operator>(['$in', '$notIn', '$between', '$eq']);
+const FALSY = new Set(['false', '0', 'f', '']);
+
 function bool(v: QueryValue, field: string): boolean {
   if (v === 'true' || v === '1' || v === 't') return true;
   if (v === 'false' || v === '0' || v === 'f' || v === '') return false;
@@ -241,10 +245,16 @@ export class FilterParser {
   }
 
   private op(name: string, field: FieldRef, op: Operator, v: QueryValue, path: string): Filter {
+    // Strapi's where builder: a list given to an operator that takes one value means any of them.
+    if (Array.isArray(v) && !LIST_OPERATORS.has(op)) {
+      const items = v.map((x) => this.op(name, field, op, x, path));
+      return items.length === 1 ? items[0] : { t: 'or', items };
+    }
     switch (op) {
       case '$null': case '$notNull': {
-        // The boolean decides the SQL (IS NULL / IS NOT NULL), so it is part of the plan's shape.
-        const yes = bool(Array.isArray(v) ? v[0] ?? '' : (v as QueryValue), path);
+        // The boolean decides the SQL (IS NULL / IS NOT NULL), so it is part of the plan's shape. Any
+        // value but an explicit false one counts as true, as Strapi's `if (value)`.
+        const yes = typeof v === 'string' && !FALSY.has(v.toLowerCase()) ? true : bool(v, path);
         const isNull = op === '$null' ? yes : !yes;
         return { t: 'cmp', field, op: isNull ? '$null' : '$notNull', param: 0 };
       }
@@ -273,12 +283,8 @@ export class FilterParser {
         if (typeof v !== 'string') throw badValue(path, v);
         return { t: 'cmp', field, op, param: this.params.push(v) };
       default: {
-        if (Array.isArray(v)) {
-          // `$eq` with a list behaves like `$in` in Strapi.
-          if (op === '$eq') return this.op(name, field, '$in', v, path);
-          if (op === '$ne') return this.op(name, field, '$notIn', v, path);
-          throw badValue(path, v);
-        }
+        // `$eq` with a list is any of them: `$in`, one array parameter whatever the list's length.
+        if (Array.isArray(v)) return this.op(name, field, '$in', v, path);
         return { t: 'cmp', field, op, param: this.params.push(coerce(path, field, v)) };
       }
     }

@@ -86,7 +86,12 @@ describe('operators (SQL fragment and parameter values)', () => {
     assert.equal(where(p), 'r0."name" = any($1::text::text[])');
     assert.deepEqual(p.params, ['{"Ada","Alan"}', 25, 0]);
     assert.equal(where(plan('authors', 'filters[name][$eq][0]=Ada&filters[name][$eq][1]=Alan')), 'r0."name" = any($1::text::text[])');
-    assert.equal(where(plan('authors', 'filters[name][$ne][0]=Ada&filters[name][$ne][1]=Alan')), 'not (r0."name" = any($1::text::text[]))');
+    // Strapi's where builder: any other operator given a list matches any of the values (so `$ne` a list
+    // is nearly always true, as there).
+    assert.equal(where(plan('authors', 'filters[name][$ne][0]=Ada&filters[name][$ne][1]=Alan')), '(r0."name" <> $1::text or r0."name" <> $2::text)');
+    assert.equal(where(plan('authors', 'filters[name][$containsi][0]=ad&filters[name][$containsi][1]=al')), '(r0."name" ilike $1::text or r0."name" ilike $2::text)');
+    assert.equal(where(plan('authors', 'filters[name][$null]=yes')), 'r0."name" is null', 'any value but an explicit false one is true');
+    assert.equal(where(plan('authors', 'filters[name][$notNull]=false')), 'r0."name" is null');
   });
 
   test('$in and $notIn carry the whole list as one array parameter', () => {
