@@ -27,12 +27,16 @@ export interface ReadPlan {
 
 /** Values that change the SQL text stay in the key; every other leaf value under filters is masked. */
 const STRUCTURAL_OPS = new Set(['$null', '$notNull']);
+/** Operators whose list is one parameter; any other operator given a list ORs its values (its length is structure). */
+const ONE_PARAM_LISTS = new Set(['$in', '$notIn', '$between', '$eq']);
 
 function mask(v: QueryValue, inFilters: boolean, key: string): unknown {
   if (typeof v === 'string') return inFilters && !STRUCTURAL_OPS.has(key) ? '?' : v;
   if (Array.isArray(v)) {
-    // A list of plain values is one parameter ($in, $between); lists of objects ($and, $or) are structure.
-    if (inFilters && !STRUCTURAL_OPS.has(key) && v.every((x) => typeof x === 'string')) return '[?]';
+    // A list of plain values after a field name ($in) or a list operator is one parameter; lists of
+    // objects ($and, $or) and lists given to other operators are structure.
+    const oneParam = !key.startsWith('$') || ONE_PARAM_LISTS.has(key);
+    if (inFilters && oneParam && v.every((x) => typeof x === 'string')) return '[?]';
     return v.map((x) => mask(x, inFilters, key));
   }
   const out: Record<string, unknown> = {};
