@@ -499,8 +499,9 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
     if (entries.every(([k]) => !/^\d+$/.test(k))) OBJECT_FORM.add(out);
     for (const [k, sub] of entries) {
       if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
-      if (sub === 'false' || sub === false as unknown) continue;
-      out.set(k, sub === 'true' || sub === '*' ? true : sub);
+      // Strapi reads a populate entry's value as a boolean (`true|false|t|f|1|0`) or `*`.
+      if (sub === 'false' || sub === 'f' || sub === '0' || sub === false as unknown) continue;
+      out.set(k, sub === 'true' || sub === 't' || sub === '1' || sub === '*' ? true : sub);
     }
   }
   if (out.size === 1 && out.has('*')) return '*';

@@ -450,6 +450,13 @@ describe('populate', () => {
     assert.deepEqual(Object.keys(all.data).slice(-2), ['defaultSeo', 'favicon']);
   });
 
+  test('an entry\'s value is a boolean: true|t|1 populate, false|f|0 do not', async () => {
+    for (const [v, populated] of [['true', true], ['t', true], ['1', true], ['false', false], ['f', false], ['0', false]] as const) {
+      const r = await get(`/api/articles/${ids.a1}?fields[0]=title&populate[author]=${v}`);
+      assert.equal('author' in r.data, populated, v);
+    }
+  });
+
   test('array and comma forms', async () => {
     const a = await get('/api/articles?populate[0]=author&populate[1]=category&fields[0]=title&sort=id:asc&pagination[pageSize]=3');
     assert.deepEqual(a.data.map((d: any) => Object.keys(d)), Array(3).fill(['id', 'documentId', 'title', 'author', 'category']));
