@@ -3,7 +3,7 @@
 // so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError } from './querystring.ts';
-import { buildReadQuery, type ReadLimits, type CanRead } from './params.ts';
+import { buildReadQuery, numericSearch, type ReadLimits, type CanRead } from './params.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';
@@ -45,7 +45,9 @@ function mask(v: QueryValue, inFilters: boolean, key: string): unknown {
 }
 
 export function shapeKey(ct: ContentType, kind: string, q: { [k: string]: QueryValue }): string {
-  const { pagination, locale, ...rest } = q;
+  const { pagination, locale, _q, ...rest } = q;
+  // `_q`'s text is a parameter; only whether it is a number changes which columns it searches.
+  if (_q !== undefined) (rest as Record<string, QueryValue>)._q = typeof _q === 'string' ? (numericSearch(_q) ? '#' : '?') : _q;
   // Pagination numbers and the locale are parameters; only the pagination mode and withCount shape SQL.
   const p = pagination && typeof pagination === 'object' && !Array.isArray(pagination) ? pagination : {};
   const pmode = ['page', 'pageSize', 'start', 'limit'].filter((k) => k in p).join() + ':' + String((p as Record<string, unknown>).withCount ?? '');

@@ -3,7 +3,7 @@
 // parameter vector; only their positions enter the AST.
 import type { QueryValue } from './querystring.ts';
 import type {
-  Attribute, ComponentAttr, ContentType, RelationAttr, ScalarAttr, Schema, Component,
+  Attribute, ComponentAttr, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
@@ -650,6 +650,31 @@ export class PopulateParser {
   }
 }
 
+// ---------------------------------------------------------------- _q
+
+const SEARCHED_TEXT = new Set<ScalarType>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
+const SEARCHED_NUMBERS = new Set<ScalarType>(['integer', 'biginteger', 'float', 'decimal']);
+
+/** Whether `_q` also searches numbers (the search key's shape: which columns the OR lists). */
+export const numericSearch = (q: string) => q.trim() !== '' && !Number.isNaN(Number(q));
+
+/**
+ * Strapi's `_q`: the row id and every text attribute (numbers too when the text is a number) contain the
+ * text, case-insensitively. Escaped as Strapi escapes it (`*`, `%`, `\`); private and password
+ * attributes are never searched.
+ */
+function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Filter {
+  if (typeof v !== 'string') throw validation('Invalid _q parameter: expected a string', { source: 'query', param: '_q' });
+  const param = params.push(`%${v.replace(/[*%\\]/g, '\\$&')}%`);
+  const numbers = numericSearch(v);
+  const fields: FieldRef[] = [{ column: 'id', type: 'id' }];
+  for (const a of ct.attributes) {
+    if (a.kind !== 'scalar' || a.private || a.type === 'password') continue;
+    if (SEARCHED_TEXT.has(a.type) || (numbers && SEARCHED_NUMBERS.has(a.type))) fields.push({ column: a.column, type: a.type });
+  }
+  return { t: 'or', items: fields.map((field): Filter => ({ t: 'cmp', field, op: '$containsi', param })) };
+}
+
 // ---------------------------------------------------------------- the whole query
 
 /** LIMIT and OFFSET of a pagination, pushed as parameters: [limit param, offset param]. */
@@ -679,7 +704,9 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
   const select = selection(ct, q.fields, null);
-  const where = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(ct, null)) : null;
+  const filtered = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(ct, null)) : null;
+  const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
+  const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
   const sort = parseSort(schema, ct, q.sort);
   new PopulateParser(schema, params, limits, canRead).forType(ct, select, q.populate, 1, null, status);
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };

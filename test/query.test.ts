@@ -261,6 +261,24 @@ describe('plan cache: queries of different structure never share a plan', () => 
   });
 });
 
+describe('_q search', () => {
+  test('any text attribute (and the id) contains the text, case-insensitively; with filters, both hold', async () => {
+    const r = await get('/api/articles?_q=postgresql INDEX&fields[0]=title');
+    assert.deepEqual(r.data.map((d: any) => d.title), [A1]);
+    const slug = await get('/api/articles?_q=SOURDOUGH&fields[0]=slug');
+    assert.deepEqual(slug.data.map((d: any) => d.slug), ['sourdough'], 'the uid is searched too');
+    const both = await get('/api/articles?_q=sourdough&filters[views][$lt]=50&fields[0]=title');
+    assert.deepEqual(both.data, []);
+  });
+
+  test('a number also searches the numeric attributes; % and * are literal', async () => {
+    const n = await get('/api/articles?_q=100&fields[0]=title&fields[1]=views');
+    assert.ok(n.data.some((d: any) => d.views === 100));
+    assert.deepEqual((await get('/api/articles?_q=%25&fields[0]=title')).data.map((d: any) => d.title), ['Hello 100%_done'], 'a literal %');
+    assert.deepEqual((await get('/api/articles?_q=*&fields[0]=title')).data, []);
+  });
+});
+
 describe('sort', () => {
   const cases: Array<[string, string[]]> = [
     ['sort=title', [A2, A4, A3, A1]],
