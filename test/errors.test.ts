@@ -299,9 +299,9 @@ describe('validation errors (every constraint, all-types models)', () => {
     ['component: regex inside', { title: 'ok', address: { street: 's', zip: '12' } }, ['address', 'zip'], 'address.zip must match the following: "/^[0-9]{4}-[0-9]{3}$/"', '12'],
     ['nested component: max', { title: 'ok', address: { street: 's', point: { lat: 91 } } }, ['address', 'point', 'lat'], 'address.point.lat must be less than or equal to 90', 91],
     ['repeatable component: max items', { title: 'ok', links: [{ url: 'a' }, { url: 'b' }, { url: 'c' }, { url: 'd' }] }, ['links'], 'links field must have less than or equal to 3 items', [{ url: 'a' }, { url: 'b' }, { url: 'c' }, { url: 'd' }]],
-    ['repeatable component: required inside', { title: 'ok', links: [{ url: 'a' }, { label: 'no url' }] }, ['links', '1', 'url'], 'links.1.url must be defined.', undefined],
+    ['repeatable component: required inside', { title: 'ok', links: [{ url: 'a' }, { label: 'no url' }] }, ['links', '1', 'url'], 'links[1].url must be defined.', undefined],
     ['dynamic zone: unknown component', { title: 'ok', sections: [{ __component: 'geo.point', lat: 1 }] }, ['sections', '0', '__component'], 'sections[0].__component must be one of the following values: common.link, common.text-block, geo.address', 'geo.point'],
-    ['dynamic zone: required inside', { title: 'ok', sections: [{ __component: 'common.link', label: 'x' }] }, ['sections', '0', 'url'], 'sections.0.url must be defined.', undefined],
+    ['dynamic zone: required inside', { title: 'ok', sections: [{ __component: 'common.link', label: 'x' }] }, ['sections', '0', 'url'], 'sections[0].url must be defined.', undefined],
   ];
   for (const [name, data, path, message, value] of cases) {
     test(name, async () => {

@@ -64,6 +64,9 @@ const YUP_TYPE: Record<string, string> = {
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
+/** A field's name in Strapi's (yup's) messages: `blocks[0].title`, `seo.metaTitle`. */
+const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
+
 export class BodyValidator {
   errors: FieldError[] = [];
   private unknownComponent = false;
@@ -121,7 +124,7 @@ export class BodyValidator {
 
   /** Validates one attribute's value into `row` (the content row or a component instance). */
   private attribute(a: Attribute, v: unknown, path: string[], row: RowValues, out: Normalized, existing: ExistingComponent[], top: boolean): void {
-    const label = path.join('.');
+    const label = yupPath(path);
     switch (a.kind) {
       case 'scalar': {
         const value = this.scalar(a, v, path, label);
@@ -173,7 +176,7 @@ export class BodyValidator {
             // A component the zone does not take (but the app has) is refused with the zone's list.
             const known = typeof uid === 'string' && this.schema.components.has(uid);
             const names = known ? a.components : [...this.schema.components.keys()].sort().reverse();
-            this.err([...path, String(i), '__component'], `${path.join('.')}[${i}].__component must be one of the following values: ${names.join(', ')}`, uid);
+            this.err([...path, String(i), '__component'], `${yupPath(path)}[${i}].__component must be one of the following values: ${names.join(', ')}`, uid);
             if (!known) this.unknownComponent = true;
             return;
           }
@@ -193,11 +196,11 @@ export class BodyValidator {
    * the attributes given change. Otherwise it is a new instance: defaults apply, required ones are checked.
    */
   private component(comp: Component, v: unknown, path: string[], out: Normalized, previous: ExistingComponent[], allow: string[] = []): ComponentValue | null {
-    const label = path.join('.');
+    const label = yupPath(path);
     if (!v || typeof v !== 'object' || Array.isArray(v)) { this.err(path, `${label} must be a \`object\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
     const data = v as Record<string, unknown>;
     for (const k of Object.keys(data)) {
-      if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: label, source: 'body' });
+      if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: path.join('.'), source: 'body' });
     }
     const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
     const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [], relations: [] };
@@ -209,7 +212,7 @@ export class BodyValidator {
       }
       if (prev) continue;
       if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
-      if (a.required) this.err([...path, a.name], `${[...path, a.name].join('.')} must be defined.`, undefined, false);
+      if (a.required) this.err([...path, a.name], `${yupPath([...path, a.name])} must be defined.`, undefined, false);
     }
     return result;
   }
@@ -297,16 +300,16 @@ export class BodyValidator {
   private mediaIds(a: MediaAttr, v: unknown, path: string[]): number[] {
     if (v === null) return [];
     const list = Array.isArray(v) ? v : [v];
-    if (!a.multiple && list.length > 1) { this.err(path, `${path.join('.')} must be a single file`, v); return []; }
+    if (!a.multiple && list.length > 1) { this.err(path, `${yupPath(path)} must be a single file`, v); return []; }
     const ids: number[] = [];
     for (const item of list) {
       const id = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).id : item;
       if (typeof item === 'object' && item !== null && ('connect' in item || 'set' in item || 'disconnect' in item)) {
-        this.err(path, `${path.join('.')} must be a file id or a list of file ids`, v);
+        this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v);
         return [];
       }
       const n = Number(id);
-      if (!Number.isInteger(n) || n <= 0) { this.err(path, `${path.join('.')} must be a file id or a list of file ids`, v); return []; }
+      if (!Number.isInteger(n) || n <= 0) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return []; }
       ids.push(n);
     }
     return ids;
@@ -324,7 +327,7 @@ export class BodyValidator {
       if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
         return { documentId: '', entityId: id, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position };
       }
-      this.err(path, `${path.join('.')} has an invalid relation reference`, x);
+      this.err(path, `${yupPath(path)} has an invalid relation reference`, x);
       return null;
     };
     const refs = (x: unknown): RelRef[] => (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]).map(ref).filter((r): r is RelRef => r !== null);
@@ -333,13 +336,13 @@ export class BodyValidator {
     if (typeof v === 'object') {
       const o = v as Record<string, unknown>;
       if ('documentId' in o || 'id' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
-      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${path.join('.')} has an invalid key ${k}`, v);
+      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${yupPath(path)} has an invalid key ${k}`, v);
       if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
         throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
       }
       return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
     }
-    this.err(path, `${path.join('.')} has an invalid relation value`, v);
+    this.err(path, `${yupPath(path)} has an invalid relation value`, v);
     return null;
   }
 }
