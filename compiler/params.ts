@@ -247,14 +247,17 @@ export class FilterParser {
   private op(name: string, field: FieldRef, op: Operator, v: QueryValue, path: string): Filter {
     // Strapi's where builder: a list given to an operator that takes one value means any of them.
     if (Array.isArray(v) && !LIST_OPERATORS.has(op)) {
-      const items = v.map((x) => this.op(name, field, op, x, path));
+      // Inside a list `$null`'s values are taken raw, as JavaScript does: only an empty one is false.
+      const items = v.map((x) => (op === '$null' || op === '$notNull') && typeof x === 'string'
+        ? this.op(name, field, op, x === '' ? 'false' : 'true', path)
+        : this.op(name, field, op, x, path));
       return items.length === 1 ? items[0] : { t: 'or', items };
     }
     switch (op) {
       case '$null': case '$notNull': {
         // The boolean decides the SQL (IS NULL / IS NOT NULL), so it is part of the plan's shape. Any
         // value but an explicit false one counts as true, as Strapi's `if (value)`.
-        const yes = typeof v === 'string' && !FALSY.has(v.toLowerCase()) ? true : bool(v, path);
+        const yes = typeof v === 'string' && !FALSY.has(v) ? true : bool(v, path);
         const isNull = op === '$null' ? yes : !yes;
         return { t: 'cmp', field, op: isNull ? '$null' : '$notNull', param: 0 };
       }

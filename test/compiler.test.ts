@@ -92,6 +92,10 @@ describe('operators (SQL fragment and parameter values)', () => {
     assert.equal(where(plan('authors', 'filters[name][$containsi][0]=ad&filters[name][$containsi][1]=al')), '(r0."name" ilike $1::text or r0."name" ilike $2::text)');
     assert.equal(where(plan('authors', 'filters[name][$null]=yes')), 'r0."name" is null', 'any value but an explicit false one is true');
     assert.equal(where(plan('authors', 'filters[name][$notNull]=false')), 'r0."name" is null');
+    // Checked live: only these spellings are false; in a list every non-empty value is true.
+    assert.equal(where(plan('authors', 'filters[name][$null]=FALSE')), 'r0."name" is null');
+    assert.equal(where(plan('authors', 'filters[name][$null]=f')), 'r0."name" is not null');
+    assert.equal(where(plan('authors', 'filters[name][$null][0]=false')), 'r0."name" is null');
     // The length of such a list is structure: lists of two and of three values never share a plan.
     const c = fresh();
     const two = c.read(ct('authors'), 'list', 'filters[name][$containsi][0]=a&filters[name][$containsi][1]=b');
