@@ -369,7 +369,8 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
     const attr = scope.attr(name);
     const p = i === 0 ? null : names.slice(0, i).join('.');
     if (!attr || attr.private) throw invalidKey('sort', name, p);
-    if (attr.kind === 'relation' && !attr.toMany) {
+    if (attr.kind === 'relation') {
+      // Through a to-many relation an entry sorts by its first value in the direction asked (checked live).
       path.push(attr);
       scope = typeScope(schema.contentTypes.get(attr.target)!, names.slice(0, i + 1).join('.'));
     } else if (attr.kind === 'component' && !attr.repeatable) {
@@ -377,7 +378,9 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
       scope = componentScope(schema.components.get(attr.component)!, names.slice(0, i + 1).join('.'));
     } else throw invalidKey('sort', name, names.slice(0, i + 1).join('.'));
   }
-  // A bare relation name sorts by the related id, as Strapi does.
+  // A relation is not a field: Strapi reads `owner:asc` as a field `asc` of the relation (checked live).
+  const last = path[path.length - 1];
+  if (last?.kind === 'relation') throw invalidKey('sort', desc ? 'desc' : 'asc', names.join('.'));
   return { path, field: { column: 'id', type: 'id' }, desc };
 }
 
@@ -670,7 +673,8 @@ function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Fil
   if (typeof v !== 'string') throw validation('Invalid _q parameter: expected a string', { source: 'query', param: '_q' });
   const param = params.push(`%${v.replace(/[*%\\]/g, '\\$&')}%`);
   const numbers = numericSearch(v);
-  const fields: FieldRef[] = [{ column: 'id', type: 'id' }];
+  // Checked live: the id, documentId and locale columns are searched too.
+  const fields: FieldRef[] = [{ column: 'id', type: 'id' }, { column: 'document_id', type: 'documentId' }, { column: 'locale', type: 'locale' }];
   for (const a of ct.attributes) {
     if (a.kind !== 'scalar' || a.private || a.type === 'password') continue;
     if (SEARCHED_TEXT.has(a.type) || (numbers && SEARCHED_NUMBERS.has(a.type))) fields.push({ column: a.column, type: a.type });

@@ -367,7 +367,10 @@ class Gen extends RowGen {
 
   // ------------------------------------------------------------ sort
 
-  /** A sort value, through to-one relations and single components (the first related row's value). */
+  /**
+   * A sort value, through relations and single components: the first related row's value, or through
+   * a to-many relation the least (ascending) or greatest (descending) of its values.
+   */
   sortExpr(s: SortTerm, alias: string): string {
     let cur = alias;
     const wraps: string[] = [];
@@ -375,7 +378,9 @@ class Gen extends RowGen {
       if (step.kind === 'relation') {
         const a = this.alias();
         const src = this.relationSource(step, this.schema.contentTypes.get(step.target)!, cur, a);
-        wraps.push(`(select %s ${src.from} ${src.where} order by ${src.order} limit 1)`);
+        wraps.push(step.toMany
+          ? `(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`
+          : `(select %s ${src.from} ${src.where} order by ${src.order} limit 1)`);
         cur = a;
       } else {
         const a = this.alias('k');

@@ -380,7 +380,8 @@ describe('sort', () => {
     assert.deepEqual(queryError('articles', 'sort=nope:asc'), { status: 400, name: 'ValidationError', message: 'Invalid key nope', details: { key: 'nope', path: null, source: 'query', param: 'sort' } });
     assert.deepEqual(queryError('articles', 'sort=title:sideways'), { status: 400, name: 'ValidationError', message: 'Invalid order. order can only be one of asc|desc|ASC|DESC', details: {} });
     assert.equal(queryError('articles', 'sort=title:asc:desc').message, 'Invalid order. order can only be one of asc|desc|ASC|DESC');
-    assert.equal(queryError('articles', 'sort=tags.name').name, 'ValidationError', 'to-many relations cannot sort');
+    assert.equal(queryError('articles', 'sort=tags:desc').message, 'Invalid key desc at tags', 'a relation is not a field');
+    assert.match(plan('articles', 'sort=tags.name:desc').sql.text, /\(select max\(t\d+\."name"\) from "articles_tags_lnk"/, 'a to-many relation sorts by its greatest value descending');
     assert.equal(queryError('articles', 'sort=author.nope').message, 'Invalid key nope at author');
   });
 });

@@ -241,13 +241,17 @@ describe('collection type with every attribute type', () => {
     assert.equal(r.status, 200, r.text);
   });
 
-  test('null clears scalars, media, relations, components and dynamic zones', async () => {
+  test('null clears scalars, media, relations, single components and dynamic zones; [] a repeatable component', async () => {
     const nulls = {
       code: null, summary: null, body: null, content: null, contact: null, slug: null, big: null, ratio: null, price: null,
       day: null, clock: null, happenedAt: null, stamp: null, payload: null, serial: null, level: null, active: null, quantity: null,
       cover: null, gallery: null, owner: null, labels: null, sidekick: null, followers: null, partner: null, parent: null,
-      address: null, links: null, sections: null,
+      // A repeatable component is cleared with [] (null is refused, as Strapi does).
+      address: null, links: [], sections: null,
     };
+    const nullList = await s.fetchJson('PUT', `/api/everythings/${full.documentId}`, { data: { links: null } }, TOKEN);
+    assert.equal(nullList.status, 400);
+    assert.equal(nullList.body.error.message, 'links must be a `array` type, but the final value was: `null`.');
     const r = await s.fetchJson('PUT', `/api/everythings/${full.documentId}?populate=*`, { data: nulls }, TOKEN);
     assert.equal(r.status, 200, r.text);
     const d = r.body.data;

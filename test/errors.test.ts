@@ -275,6 +275,16 @@ describe('validation errors (recorded Strapi answers, demo models)', () => {
         fieldError([], 'Invalid relations', { locale: 'en', publishedAt: null, blocks: [{ __component: 'shared.nope' }], views: 0, featured: false, title: 'Bad dz' }),
       ] }));
     });
+
+  test('a dynamic-zone entry without __component (checked live: the key is required, then the relation store fails)', async () => {
+    const r = await demo.fetchJson('POST', '/api/articles', { data: { title: 'No uid', blocks: [{ title: 'x' }] } }, TOKEN);
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.body, envelope(400, 'ValidationError', '2 errors occurred', { errors: [
+      { path: ['blocks', '0', '__component'], message: 'blocks[0].__component is a required field', name: 'ValidationError' },
+      fieldError([], 'Cannot build relations store from dynamiczone, component identifier is undefined',
+        { locale: 'en', publishedAt: null, blocks: [{ title: 'x' }], views: 0, featured: false, title: 'No uid' }),
+    ] }));
+  });
 });
 
 describe('validation errors (every constraint, all-types models)', () => {

@@ -119,15 +119,37 @@ test('a relation inside a component is one-way: mappedBy or inversedBy there is 
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
-test('a non-required repeatable component: empty or null is fine, `min` applies once it has items; null reads []', async () => {
-  for (const extras of [[], null]) {
-    const r = await call('POST', '/api/posts', { title: 'min', extras });
-    assert.equal(r.status, 201, r.text);
-    const back = await call('GET', `/api/posts/${r.body.data.documentId}?populate=extras&fields[0]=title`);
-    assert.deepEqual(back.body.data.extras, []);
-  }
+test('a non-required repeatable component: empty is fine, null is not, `min` applies once it has items', async () => {
+  const r = await call('POST', '/api/posts', { title: 'min', extras: [] });
+  assert.equal(r.status, 201, r.text);
+  const back = await call('GET', `/api/posts/${r.body.data.documentId}?populate=extras&fields[0]=title`);
+  assert.deepEqual(back.body.data.extras, []);
+  const isNull = await call('POST', '/api/posts', { title: 'min', extras: null });
+  assert.equal(isNull.status, 400);
+  assert.deepEqual(isNull.body.error.details.errors, [{ path: ['extras'], message: 'extras must be a `array` type, but the final value was: `null`.', name: 'ValidationError', value: null }]);
   const one = await call('POST', '/api/posts', { title: 'min', extras: [{ label: 'x' }] });
   assert.equal(one.status, 400);
   assert.equal(one.body.error.message, 'extras field must have at least 2 items');
   assert.equal((await call('POST', '/api/posts', { title: 'min', extras: [{ label: 'x' }, { label: 'y' }] })).status, 201);
 });
+
+test('component ids on update: only instances the row holds (Strapi\'s errors); ids inside a new instance are ignored', async () => {
+  const made = await call('POST', '/api/posts', { title: 'ids', links: [{ label: 'a', note: null }], main: { label: 'm' }, extras: [] });
+  assert.equal(made.status, 201, made.text);
+  const doc = made.body.data.documentId as string;
+  const draft = (await call('GET', `/api/posts/${doc}?status=draft&populate=*`)).body.data;
+  const foreign = await call('PUT', `/api/posts/${doc}`, { links: [{ id: 999999, label: 'x' }] });
+  assert.equal(foreign.status, 400);
+  assert.deepEqual(foreign.body.error, { status: 400, name: 'ApplicationError', message: 'Some of the provided components in links are not related to the entity', details: {} });
+  const single = await call('PUT', `/api/posts/${doc}`, { main: { id: 999999, label: 'x' } });
+  assert.equal(single.body.error.message, 'Some of the provided components in main are not related to the entity');
+  // The published version's instances are other rows: an update (of the draft) does not hold them.
+  const published = (await call('GET', `/api/posts/${doc}?populate=*`)).body.data;
+  assert.notEqual(published.links[0].id, draft.links[0].id);
+  assert.equal((await call('PUT', `/api/posts/${doc}`, { links: [{ id: published.links[0].id }] })).status, 400);
+  const kept = await call('PUT', `/api/posts/${doc}?status=draft`, { links: [{ id: draft.links[0].id, label: 'b' }] });
+  assert.equal(kept.status, 200, kept.text);
+  const after = (await call('GET', `/api/posts/${doc}?status=draft&populate=links`)).body.data;
+  assert.deepEqual(after.links.map((l: { id: number; label: string }) => [l.id, l.label]), [[draft.links[0].id, 'b']]);
+});
+

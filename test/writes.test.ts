@@ -134,9 +134,11 @@ describe('relation writes (demo blog)', () => {
     assert.equal((await put(`/api/articles/${made.documentId}`, { tags: { connect: [{ id: e, position: { start: true } }], disconnect: [{ id: a }] } })).status, 200);
     got = await read();
     assert.deepEqual(got.tags.map((t: Doc) => t.name), ['E', 'C']);
-    const missing = await put(`/api/articles/${made.documentId}`, { tags: [999999] });
+    const missing = await put(`/api/articles/${made.documentId}`, { tags: [a, 999999] });
     assert.equal(missing.status, 400);
-    assert.match(missing.body.error.message, /999999/);
+    assert.equal(missing.body.error.message, '1 relation(s) of type api::tag.tag associated with this entity do not exist');
+    // A string of digits is an id too (documentIds never are).
+    assert.equal((await put(`/api/articles/${made.documentId}`, { author: String(bob) })).status, 200);
   });
 
   test('50 parallel connects leave a consistent, duplicate-free list', async () => {

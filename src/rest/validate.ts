@@ -54,7 +54,7 @@ const VARCHAR_TYPES = new Set(['string', 'email', 'password', 'uid', 'enumeratio
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UID = /^[A-Za-z0-9-_.~]*$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?$/;
+const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?$/;
 
 const YUP_TYPE: Record<string, string> = {
   string: 'string', text: 'string', richtext: 'string', email: 'string', password: 'string', uid: 'string', enumeration: 'string',
@@ -70,6 +70,9 @@ const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? 
 export class BodyValidator {
   errors: FieldError[] = [];
   private unknownComponent = false;
+  private missingComponent = false;
+  /** Inside a new component instance, ids are ignored (Strapi creates its nested instances afresh). */
+  private insideNew = 0;
   constructor(private schema: Schema, private ct: ContentType, private creating: boolean, private locale: string | null = null) {}
 
   private err(path: string[], message: string, value?: unknown, withValue = true): void {
@@ -82,8 +85,10 @@ export class BodyValidator {
       const a = this.ct.byName.get(key);
       if (!a || key === 'id' || key === 'documentId') {
         if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
-        // Strapi ignores the read-only system keys a client may echo back.
-        if (['createdAt', 'updatedAt', 'publishedAt', 'locale', 'localizations'].includes(key)) continue;
+        // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
+        // timestamps are not writable.
+        if (['publishedAt', 'locale', 'localizations'].includes(key)) continue;
+        if (key === 'createdAt' || key === 'updatedAt') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
         throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
       }
     }
@@ -100,7 +105,8 @@ export class BodyValidator {
       }
       this.attribute(a, v, [a.name], out, out, existing.get(a.name) ?? [], true);
     }
-    if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
+    if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
+    else if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
     return out;
   }
 
@@ -112,6 +118,7 @@ export class BodyValidator {
     for (const a of [...this.ct.attributes].reverse()) {
       if (Object.prototype.hasOwnProperty.call(data, a.name)) entry[a.name] = data[a.name];
       else if (this.creating && a.kind === 'scalar' && a.default !== undefined) entry[a.name] = a.default;
+      else if (this.creating && a.kind === 'component' && a.repeatable) entry[a.name] = [];
     }
     return entry;
   }
@@ -148,16 +155,21 @@ export class BodyValidator {
       case 'component': {
         const comp = this.schema.components.get(a.component)!;
         const field: ComponentField = { attr: a, items: [] };
+        if (v === null && a.repeatable) {
+          // A repeatable component is a list, never null (checked live).
+          this.err(path, `${label} must be a \`array\` type, but the final value was: \`null\`.`, null);
+          return;
+        }
         if (v === null) {
           if (a.required) this.err(path, `${label} must be defined.`, undefined, false);
         } else if (a.repeatable) {
           if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
-          v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing); if (c) field.items.push(c); });
+          v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing, a.name); if (c) field.items.push(c); });
           // Strapi checks `min` on a repeatable that is required or not empty.
           if (a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
           if (a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
         } else {
-          const c = this.component(comp, v, path, out, existing);
+          const c = this.component(comp, v, path, out, existing, a.name);
           if (c) field.items.push(c);
         }
         row.components.push(field);
@@ -170,6 +182,12 @@ export class BodyValidator {
         given.forEach((item, i) => {
           const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
           const comp = typeof uid === 'string' && a.components.includes(uid) ? this.schema.components.get(uid) : undefined;
+          if (uid === undefined || uid === null) {
+            // Checked live: Strapi names the missing key, then fails building its relation store.
+            this.err([...path, String(i), '__component'], `${yupPath(path)}[${i}].__component is a required field`, undefined, false);
+            this.missingComponent = true;
+            return;
+          }
           if (!comp) {
             // Strapi checks an unknown uid against every component of the app (in its registry's order),
             // then fails its relation processing on it: see run().
@@ -180,7 +198,7 @@ export class BodyValidator {
             if (!known) this.unknownComponent = true;
             return;
           }
-          const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), ['__component']);
+          const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']);
           if (c) field.items.push(c);
         });
         if (a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
@@ -195,7 +213,7 @@ export class BodyValidator {
    * One component instance. Sent with the id of an instance the row holds, it is that instance: only
    * the attributes given change. Otherwise it is a new instance: defaults apply, required ones are checked.
    */
-  private component(comp: Component, v: unknown, path: string[], out: Normalized, previous: ExistingComponent[], allow: string[] = []): ComponentValue | null {
+  private component(comp: Component, v: unknown, path: string[], out: Normalized, previous: ExistingComponent[], field: string, allow: string[] = []): ComponentValue | null {
     const label = yupPath(path);
     if (!v || typeof v !== 'object' || Array.isArray(v)) { this.err(path, `${label} must be a \`object\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
     const data = v as Record<string, unknown>;
@@ -203,17 +221,30 @@ export class BodyValidator {
       if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: path.join('.'), source: 'body' });
     }
     const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
-    const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [], relations: [] };
-    for (const a of comp.attributes) {
-      const nested = prev?.fields.get(a.name) ?? [];
-      if (Object.prototype.hasOwnProperty.call(data, a.name)) {
-        this.attribute(a, data[a.name], [...path, a.name], result, out, nested, false);
-        continue;
-      }
-      if (prev) continue;
-      if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
-      if (a.required) this.err([...path, a.name], `${yupPath([...path, a.name])} must be defined.`, undefined, false);
+    if (!this.creating && this.insideNew === 0 && data.id !== undefined && data.id !== null && !prev) {
+      // An update may only keep instances the row holds (checked live: a zone answers a bare Error).
+      const message = `Some of the provided components in ${field} are not related to the entity`;
+      throw allow.includes('__component') ? new ApiError(400, 'Error', message, null) : new ApiError(400, 'ApplicationError', message, {});
     }
+    const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [], relations: [] };
+    if (!prev) this.insideNew++;
+    try {
+      for (const a of comp.attributes) {
+        const nested = prev?.fields.get(a.name) ?? [];
+        if (Object.prototype.hasOwnProperty.call(data, a.name)) {
+          this.attribute(a, data[a.name], [...path, a.name], result, out, nested, false);
+          continue;
+        }
+        if (prev) continue;
+        if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
+        if (a.required) {
+          // As for the entry's own attributes: a draft & publish type words a missing scalar by its type.
+          const at = [...path, a.name];
+          if (this.ct.draftAndPublish && a.kind === 'scalar') this.err(at, `${yupPath(at)} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`null\`.`, null);
+          else this.err(at, `${yupPath(at)} must be defined.`, undefined, false);
+        }
+      }
+    } finally { if (!prev) this.insideNew--; }
     return result;
   }
 
@@ -263,8 +294,9 @@ export class BodyValidator {
       }
       case 'time': {
         const m = typeof v === 'string' ? TIME.exec(v) : null;
-        if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59) { this.err(path, `${label} must be a valid time`, v); return null; }
-        value = `${m[1]}:${m[2]}:${m[3] ?? '00'}${(m[4] ?? '.000').padEnd(4, '0')}`;
+        // Strapi's own time parser (checked live): seconds required, one message, no field details.
+        if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3]) > 59) throw new ApiError(400, 'ValidationError', 'Invalid time format, expected HH:mm:ss.SSS', {});
+        value = `${m[1]}:${m[2]}:${m[3]}${(m[4] ?? '.000').padEnd(4, '0')}`;
         break;
       }
       case 'datetime': case 'timestamp': {
@@ -317,6 +349,8 @@ export class BodyValidator {
 
   private relation(a: RelationAttr, v: unknown, path: string[]): RelationOp | null {
     const ref = (x: unknown): RelRef | null => {
+      // A number, or a string of digits (documentIds never are), names an entry by its id.
+      if (typeof x === 'string' && /^\d{1,15}$/.test(x)) return { documentId: '', entityId: Number(x) };
       if (typeof x === 'string' && x) return { documentId: x };
       if (typeof x === 'number' && Number.isSafeInteger(x) && x > 0) return { documentId: '', entityId: x };
       if (x && typeof x === 'object' && typeof (x as RelRef).documentId === 'string') {

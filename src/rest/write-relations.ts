@@ -72,9 +72,14 @@ export class RelationWriter {
     if (!byId.length) return;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null }>(W.rowsById(target.table), [byId.map((r) => r.entityId)]);
     const found = new Map(rows.map((r) => [Number(r.id), r]));
+    const missing = new Set(byId.filter((r) => !found.has(r.entityId!)).map((r) => r.entityId));
+    if (missing.size) {
+      // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
+      const message = `${missing.size} relation(s) of type ${target.uid} associated with this entity do not exist`;
+      throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
+    }
     for (const r of byId) {
-      const hit = found.get(r.entityId!);
-      if (!hit) throw validation(`Entry with id ${r.entityId} of ${target.uid} not found`);
+      const hit = found.get(r.entityId!)!;
       r.documentId = hit.document_id;
       if (target.localized && r.locale === undefined && hit.locale !== null) r.locale = hit.locale;
     }
