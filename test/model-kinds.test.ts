@@ -153,3 +153,11 @@ test('component ids on update: only instances the row holds (Strapi\'s errors); 
   assert.deepEqual(after.links.map((l: { id: number; label: string }) => [l.id, l.label]), [[draft.links[0].id, 'b']]);
 });
 
+
+test('GraphQL: a required component is non-null, a required repeatable a non-null list', async () => {
+  const g = await s.fetchJson('POST', '/graphql', { query: '{ __type(name: "Card") { fields { name type { kind ofType { kind name } } } } }' }, TOKEN);
+  const f = Object.fromEntries((g.body.data.__type.fields as Array<{ name: string; type: { kind: string; ofType: { kind: string } | null } }>).map((x) => [x.name, x.type]));
+  assert.deepEqual(f.front, { kind: 'NON_NULL', ofType: { kind: 'OBJECT', name: 'ComponentBasicOuter' } });
+  assert.deepEqual(f.backs, { kind: 'NON_NULL', ofType: { kind: 'LIST', name: null } });
+  assert.deepEqual(f.extra, { kind: 'OBJECT', ofType: null });
+});

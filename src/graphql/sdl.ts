@@ -321,7 +321,9 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
         }
         case 'component': {
           const c = componentTypeName(schema.components.get(a.component)!);
-          lines.push(a.repeatable ? `  ${a.name}${COLLECTION_ARGS(`${c}FiltersInput`)}: [${c}]` : `  ${a.name}: ${c}`);
+          // As Strapi's type builder: a required component is non-null (a required list too).
+          const bang = a.required ? '!' : '';
+          lines.push(a.repeatable ? `  ${a.name}${COLLECTION_ARGS(`${c}FiltersInput`)}: [${c}]${bang}` : `  ${a.name}: ${c}${bang}`);
           break;
         }
         case 'dynamiczone': {

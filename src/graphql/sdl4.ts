@@ -203,7 +203,9 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
         }
         case 'component': {
           const c = componentTypeName(schema.components.get(a.component)!);
-          lines.push(a.repeatable ? `  ${a.name}${ARGS(`${c}FiltersInput`, false)}: [${c}]` : `  ${a.name}: ${c}`);
+          // As Strapi's type builder: a required component is non-null (a required list too).
+          const bang = a.required ? '!' : '';
+          lines.push(a.repeatable ? `  ${a.name}${ARGS(`${c}FiltersInput`, false)}: [${c}]${bang}` : `  ${a.name}: ${c}${bang}`);
           break;
         }
         case 'dynamiczone': {
