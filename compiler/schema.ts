@@ -19,6 +19,8 @@ interface AttrBase {
   private: boolean;
   /** Localized attributes differ per locale; the others are copied to every locale of a document. */
   localized: boolean;
+  /** `writable: false` in schema.json: set by the server only; a body naming it is an invalid key. */
+  readOnly?: boolean;
 }
 
 export interface ScalarAttr extends AttrBase {

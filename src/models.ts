@@ -211,7 +211,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
     // Strapi localizes every attribute of a localized type unless it opts out explicitly.
     // Strapi's i18n: an attribute is localized when it says so; relations and uids always are.
     const localized = typeLocalized && (i18n.localized === true || type === 'relation' || type === 'uid');
-    const base = { name, required: def.required === true, private: def.private === true, localized };
+    const base = { name, required: def.required === true, private: def.private === true, localized, ...(def.writable === false ? { readOnly: true } : {}) };
     const column = columnName(name);
     if (columns.has(column)) fail(`its column name "${column}" collides with another attribute`);
     if (SYSTEM_COLUMNS.has(column)) fail(`its column name "${column}" is reserved for the system`);

@@ -161,3 +161,15 @@ test('GraphQL: a required component is non-null, a required repeatable a non-nul
   assert.deepEqual(f.backs, { kind: 'NON_NULL', ofType: { kind: 'LIST', name: null } });
   assert.deepEqual(f.extra, { kind: 'OBJECT', ofType: null });
 });
+
+test('non-writable attributes (writable: false, createdAt, updatedAt) in a body are invalid keys; publishedAt is ignored', async () => {
+  for (const key of ['stamp', 'createdAt', 'updatedAt']) {
+    const r = await call('POST', '/api/notes', { text: 'x', [key]: 'v' });
+    assert.equal(r.status, 400, key);
+    assert.deepEqual(r.body.error, { status: 400, name: 'ValidationError', message: `Invalid key ${key}`, details: { key, path: key, source: 'body' } });
+  }
+  const ok = await call('POST', '/api/notes', { text: 'x', publishedAt: '2020-01-01T00:00:00.000Z' });
+  assert.equal(ok.status, 201, ok.text);
+  assert.notEqual(ok.body.data.publishedAt, '2020-01-01T00:00:00.000Z');
+  assert.equal(ok.body.data.stamp, null, 'readable all the same');
+});

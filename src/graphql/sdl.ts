@@ -353,7 +353,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   const inputLines = (owner: string, attrs: Attribute[]): string[] => {
     const lines: string[] = [];
     for (const a of attrs) {
-      if (a.private && !(a.kind === 'scalar' && a.type === 'password')) continue;
+      if (a.readOnly || (a.private && !(a.kind === 'scalar' && a.type === 'password'))) continue;
       switch (a.kind) {
         case 'scalar': lines.push(`  ${a.name}: ${scalarOut(owner, a)}`); break;
         case 'media': lines.push(`  ${a.name}: ${a.multiple ? '[ID]' : 'ID'}`); break;

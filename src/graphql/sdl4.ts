@@ -230,7 +230,7 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   });
 
   const inputLines = (owner: string, attrs: Attribute[]): string[] => attrs.flatMap((a) => {
-    if (a.private && !(a.kind === 'scalar' && a.type === 'password')) return [];
+    if (a.readOnly || (a.private && !(a.kind === 'scalar' && a.type === 'password'))) return [];
     switch (a.kind) {
       case 'scalar': return [`  ${a.name}: ${scalarOut(owner, a)}`];
       case 'media': return [`  ${a.name}: ${a.multiple ? '[ID]' : 'ID'}`];

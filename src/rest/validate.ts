@@ -83,6 +83,7 @@ export class BodyValidator {
     const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
     for (const key of Object.keys(data)) {
       const a = this.ct.byName.get(key);
+      if (a?.readOnly) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
       if (!a || key === 'id' || key === 'documentId') {
         if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
         // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
