@@ -96,6 +96,11 @@ export interface ContentType {
   localized: boolean;
   attributes: Attribute[];
   byName: Map<string, Attribute>;
+  /**
+   * A plugin's own type that models may relate to (users-permissions users): read and linked like a
+   * content-type, but with no route, no Shadow CRUD of its own and a table Strapi creates.
+   */
+  builtin?: { graphqlName: string };
 }
 
 export interface Component {

@@ -5,8 +5,9 @@
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, basename } from 'node:path';
 import {
-  type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType,
+  type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
 } from '../compiler/schema.ts';
+import { UP } from './auth/tables.ts';
 import { columnName, componentsTable, inverseJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
 export class ModelError extends Error {}
@@ -139,6 +140,7 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
   }
 
   const ctList = [...contentTypes.values()];
+  addBuiltinTargets(contentTypes, [...rawTypes, ...rawComponents]);
   rawTypes.forEach((raw, i) => {
     const ct = ctList[i];
     ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized);
@@ -154,6 +156,31 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
   checkComponentCycles(schema);
   resolveJoins(schema);
   return schema;
+}
+
+/** Plugin types a model may relate to, made known when some model does. */
+const USERS_UID = 'plugin::users-permissions.user';
+
+function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Raw[]): void {
+  const targets = new Set(raws.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
+    .map((d) => (d && typeof d === 'object' && d.type === 'relation' ? d.target : undefined))));
+  if (targets.has(USERS_UID) && !contentTypes.has(USERS_UID)) contentTypes.set(USERS_UID, usersModel());
+}
+
+/** users-permissions users (`up_users`) as a relation target: what Strapi answers of a populated user. */
+function usersModel(): ContentType {
+  const scalar = (name: string, type: ScalarType, extra: Partial<ScalarAttr> = {}): ScalarAttr =>
+    ({ kind: 'scalar', name, type, column: columnName(name), unique: false, required: false, private: false, localized: false, ...extra });
+  const attributes: Attribute[] = [
+    scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
+    scalar('password', 'password', { private: true }), scalar('resetPasswordToken', 'string', { private: true }),
+    scalar('confirmationToken', 'string', { private: true }), scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'),
+  ];
+  return {
+    uid: USERS_UID, kind: 'collectionType', singularName: 'user', pluralName: 'users', apiName: 'user', table: UP.users,
+    draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
+    builtin: { graphqlName: 'UsersPermissionsUser' },
+  };
 }
 
 /** Strapi's relation name for a one-way spelling. */
@@ -247,6 +274,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
       // Strapi allows only one-way relations in components.
       if (isComponent && (def.mappedBy !== undefined || def.inversedBy !== undefined)) fail('a relation in a component is one-way: no mappedBy or inversedBy');
       const mappedBy = typeof def.mappedBy === 'string' ? def.mappedBy : undefined;
+      if (mappedBy && schema.contentTypes.get(target as string)?.builtin) fail(`a relation to ${String(target)} must own its side here (inversedBy or one-way, not mappedBy)`);
       const inversedBy = typeof def.inversedBy === 'string' ? def.inversedBy : undefined;
       if (mappedBy && inversedBy) fail('a relation has either mappedBy or inversedBy, not both');
       const toMany = relation === 'oneToMany' || relation === 'manyToMany' || relation === 'manyWay';
@@ -271,14 +299,15 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
 }
 
 function checkRelationPairs(schema: Schema, raws: Raw[], root: string): void {
-  const ctList = [...schema.contentTypes.values()];
+  const ctList = [...schema.contentTypes.values()].filter((ct) => !ct.builtin);
   ctList.forEach((ct, i) => {
     const file = relative(root, raws[i].file);
     for (const a of ct.attributes) {
       if (a.kind !== 'relation') continue;
       const target = schema.contentTypes.get(a.target)!;
       const other = a.mappedBy ?? a.inversedBy;
-      if (!other) continue;
+      // A plugin type's side (a project's extension of the user model) is not read here: one-way for us.
+      if (!other || target.builtin) continue;
       const o = target.byName.get(other);
       if (!o || o.kind !== 'relation' || o.target !== ct.uid) {
         throw new ModelError(`${file}: attribute "${a.name}": ${a.mappedBy ? 'mappedBy' : 'inversedBy'} "${other}" is not a relation of ${target.uid} back to ${ct.uid}`);

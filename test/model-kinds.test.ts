@@ -173,3 +173,23 @@ test('non-writable attributes (writable: false, createdAt, updatedAt) in a body 
   assert.notEqual(ok.body.data.publishedAt, '2020-01-01T00:00:00.000Z');
   assert.equal(ok.body.data.stamp, null, 'readable all the same');
 });
+
+test('relations to users-permissions users: link tables beside Strapi\'s up_users, populated with what Strapi shows of a user, filtered', async () => {
+  const user = async (username: string) => (await s.sql()`insert into up_users (document_id, username, email, provider, password, confirmed, blocked, created_at, updated_at, published_at)
+    values (${`user${username}doc0000000000000`.slice(0, 24)}, ${username}, ${`${username}@example.com`}, 'local', 'secret-hash', true, false, now(), now(), now()) returning id, document_id`)[0];
+  const [ada, bob] = [await user('ada'), await user('bob')];
+  const made = await call('POST', '/api/notes', { text: 'reviewed', writer: ada.document_id, reviewers: [bob.id, ada.id] });
+  assert.equal(made.status, 201, made.text);
+  const doc = made.body.data.documentId as string;
+  const r = (await call('GET', `/api/notes/${doc}?populate[writer]=true&populate[reviewers][fields][0]=username`)).body.data;
+  assert.deepEqual(Object.keys(r.writer), ['id', 'documentId', 'username', 'email', 'provider', 'confirmed', 'blocked', 'createdAt', 'updatedAt', 'publishedAt']);
+  assert.equal(r.writer.username, 'ada');
+  assert.deepEqual(r.reviewers.map((u: { username: string }) => u.username), ['bob', 'ada']);
+  const links = await s.sql()`select note_id, user_id, user_ord, note_ord from notes_reviewers_lnk order by user_ord`;
+  assert.equal(links.length, 2, 'Strapi\'s columns: note_id, user_id and both order columns');
+  const hit = await call('GET', '/api/notes?fields[0]=text&filters[writer][username][$eq]=ada');
+  assert.deepEqual(hit.body.data.map((n: { text: string }) => n.text), ['reviewed']);
+  assert.equal((await call('GET', '/api/notes?filters[writer][password][$eq]=x')).status, 400, 'a user\'s password is never filterable');
+  const g = await s.fetchJson('POST', '/graphql', { query: '{ notes { text } }' }, TOKEN);
+  assert.equal(g.status, 200, g.text);
+});

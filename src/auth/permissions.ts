@@ -24,7 +24,8 @@ export function parsePermissions(text: string, schema: Schema, key: string): Set
   for (const part of text.split(';').map((s) => s.trim()).filter(Boolean)) {
     const [type, actions] = part.split(':');
     if (!type || !actions) throw new PermissionConfigError(`Invalid configuration: ${key} entry "${part}" must look like <content-type|*>:<action,...>`);
-    const cts = type.trim() === '*' ? [...schema.contentTypes.values()] : [...schema.contentTypes.values()].filter((c) => c.apiName === type.trim() || c.uid === type.trim());
+    // `*` means the models' own types: a plugin type (users) keeps its plugin's permissions.
+    const cts = type.trim() === '*' ? [...schema.contentTypes.values()].filter((c) => !c.builtin) : [...schema.contentTypes.values()].filter((c) => !c.builtin && (c.apiName === type.trim() || c.uid === type.trim()));
     if (cts.length === 0) throw new PermissionConfigError(`Invalid configuration: ${key} names unknown content-type "${type}"`);
     for (const a of actions.split(',').map((s) => s.trim()).filter(Boolean)) {
       if (!ACTIONS.includes(a as Action)) throw new PermissionConfigError(`Invalid configuration: ${key} names unknown action "${a}" (one of ${ACTIONS.join(', ')})`);

@@ -39,7 +39,7 @@ function fail(message: string): never {
 /** Content API actions a custom token may carry: the content-types' and the plugins' we serve. */
 function knownActions(schema: Schema): Set<string> {
   return new Set([
-    ...[...schema.contentTypes.values()].flatMap((c) => ACTIONS.map((a) => `${c.uid}.${a}`)),
+    ...[...schema.contentTypes.values()].filter((c) => !c.builtin).flatMap((c) => ACTIONS.map((a) => `${c.uid}.${a}`)),
     ...['find', 'findOne', 'upload', 'destroy'].map((a) => `plugin::upload.content-api.${a}`),
     ...['find', 'findOne', 'me', 'count', 'create', 'update', 'destroy'].map((a) => `plugin::users-permissions.user.${a}`),
     ...['find', 'findOne', 'createRole', 'updateRole', 'deleteRole'].map((a) => `plugin::users-permissions.role.${a}`),

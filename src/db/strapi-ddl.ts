@@ -107,7 +107,8 @@ function linkTable(owner: ContentType | Component, target: ContentType, j: JoinT
 /** Every table the models need, in the order Strapi creates them. */
 export function modelTables(schema: Schema): TableDef[] {
   const out: TableDef[] = [];
-  const models: Array<ContentType | Component> = [...schema.contentTypes.values(), ...schema.components.values()];
+  // A plugin type's table (users) is Strapi's own: only the link tables toward it are the models'.
+  const models: Array<ContentType | Component> = [...[...schema.contentTypes.values()].filter((c) => !c.builtin), ...schema.components.values()];
   for (const m of models) {
     const cmps = ownsComponents(m.attributes);
     if (cmps) out.push(componentsJoinTable(m, cmps));

@@ -4,7 +4,7 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLScalarType, type GraphQLSchema } from 'graphql';
 import type { Config } from '../../config.ts';
-import type { Schema } from '../../compiler/schema.ts';
+import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { unauthorized } from '../../compiler/errors.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { Plugin } from '../plugins/types.ts';
@@ -69,7 +69,24 @@ function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlCon
   };
 }
 
-export function graphqlPlugin(config: Config, schema: Schema, users: Plugin): Plugin {
+/**
+ * The models as GraphQL sees them: plugin types that models relate to (users-permissions users) keep
+ * their own plugin queries, so they and the relations to them are left out of Shadow CRUD.
+ */
+function withoutBuiltins(schema: Schema): Schema {
+  const keep = <M extends ContentType | Component>(m: M): M => {
+    const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && schema.contentTypes.get(a.target)?.builtin));
+    return attributes.length === m.attributes.length ? m : { ...m, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
+  };
+  if (![...schema.contentTypes.values()].some((ct) => ct.builtin)) return schema;
+  const contentTypes = new Map([...schema.contentTypes].filter(([, ct]) => !ct.builtin).map(([uid, ct]) => [uid, keep(ct)]));
+  const components = new Map([...schema.components].map(([uid, c]) => [uid, keep(c)]));
+  const routes = new Map([...schema.routes].map(([r, ct]) => [r, contentTypes.get(ct.uid)!]));
+  return { ...schema, contentTypes, components, routes };
+}
+
+export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin): Plugin {
+  const schema = withoutBuiltins(fullSchema);
   const gc = config.graphql;
   const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
     depthLimit: gc.depthLimit,
