@@ -12,6 +12,9 @@ import type { QueryValue } from '../../compiler/querystring.ts';
 import { FilterParser, ParamBuilder, parsePagination, parseSort, pushPage, typeScope, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
 
+/** A relation field's selections, gathered by relation and arguments. */
+interface RelationGroup { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }
+
 export type Args = Record<string, unknown>;
 type Obj = { [key: string]: QueryValue };
 
@@ -234,7 +237,7 @@ export class Planner {
     const scalars = new Set<string>();
     const ts = { createdAt: false, updatedAt: false, publishedAt: false };
     let withLocale = false;
-    const rels = new Map<string, { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }>();
+    const rels = new Map<string, RelationGroup>();
     const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
     let locs: Array<readonly SelectionNode[]> | null = null;
     let custom = false;
@@ -255,18 +258,7 @@ export class Planner {
       if (!a && !SYSTEM_FIELDS.has(name)) custom = true;
       if (!a || a.private) continue;
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
-      if (a.kind === 'relation') {
-        const target = this.models.schema.contentTypes.get(a.target)!;
-        if (!this.canRead(target.uid)) continue;
-        const args = a.toMany ? this.argsOf(tn, f) : {};
-        const key = a.toMany ? relKey(a.name, args) : a.name;
-        const g = rels.get(key) ?? { attr: a, args, sets: [] };
-        const tt = this.models.nameOf(target);
-        g.sets.push(...(v4 ? this.entities(a.toMany ? `${tt}RelationResponseCollection` : `${tt}EntityResponse`, `${tt}Entity`, [f])
-          : sub(`${tt}RelationResponseCollection`)));
-        rels.set(key, g);
-        continue;
-      }
+      if (a.kind === 'relation') { this.groupRelation(rels, tn, a, f, conn); continue; }
       const list = others.get(a) ?? [];
       list.push(...sub('UploadFileRelationResponseCollection'));
       others.set(a, list);
@@ -287,6 +279,22 @@ export class Planner {
     }
     if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs) });
     return sel;
+  }
+
+  /**
+   * Gathers a relation field's selections by relation and arguments: `tags` and `tags_connection` with
+   * the same arguments read one populate; different arguments are different populates.
+   */
+  private groupRelation(rels: Map<string, RelationGroup>, tn: string, a: RelationAttr, f: FieldNode, conn: boolean): void {
+    const target = this.models.schema.contentTypes.get(a.target)!;
+    if (!this.canRead(target.uid)) return;
+    const args = a.toMany ? this.argsOf(tn, f) : {};
+    const key = a.toMany ? relKey(a.name, args) : a.name;
+    const g = rels.get(key) ?? { attr: a, args, sets: [] };
+    const tt = this.models.nameOf(target);
+    g.sets.push(...(this.models.shape === 'v4' ? this.entities(a.toMany ? `${tt}RelationResponseCollection` : `${tt}EntityResponse`, `${tt}Entity`, [f])
+      : conn ? this.unwrap(`${tt}RelationResponseCollection`, f) : f.selectionSet ? [f.selectionSet.selections] : []));
+    rels.set(key, g);
   }
 
   private relation(srcLocalized: boolean, key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
@@ -326,27 +334,15 @@ export class Planner {
     const fields = this.gather(tn, sets, this.models.shape === 'v5');
     const scalars = new Set<string>();
     const nested = new Map<Attribute, Array<readonly SelectionNode[]>>();
-    const rels = new Map<string, { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }>();
-    const v4 = this.models.shape === 'v4';
+    const rels = new Map<string, RelationGroup>();
     for (const f of fields) {
       const name = f.name.value;
       const conn = name.endsWith('_connection');
       const a = comp.byName.get(conn ? name.slice(0, -'_connection'.length) : name);
       if (!a || a.private) continue;
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
-      if (a.kind === 'relation') {
-        // A component's relations read as a content-type's do (components have no locale of their own).
-        const target = this.models.schema.contentTypes.get(a.target)!;
-        if (!this.canRead(target.uid)) continue;
-        const args = a.toMany ? this.argsOf(tn, f) : {};
-        const key = a.toMany ? relKey(a.name, args) : a.name;
-        const g = rels.get(key) ?? { attr: a, args, sets: [] };
-        const tt = this.models.nameOf(target);
-        g.sets.push(...(v4 ? this.entities(a.toMany ? `${tt}RelationResponseCollection` : `${tt}EntityResponse`, `${tt}Entity`, [f])
-          : conn ? this.unwrap(`${tt}RelationResponseCollection`, f) : f.selectionSet ? [f.selectionSet.selections] : []));
-        rels.set(key, g);
-        continue;
-      }
+      // A component's relations read as a content-type's do (components have no locale of their own).
+      if (a.kind === 'relation') { this.groupRelation(rels, tn, a, f, conn); continue; }
       const list = nested.get(a) ?? [];
       if (conn) list.push(...this.unwrap('UploadFileRelationResponseCollection', f));
       else if (f.selectionSet) list.push(f.selectionSet.selections);
