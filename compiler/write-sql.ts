@@ -125,10 +125,11 @@ export const appendMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES
 /** Whether row `$1` exists. */
 export const rowExists = (table: string) => `select 1 from ${q(table)} where id = $1::int`;
 
-/** The media links of rows `$1[i]` copied onto rows `$2[i]` (model `$3`). */
+/** The media links of rows `$1[i]` copied onto rows `$2[i]` (model `$3`; only fields `$4` unless null). */
 export const cloneMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
   select r.${FILES.file}, m.new, r.${FILES.relatedType}, r.${FILES.field}, r.${q(FILES.order)}
   from unnest($1::int[], $2::int[]) m(old, new) join ${FILES.related} r on r.${FILES.relatedId} = m.old and r.${FILES.relatedType} = $3
+  where $4::text[] is null or r.${FILES.field} = any($4::text[])
   order by r.id`;
 
 // ------------------------------------------------------------------ relations (a join table seen from the writing side)

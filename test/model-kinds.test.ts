@@ -21,7 +21,7 @@ const call = async (method: string, path: string, data?: unknown) => {
 };
 
 test('a localized single type: one document, a localization sharing the non-localized attributes, one locale deleted', async () => {
-  const en = await call('PUT', '/api/page', { title: 'Home', color: '#ff0000', box: { label: 'L', inner: {} }, markers: [{}, {}] });
+  const en = await call('PUT', '/api/page', { title: 'Home', color: '#ff0000', box: { label: 'L', inner: {} }, markers: [{}, {}], footer: { label: 'shared footer' } });
   assert.equal(en.status, 200, en.text);
   assert.equal(en.body.data.color, '#ff0000', 'a color-picker custom field is a string');
   const fr = await call('PUT', '/api/page?locale=fr', { title: 'Accueil' });
@@ -29,6 +29,11 @@ test('a localized single type: one document, a localization sharing the non-loca
   assert.equal(fr.body.data.documentId, en.body.data.documentId);
   assert.equal(fr.body.data.locale, 'fr');
   assert.equal(fr.body.data.color, '#ff0000', 'color is not localized: the new locale starts with it');
+  const frFull = await call('GET', '/api/page?locale=fr&populate=*');
+  const enFull = await call('GET', '/api/page?populate=*');
+  assert.equal(frFull.body.data.footer.label, 'shared footer', 'so does a non-localized component, as its own copy');
+  assert.notEqual(frFull.body.data.footer.id, enFull.body.data.footer.id);
+  assert.equal(frFull.body.data.box, null, 'a localized component is not copied');
   const both = await call('GET', '/api/page?populate=localizations&fields[0]=title');
   assert.deepEqual(both.body.data.localizations.map((l: { title: string }) => l.title), ['Accueil']);
   assert.equal((await call('DELETE', '/api/page?locale=fr')).status, 204);

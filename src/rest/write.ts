@@ -51,10 +51,14 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
   ctx.count(n);
 }
 
-/** A new version row for `locale` (a new document, or a new localization), published unless asked not to. */
-async function createVersion(w: Writer, ct: ContentType, n: Normalized, documentId: string, p: WriteParams, previous?: VersionRow): Promise<void> {
+/**
+ * A new version row for `locale` (a new document, or a new localization sharing the non-localized values
+ * of row `shareFrom`), published unless asked not to.
+ */
+async function createVersion(w: Writer, ct: ContentType, n: Normalized, documentId: string, p: WriteParams, previous?: VersionRow, shareFrom?: number): Promise<void> {
   const published = !ct.draftAndPublish;
   const id = await w.insertRow(n, documentId, p.locale, published);
+  if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
   const row = { id, locale: p.locale, published };
   await w.relations(row, n, documentId);
   if (ct.draftAndPublish && p.publish) await w.publish(row, previous);
@@ -91,7 +95,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
       throwIfErrors(v.errors);
       await w.sharedValues(rows[0].id, n);
       await w.check(n, documentId, p.locale);
-      await createVersion(w, ct, n, documentId, p, published);
+      await createVersion(w, ct, n, documentId, p, published, rows[0].id);
       return;
     }
     const v = new BodyValidator(ctx.schema, ct, false, p.locale);

@@ -106,6 +106,14 @@ export class Writer {
     for (const c of cols) n.columns.set(c, row[c]);
   }
 
+  /** A new localization also starts with copies of the non-localized components and media the body did not give. */
+  async sharedOwned(fromRow: number, toRow: number, n: Normalized): Promise<void> {
+    const given = new Set([...n.components.map((f) => f.attr.name), ...n.media.map((m) => m.attr.name)]);
+    const fields = new Set(this.ct.attributes.filter((a) => !a.localized && !given.has(a.name) &&
+      (a.kind === 'component' || a.kind === 'dynamiczone' || a.kind === 'media')).map((a) => a.name));
+    if (fields.size) await this.cloneOwned(this.ct, [[fromRow, toRow]], fields);
+  }
+
   /**
    * Publishes draft `draft`: a fresh published row copied from it (scalars, components cloned with new
    * ids, media, links toward the targets' published versions), then the previous published row goes.
@@ -209,15 +217,16 @@ export class Writer {
   }
 
   /** Rows `pairs[i][1]` get copies of what rows `pairs[i][0]` own: component instances (new ids) and media links. */
-  private async cloneOwned(model: ContentType | Component, pairs: Array<[number, number]>): Promise<void> {
+  private async cloneOwned(model: ContentType | Component, pairs: Array<[number, number]>, fields: Set<string> | null = null): Promise<void> {
     if (!pairs.length) return;
-    if (model.attributes.some((a) => a.kind === 'media')) {
-      await this.run(W.cloneMedia, [pairs.map((p) => p[0]), pairs.map((p) => p[1]), model.uid]);
+    if (model.attributes.some((a) => a.kind === 'media' && (!fields || fields.has(a.name)))) {
+      await this.run(W.cloneMedia, [pairs.map((p) => p[0]), pairs.map((p) => p[1]), model.uid, fields ? [...fields] : null]);
     }
     const cmps = W.cmpsTableOf(model);
     if (!cmps) return;
     const newOwner = new Map(pairs);
-    const rows = await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [pairs.map((p) => p[0])]);
+    const rows = (await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [pairs.map((p) => p[0])]))
+      .filter((r) => !fields || fields.has(r.field));
     if (!rows.length) return;
     const byType = new Map<string, number[]>();
     for (const r of rows) {
