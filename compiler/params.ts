@@ -319,6 +319,33 @@ function nullRow(f: Filter): boolean | null {
   }
 }
 
+/**
+ * Strapi applies `$not` to the rows its LEFT JOINs produce, so a negated condition on a relation holds
+ * when some related row fails it (and, with no related row, when the condition is false on nulls): the
+ * negation is pushed into relations, components and media (De Morgan through and/or).
+ */
+export function joinedNot(f: Filter): Filter {
+  switch (f.t) {
+    case 'and': case 'or': return { t: f.t, items: f.items.map(joinedNot) };
+    case 'not': return negateJoined(f.item);
+    case 'relation': case 'media': case 'component': return { ...f, sub: joinedNot(f.sub) };
+    default: return f;
+  }
+}
+
+function negateJoined(f: Filter): Filter {
+  switch (f.t) {
+    case 'and': return { t: 'or', items: f.items.map(negateJoined) };
+    case 'or': return { t: 'and', items: f.items.map(negateJoined) };
+    case 'not': return joinedNot(f.item);
+    case 'relation': case 'media': case 'component': {
+      const sub = negateJoined(f.sub);
+      return { ...f, sub, nullRowMatches: matchesNullRow(sub) };
+    }
+    default: return { t: 'not', item: f };
+  }
+}
+
 // ---------------------------------------------------------------- sort
 
 const DIRECTIONS = new Set(['asc', 'desc', 'ASC', 'DESC']);
@@ -584,7 +611,8 @@ export class PopulateParser {
         const target = this.schema.contentTypes.get(a.target)!;
         const select = selection(target, o.fields, path);
         this.forType(target, select, o.populate, depth + 1, path, status);
-        const where = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(target, null)) : null;
+        const parsed = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(target, null)) : null;
+        const where = parsed && joinedNot(parsed);
         const sort = parseSort(this.schema, target, o.sort);
         // Strapi's populate query selects its sort columns first, and the response keeps that order.
         const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
@@ -711,7 +739,8 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
   const select = selection(ct, q.fields, null);
-  const filtered = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(ct, null)) : null;
+  const parsed = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(ct, null)) : null;
+  const filtered = parsed && joinedNot(parsed);
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
   const sort = parseSort(schema, ct, q.sort);

@@ -261,6 +261,24 @@ describe('plan cache: queries of different structure never share a plan', () => 
   });
 });
 
+describe('$not over relations (Strapi negates the joined rows)', () => {
+  test('a to-many relation: some related row fails the condition; no related row never matches', async () => {
+    const all = (await get('/api/articles?fields[0]=title&populate[tags][fields][0]=name&pagination[pageSize]=100&sort=id')).data;
+    const want = all.filter((d: any) => d.tags.some((t: any) => t.name !== 'GraphQL')).map((d: any) => d.title);
+    const got = (await get('/api/articles?fields[0]=title&filters[$not][tags][name][$eq]=GraphQL&pagination[pageSize]=100&sort=id')).data.map((d: any) => d.title);
+    assert.deepEqual(got, want);
+    assert.ok(all.some((d: any) => d.tags.length === 0) && all.some((d: any) => d.tags.length > 1), 'the data has both kinds');
+  });
+
+  test('a to-one relation: entries without one are not matched either', async () => {
+    const all = (await get('/api/articles?fields[0]=title&populate[author][fields][0]=name&pagination[pageSize]=100&sort=id')).data;
+    const want = all.filter((d: any) => d.author && d.author.name !== 'Ada Lovelace').map((d: any) => d.title);
+    const got = (await get('/api/articles?fields[0]=title&filters[$not][author][name][$eq]=Ada Lovelace&pagination[pageSize]=100&sort=id')).data.map((d: any) => d.title);
+    assert.deepEqual(got, want);
+    assert.ok(all.some((d: any) => !d.author), 'some article has no author');
+  });
+});
+
 describe('_q search', () => {
   test('any text attribute (and the id) contains the text, case-insensitively; with filters, both hold', async () => {
     const r = await get('/api/articles?_q=postgresql INDEX&fields[0]=title');
