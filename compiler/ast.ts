@@ -1,7 +1,7 @@
 // The normalized read query: what compiler/params.ts produces from query parameters and
 // compiler/sql.ts turns into one SQL statement. Values live in a parameter vector; the AST only
 // holds their positions, so two queries of the same shape produce the same SQL text.
-import type { ContentType, ScalarAttr, RelationAttr, MediaAttr, ComponentAttr, DynamicZoneAttr, Component } from './schema.ts';
+import type { ContentType, ScalarAttr, RelationAttr, MediaAttr, MorphAttr, ComponentAttr, DynamicZoneAttr, Component } from './schema.ts';
 
 export type Operator =
   | '$eq' | '$eqi' | '$ne' | '$nei' | '$lt' | '$lte' | '$gt' | '$gte' | '$in' | '$notIn'
@@ -22,6 +22,8 @@ export type Filter =
   | { t: 'cmp'; field: FieldRef; op: Operator; param: number }
   | { t: 'relation'; attr: RelationAttr; target: ContentType; sub: Filter; nullRowMatches: boolean }
   | { t: 'media'; attr: MediaAttr; sub: Filter; nullRowMatches: boolean }
+  /** Through a morphOne/morphMany: the rows of `target` whose `by` link names this row. */
+  | { t: 'morph'; attr: MorphAttr; target: ContentType; by: MorphAttr; sub: Filter; nullRowMatches: boolean }
   | { t: 'component'; attr: ComponentAttr; component: Component; sub: Filter; nullRowMatches: boolean }
   | { t: 'const'; value: boolean };
 
@@ -51,9 +53,15 @@ export interface ComponentSelection {
 export type Populate =
   | { kind: 'relation'; attr: RelationAttr; target: ContentType; select: Selection; where: Filter | null; sort: SortTerm[]; count: boolean; status: 'published' | 'draft' | null }
   | { kind: 'media'; attr: MediaAttr; fields: string[] | null }
+  /** morphToOne/morphToMany: each linked row as its own type's selection (types not listed are left out). */
+  | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[] }
+  /** morphOne/morphMany: rows of `target` linked back through its morphTo attribute `by`. */
+  | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
   | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
   | { kind: 'localizations'; select: Selection };
+
+export interface MorphTarget { ct: ContentType; select: Selection }
 
 export type Pagination =
   | { mode: 'page'; page: number; pageSize: number; withCount: boolean }

@@ -153,6 +153,9 @@ export const INDEX = {
   orderFk: (names: string | string[]) => name(names, { suffix: 'ofk' }),
   orderInverseFk: (names: string | string[]) => name(names, { suffix: 'oifk' }),
   unique: (names: string | string[]) => name(names, { suffix: 'uq' }),
+  /** A morph table's indexes on its related-row id and its order (getIdColumnIndexName, getOrderIndexName). */
+  idColumn: (names: string | string[]) => name(names, { suffix: 'idix' }),
+  order: (names: string | string[]) => name(names, { suffix: 'oidx' }),
   /** `<collectionName>_entity_fk`: a `_cmps` table's owner foreign key and its index. */
   componentsEntityFk: (collectionName: string) => nameFromTokens([
     { name: collectionName, compressible: true }, { name: 'entity', compressible: false }, { name: 'fk', compressible: false },
@@ -183,6 +186,25 @@ export function ownerJoinTable(owner: NamedModel, attribute: string, target: Nam
     table, source, target: targetCol,
     order: isAnyToMany(relation) ? order : null,
     inverseOrder: bidirectional && isManyToAny(relation) ? inverseOrder : null,
+  };
+}
+
+/**
+ * morphToOne: Strapi keeps the link in two columns of the owner's row, named `target_id`/`target_type`
+ * whatever the attribute is called (its createMorphToOne), unless the schema gives `morphColumn`.
+ */
+export function morphColumns(given?: { id?: string; type?: string }): { id: string; type: string } {
+  return { id: given?.id ?? identifier('target', { suffix: 'id' }), type: given?.type ?? identifier('target', { suffix: 'type' }) };
+}
+
+/** morphToMany: `<table>_<attribute>_mph`, as Strapi's createMorphToMany names it and its columns. */
+export function morphJoinTable(owner: NamedModel, attribute: string): { table: string; owner: string; id: string; type: string; field: string; order: string } {
+  return {
+    table: name([snakeCase(owner.table), snakeCase(attribute)], { suffix: 'mph' }),
+    owner: identifier(owner.singularName, { suffix: 'id' }),
+    id: identifier(attribute, { suffix: 'id' }),
+    type: identifier(attribute, { suffix: 'type' }),
+    field: 'field', order: 'order',
   };
 }
 

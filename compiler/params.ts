@@ -3,10 +3,10 @@
 // parameter vector; only their positions enter the AST.
 import type { QueryValue } from './querystring.ts';
 import type {
-  Attribute, ComponentAttr, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
+  Attribute, ComponentAttr, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
 import { visibleScalars } from './schema.ts';
-import type { ComponentSelection, FieldRef, Filter, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 
 export interface ReadLimits {
@@ -161,7 +161,8 @@ function listOf(v: QueryValue): QueryValue[] {
 }
 
 export class FilterParser {
-  constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters') {}
+  /** `canRead`: relations to content-types the caller may not read are no filter keys (Strapi's validator). */
+  constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters', private canRead: CanRead = () => true) {}
 
   parse(value: QueryValue, scope: FilterScope): Filter | null {
     if (!isObj(value)) {
@@ -191,14 +192,20 @@ export class FilterParser {
     if (field) return this.fieldFilter(key, field, v, join(scope.path, key));
     const attr = scope.attr(key);
     const path = join(scope.path, key);
-    if (!attr || attr.private) {
-      if (HIDDEN.has(key)) throw invalidKey(this.param, key, path);
-      throw invalidKey(this.param, key, scope.path);
-    }
+    // A private attribute is named by its whole path (checked live); an unknown key by its scope's.
+    if (!attr || attr.private) throw invalidKey(this.param, key, attr || HIDDEN.has(key) ? path : scope.path);
+    if ((attr.kind === 'relation' || attr.kind === 'morph') && attr.target && !this.canRead(attr.target)) throw invalidKey(this.param, key, path);
     if (attr.kind === 'relation') {
       const target = this.schema.contentTypes.get(attr.target)!;
       const sub = this.relationSub(v, typeScope(target, path), key);
       return sub ? { t: 'relation', attr, target, sub, nullRowMatches: matchesNullRow(sub) } : null;
+    }
+    if (attr.kind === 'morph' && attr.target) {
+      // morphOne/morphMany filter through the rows linked back to this one (checked live); the
+      // morphTo sides name no target type, so Strapi refuses them as keys.
+      const target = this.schema.contentTypes.get(attr.target)!;
+      const sub = this.relationSub(v, typeScope(target, path), key);
+      return sub ? { t: 'morph', attr, target, by: morphBy(this.schema, attr), sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     if (attr.kind === 'media') {
       const sub = this.relationSub(v, fileScope(path), key);
@@ -328,7 +335,7 @@ export function joinedNot(f: Filter): Filter {
   switch (f.t) {
     case 'and': case 'or': return { t: f.t, items: f.items.map(joinedNot) };
     case 'not': return negateJoined(f.item);
-    case 'relation': case 'media': case 'component': return { ...f, sub: joinedNot(f.sub) };
+    case 'relation': case 'media': case 'component': case 'morph': return { ...f, sub: joinedNot(f.sub) };
     default: return f;
   }
 }
@@ -338,7 +345,7 @@ function negateJoined(f: Filter): Filter {
     case 'and': return { t: 'or', items: f.items.map(negateJoined) };
     case 'or': return { t: 'and', items: f.items.map(negateJoined) };
     case 'not': return joinedNot(f.item);
-    case 'relation': case 'media': case 'component': {
+    case 'relation': case 'media': case 'component': case 'morph': {
       const sub = negateJoined(f.sub);
       return { ...f, sub, nullRowMatches: matchesNullRow(sub) };
     }
@@ -534,7 +541,8 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
       if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
       // Strapi reads a populate entry's value as a boolean (`true|false|t|f|1|0`) or `*`.
       if (sub === 'false' || sub === 'f' || sub === '0' || sub === false as unknown) continue;
-      out.set(k, sub === 'true' || sub === 't' || sub === '1' || sub === '*' ? true : sub);
+      // `*` stays itself: it populates like true, except a morphTo side, which Strapi then leaves out.
+      out.set(k, sub === 'true' || sub === 't' || sub === '1' ? true : sub);
     }
   }
   if (out.size === 1 && out.has('*')) return '*';
@@ -551,10 +559,14 @@ export type CanRead = (uid: string) => boolean;
  * after `localizations`; `populate[defaultSeo][populate]=…&populate[favicon][fields]=…` answers favicon first).
  */
 function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>, spec: Map<string, QueryValue | true> | '*', order: readonly unknown[]): void {
+  const attr = (e: [A | 'localizations', QueryValue | true]) => (typeof e[0] === 'object' && e[0] !== null ? e[0] as { kind?: string; relation?: string } : null);
+  // A morphToMany is populated after the others, a morphToOne (read from the row's own columns) before
+  // them (checked on Strapi 5.54 with populate=*).
   const nested = (e: [A | 'localizations', QueryValue | true]) =>
-    (typeof e[0] === 'object' && e[0] !== null && (e[0] as { kind?: string }).kind === 'dynamiczone') ||
+    attr(e)?.kind === 'dynamiczone' || attr(e)?.relation === 'morphToMany' ||
     (isObj(e[1]) && (e[1].populate !== undefined || e[1].on !== undefined));
-  const flat = entries.filter((e) => !nested(e));
+  const early = (e: [A | 'localizations', QueryValue | true]) => attr(e)?.relation === 'morphToOne' && !nested(e);
+  const flat = [...entries.filter(early), ...entries.filter((e) => !nested(e) && !early(e))];
   const deep = entries.filter(nested);
   // In the object form the nested ones come in the model's attribute order, whatever the query's
   // (checked on Strapi 5.54); dotted paths keep the request's order (recorded case 125).
@@ -563,6 +575,17 @@ function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>,
     deep.sort((x, y) => rank(x) - rank(y));
   }
   entries.splice(0, entries.length, ...flat, ...deep);
+}
+
+/** Strapi's populate query selects its sort columns first, and the response keeps that order. */
+function leadWithSort(select: Selection, sort: SortTerm[]): void {
+  const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
+  if (leading.length) select.leading = [...new Set(leading)];
+}
+
+/** The morphTo attribute a morphOne/morphMany reads its links through. */
+function morphBy(schema: Schema, a: MorphAttr): MorphAttr {
+  return schema.contentTypes.get(a.target!)!.byName.get(a.morphBy!) as MorphAttr;
 }
 
 export class PopulateParser {
@@ -589,18 +612,22 @@ export class PopulateParser {
     }
     nestedLast(entries, spec, ct.attributes);
     for (const [a, sub] of entries) {
-      if (a !== 'localizations' && a.kind === 'relation' && !this.canRead(a.target)) continue;
+      if (a !== 'localizations' && (a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) continue;
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
       if (a === 'localizations') {
         const o = isObj(sub) ? sub : {};
         sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
         continue;
       }
-      sel.populate.push(this.attribute(a, sub, depth, subPath, status));
+      const p = this.attribute(a, sub, depth, subPath, status);
+      if (p) sel.populate.push(p);
     }
   }
 
-  private attribute(a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate {
+  /** The populate of one attribute; null when Strapi leaves the attribute out of the response. */
+  private attribute(a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
+    if (given === '*' && a.kind === 'morph' && !a.target) return null;
+    const sub = given === '*' ? true : given;
     const o: Obj = isObj(sub) ? sub : {};
     if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
     for (const k of Object.keys(o)) {
@@ -611,15 +638,14 @@ export class PopulateParser {
         const target = this.schema.contentTypes.get(a.target)!;
         const select = selection(target, o.fields, path);
         this.forType(target, select, o.populate, depth + 1, path, status);
-        const parsed = o.filters !== undefined ? new FilterParser(this.schema, this.params).parse(o.filters, typeScope(target, null)) : null;
+        const parsed = o.filters !== undefined ? new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters, typeScope(target, null)) : null;
         const where = parsed && joinedNot(parsed);
         const sort = parseSort(this.schema, target, o.sort);
-        // Strapi's populate query selects its sort columns first, and the response keeps that order.
-        const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
-        if (leading.length) select.leading = [...new Set(leading)];
+        leadWithSort(select, sort);
         const count = o.count !== undefined && bool(o.count, `${path}.count`);
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
       }
+      case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
         const names = fieldList(o.fields);
         if (names) for (const n of names) if (!FILE_RECORD_KEYS.includes(n)) throw invalidKey('fields', n, path);
@@ -678,9 +704,48 @@ export class PopulateParser {
     nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) {
       if (a.kind === 'relation' && !this.canRead(a.target)) continue;
-      sel.populate.push(this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status));
+      const p = this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status);
+      if (p) sel.populate.push(p);
     }
     return sel;
+  }
+
+  /**
+   * Polymorphic relations. morphOne/morphMany read like a relation to their target; their default
+   * selection includes `locale` even on a non-localized target (Strapi 5.54 answers `"locale": null`
+   * there: it reads the target's rows without the relation sanitizer). A morphTo side renders each
+   * linked row as its own type's default selection plus `__type`; only `true`/`*` and `on` (per type:
+   * `fields`, `populate`) shape it — with anything else Strapi leaves the attribute out (checked live).
+   */
+  private morph(a: MorphAttr, sub: QueryValue | true, o: Obj, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
+    if (a.target) {
+      const target = this.schema.contentTypes.get(a.target)!;
+      const select = selection(target, o.fields, path);
+      if (o.fields === undefined) select.withLocale = true;
+      this.forType(target, select, o.populate, depth + 1, path, status);
+      const parsed = o.filters !== undefined ? new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters, typeScope(target, null)) : null;
+      const sort = parseSort(this.schema, target, o.sort);
+      leadWithSort(select, sort);
+      return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where: parsed && joinedNot(parsed), sort, status: target.draftAndPublish ? status : null };
+    }
+    if (sub !== true && Object.keys(o).some((k) => k !== 'on')) return null;
+    const types: MorphTarget[] = [];
+    if (o.on !== undefined) {
+      if (!isObj(o.on)) throw invalidKey('populate', 'on', path);
+      for (const [uid, tsub] of Object.entries(o.on)) {
+        const ct = this.schema.contentTypes.get(uid);
+        if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on`);
+        const t: Obj = isObj(tsub) ? tsub : {};
+        for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
+        if (!this.canRead(uid)) continue;
+        const select = selection(ct, t.fields, `${path}.on.${uid}`);
+        this.forType(ct, select, t.populate, depth + 1, `${path}.on.${uid}`, status);
+        types.push({ ct, select });
+      }
+    } else {
+      for (const ct of this.schema.contentTypes.values()) if (!ct.builtin && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });
+    }
+    return { kind: 'morphTo', attr: a, types };
   }
 }
 
@@ -739,7 +804,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
   const select = selection(ct, q.fields, null);
-  const parsed = q.filters !== undefined ? new FilterParser(schema, params).parse(q.filters, typeScope(ct, null)) : null;
+  const parsed = q.filters !== undefined ? new FilterParser(schema, params, 'filters', canRead).parse(q.filters, typeScope(ct, null)) : null;
   const filtered = parsed && joinedNot(parsed);
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;

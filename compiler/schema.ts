@@ -62,6 +62,32 @@ export interface RelationAttr extends AttrBase {
   join: JoinTable;
 }
 
+/** Strapi's polymorphic relations: the owning sides point at rows of any content-type. */
+export type MorphRelation = 'morphToOne' | 'morphToMany' | 'morphOne' | 'morphMany';
+
+/** morphToOne: two columns of the owner's own row name the related row (Strapi: `target_id`, `target_type`). */
+export interface MorphColumns { id: string; type: string }
+
+/** morphToMany: `<table>_<attribute>_mph` rows (`<owner>_id`, `<attribute>_id`, `<attribute>_type`, `field`, `order`). */
+export interface MorphJoin { table: string; owner: string; id: string; type: string; field: string; order: string }
+
+export interface MorphAttr extends AttrBase {
+  kind: 'morph';
+  relation: MorphRelation;
+  toMany: boolean;
+  /** morphToOne: where the owner row keeps its link. */
+  columns?: MorphColumns;
+  /** morphToMany: the owner's morph table. */
+  join?: MorphJoin;
+  /**
+   * morphOne/morphMany: the content-type whose morphTo attribute (`morphBy`) points back here; resolved
+   * once every model is known. Rows of `target` whose link names this row (and, through a morph table,
+   * this attribute in `field`) are this side's values.
+   */
+  target?: string;
+  morphBy?: string;
+}
+
 export interface ComponentAttr extends AttrBase {
   kind: 'component';
   component: string;
@@ -81,7 +107,7 @@ export interface DynamicZoneAttr extends AttrBase {
   max?: number;
 }
 
-export type Attribute = ScalarAttr | MediaAttr | RelationAttr | ComponentAttr | DynamicZoneAttr;
+export type Attribute = ScalarAttr | MediaAttr | RelationAttr | MorphAttr | ComponentAttr | DynamicZoneAttr;
 
 export interface ContentType {
   uid: string;
@@ -124,7 +150,7 @@ export interface Schema {
 }
 
 export function isToMany(a: Attribute): boolean {
-  return (a.kind === 'relation' && a.toMany) || (a.kind === 'media' && a.multiple) ||
+  return ((a.kind === 'relation' || a.kind === 'morph') && a.toMany) || (a.kind === 'media' && a.multiple) ||
     (a.kind === 'component' && a.repeatable) || a.kind === 'dynamiczone';
 }
 

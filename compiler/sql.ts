@@ -3,7 +3,7 @@
 // owner's `_cmps`, media through `files_related_mph`), so the statement returns the response's `data`
 // as text, ready to send. Identifiers come only from the models and compiler/layout.ts; every user
 // value is a `$n` parameter with an explicit cast.
-import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, DynamicZoneAttr, MediaAttr } from './schema.ts';
+import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, DynamicZoneAttr, MediaAttr, MorphAttr } from './schema.ts';
 import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
@@ -183,18 +183,47 @@ class FilterGen {
     };
   }
 
+  /**
+   * Rows of `target` linked back to row `src` (of type `ownerUid`) by its morphTo attribute `by`: through
+   * its own `target_id`/`target_type` columns, or through its morph table with `field` = this attribute.
+   */
+  morphSource(attr: MorphAttr, by: MorphAttr, target: ContentType, ownerUid: string, src: string, a: string): Source {
+    if (by.columns) {
+      return {
+        from: `from ${q(target.table)} ${a}`,
+        where: `where ${a}.${q(by.columns.id)} = ${src}.id and ${a}.${q(by.columns.type)} = ${lit(ownerUid)}`,
+        order: `${a}.id`,
+      };
+    }
+    const j = by.join!;
+    const m = `m${a}`;
+    return {
+      from: `from ${q(j.table)} ${m} join ${q(target.table)} ${a} on ${a}.id = ${m}.${q(j.owner)}`,
+      where: `where ${m}.${q(j.id)} = ${src}.id and ${m}.${q(j.type)} = ${lit(ownerUid)} and ${m}.${q(j.field)} = ${lit(attr.name)}`,
+      order: `${m}.${q(j.order)}, ${m}.id`,
+    };
+  }
+
   // ------------------------------------------------------------ filters
 
-  filter(f: Filter, alias: string): string {
+  /** The owner type of filter scopes over content rows (morph links name it). */
+  protected scopeUid: string | null = null;
+
+  filter(f: Filter, alias: string, ownerUid: string | null = this.scopeUid): string {
     switch (f.t) {
       case 'const': return f.value ? 'true' : 'false';
-      case 'and': case 'or': return `(${f.items.map((i) => this.filter(i, alias)).join(f.t === 'and' ? ' and ' : ' or ')})`;
+      case 'and': case 'or': return `(${f.items.map((i) => this.filter(i, alias, ownerUid)).join(f.t === 'and' ? ' and ' : ' or ')})`;
       // Plain SQL NOT, as Strapi's knex query: a null compared value matches neither side.
-      case 'not': return `not (${this.filter(f.item, alias)})`;
+      case 'not': return `not (${this.filter(f.item, alias, ownerUid)})`;
       case 'cmp': return this.cmp(f, alias);
-      case 'relation': { const a = this.alias(); return this.exists(this.relationSource(f.attr, f.target, alias, a), this.filter(f.sub, a), f.nullRowMatches); }
-      case 'media': { const a = this.alias('f'); return this.exists(this.mediaSource(f.attr, alias, a), this.filter(f.sub, a), f.nullRowMatches); }
-      case 'component': { const a = this.alias('k'); return this.exists(this.componentSource(f.attr, f.component, alias, a), this.filter(f.sub, a), f.nullRowMatches); }
+      case 'relation': { const a = this.alias(); return this.exists(this.relationSource(f.attr, f.target, alias, a), this.filter(f.sub, a, f.target.uid), f.nullRowMatches); }
+      case 'media': { const a = this.alias('f'); return this.exists(this.mediaSource(f.attr, alias, a), this.filter(f.sub, a, null), f.nullRowMatches); }
+      case 'component': { const a = this.alias('k'); return this.exists(this.componentSource(f.attr, f.component, alias, a), this.filter(f.sub, a, null), f.nullRowMatches); }
+      case 'morph': {
+        if (!ownerUid) throw new Error('a morph filter needs the owner type');
+        const a = this.alias();
+        return this.exists(this.morphSource(f.attr, f.by, f.target, ownerUid, alias, a), this.filter(f.sub, a, f.target.uid), f.nullRowMatches);
+      }
     }
   }
 
@@ -258,13 +287,13 @@ class RowGen extends FilterGen {
     return `concat(${open}, ${[...parts, lit(`${tail}}`)].join(', ')})`;
   }
 
-  rowText(ct: ContentType, sel: Selection, alias: string, joins: string[]): string {
+  rowText(ct: ContentType, sel: Selection, alias: string, joins: string[], tail = ''): string {
     let cache: string | null = null;
     if (this.opts.renderCache && isDefaultSelection(ct, sel)) {
       cache = `${alias}r`;
       joins.push(`left join ${RENDER.table(ct.table)} ${cache} on ${cache}.id = ${alias}.id and ${cache}.${RENDER.stamp} = ${alias}.${R.updatedAt}`);
     }
-    return this.compose(scalarCols(sel, alias), sel.populate, ct, alias, joins, '', cache);
+    return this.compose(scalarCols(sel, alias), sel.populate, ct, alias, joins, tail, cache);
   }
 
   /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone). */
@@ -276,7 +305,7 @@ class RowGen extends FilterGen {
   /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
   populate(p: Populate, ct: ContentType | null, src: string): string {
     switch (p.kind) {
-      case 'relation': case 'localizations': throw new Error(`${p.kind} populate needs a request`);
+      case 'relation': case 'localizations': case 'morphTo': case 'morphBy': throw new Error(`${p.kind} populate needs a request`);
       case 'media': return this.media(p.attr, p.fields, src);
       case 'component': {
         const comp = p.select.component;
@@ -322,11 +351,13 @@ class RowGen extends FilterGen {
 }
 
 class Gen extends RowGen {
-  constructor(schema: Schema, opts: SqlOptions, private query: ReadQuery) { super(schema, opts); }
+  constructor(schema: Schema, opts: SqlOptions, private query: ReadQuery) { super(schema, opts); this.scopeUid = query.ct.uid; }
 
   override populate(p: Populate, ct: ContentType | null, src: string): string {
     switch (p.kind) {
       case 'relation': return this.relation(p, ct, src);
+      case 'morphTo': return this.morphTo(p, src);
+      case 'morphBy': return this.morphBy(p, ct!, src);
       case 'localizations': {
         const own = ct!;
         // Asked for every locale at once (`locale=*`), Strapi answers each entry's localizations empty.
@@ -354,7 +385,7 @@ class Gen extends RowGen {
     // Strapi); GraphQL keeps to the request's locale (relLocaleParam).
     if (p.target.localized && ct?.localized) conds.push(`${a}.${R.locale} = ${src}.${R.locale}`);
     else if (p.target.localized && this.query.relLocaleParam) conds.push(`${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
-    if (p.where) conds.push(this.filter(p.where, a));
+    if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
     const where = `${s.where}${conds.map((c) => ` and ${c}`).join('')}`;
     if (p.count) return `select json_build_object('count', count(*))::text as v ${s.from} ${where}`;
     const joins: string[] = [];
@@ -362,6 +393,43 @@ class Gen extends RowGen {
     const from = `${s.from}${sp(joins)} ${where}`;
     if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${s.order} limit 1), 'null') as v`;
     const order = p.sort.length ? [...this.orderBy(p.sort, a), s.order].join(', ') : s.order;
+    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  /**
+   * A morphTo side: each link's row rendered as its own type (plus `__type`), in link order. Links are to
+   * rows, as Strapi's; a link to a type left out (or to a row gone since) renders nothing.
+   */
+  private morphTo(p: Extract<Populate, { kind: 'morphTo' }>, src: string): string {
+    const empty = p.attr.toMany ? `'[]'` : `'null'`;
+    if (!p.types.length) return `select ${empty}::text as v`;
+    const one = (idExpr: string) => p.types.map(({ ct, select }) => {
+      const a = this.alias();
+      const joins: string[] = [];
+      const row = this.rowText(ct, select, a, joins, `,"__type":${JSON.stringify(ct.uid)}`);
+      return `when ${lit(ct.uid)} then (select ${row} from ${q(ct.table)} ${a}${sp(joins)} where ${a}.id = ${idExpr})`;
+    }).join(' ');
+    if (p.attr.columns) {
+      const c = p.attr.columns;
+      return `select coalesce(case ${src}.${q(c.type)} ${one(`${src}.${q(c.id)}`)} end, 'null') as v`;
+    }
+    const j = p.attr.join!;
+    const m = this.alias('m');
+    return `select ${textArray('x.j')} as v from (select case ${m}.${q(j.type)} ${one(`${m}.${q(j.id)}`)} end as j from ${q(j.table)} ${m} where ${m}.${q(j.owner)} = ${src}.id order by ${m}.${q(j.order)}, ${m}.id limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  /** morphOne/morphMany: the target's rows linked back to this one, filtered and sorted as a relation. */
+  private morphBy(p: Extract<Populate, { kind: 'morphBy' }>, ct: ContentType, src: string): string {
+    const a = this.alias();
+    const s = this.morphSource(p.attr, p.by, p.target, ct.uid, src, a);
+    const conds: string[] = [];
+    if (p.status) conds.push(`${a}.${R.publishedAt} is ${p.status === 'published' ? 'not null' : 'null'}`);
+    if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
+    const joins: string[] = [];
+    const row = this.rowText(p.target, p.select, a, joins);
+    const from = `${s.from}${sp(joins)} ${s.where}${conds.map((c) => ` and ${c}`).join('')}`;
+    const order = [...this.orderBy(p.sort, a), s.order].join(', ');
+    if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${order} limit 1), 'null') as v`;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
   }
 

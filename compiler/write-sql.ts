@@ -1,7 +1,7 @@
 // SQL text of writes on Strapi 5's layout: version rows, component rows and their `_cmps` entries,
 // `files_related_mph` media links and relation `_lnk` rows. Pure: identifiers come from the models and
 // compiler/layout.ts, every value is a `$n` parameter; src/rest/writer.ts runs these statements.
-import type { Component, ContentType } from './schema.ts';
+import type { Component, ContentType, MorphJoin } from './schema.ts';
 import { CMPS, FILES, ROW_COLUMNS as R, type JoinTable } from './layout.ts';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -217,3 +217,21 @@ export function copyLinks(j: JoinTable): string {
     where l.${q(j.target)} = $1 and not exists (select 1 from ${q(j.table)} x where x.${q(j.source)} = l.${q(j.source)} and x.${q(j.target)} = $2)
     order by l.id`;
 }
+
+// ------------------------------------------------------------ morph tables (morphToMany)
+
+/** Links of owner row `$1` in its morph table, in order: related row id, its type and the link's field. */
+export const morphLinks = (j: MorphJoin) =>
+  `select ${q(j.id)} as id, ${q(j.type)} as type, ${q(j.field)} as field from ${q(j.table)} where ${q(j.owner)} = $1 order by ${q(j.order)}, id`;
+
+export const deleteMorphLinks = (j: MorphJoin) => `delete from ${q(j.table)} where ${q(j.owner)} = $1`;
+
+/** Links of owner row `$1`, numbered 1…n in the order given: related ids `$2`, types `$3`, fields `$4`. */
+export const insertMorphLinks = (j: MorphJoin) =>
+  `insert into ${q(j.table)} (${list([j.owner, j.id, j.type, j.field, j.order])})
+   select $1, x.id, x.type, x.field, x.ord from unnest($2::int[], $3::text[], $4::text[]) with ordinality as x(id, type, field, ord)`;
+
+/** The published row of the document (and locale) of row `$1` of a draft-and-publish table. */
+export const publishedVersionOf = (table: string) =>
+  `select p.id from ${q(table)} d join ${q(table)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is not null
+   where d.id = $1 order by p.id desc limit 1`;

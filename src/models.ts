@@ -6,9 +6,10 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, basename } from 'node:path';
 import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
+  type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
 import { UP } from './auth/tables.ts';
-import { columnName, componentsTable, inverseJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
+import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
 export class ModelError extends Error {}
 
@@ -153,6 +154,7 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
     for (const a of c.attributes) c.byName.set(a.name, a);
   });
   checkRelationPairs(schema, rawTypes, dir);
+  checkMorphTargets(schema, rawTypes, dir);
   checkComponentCycles(schema);
   resolveJoins(schema);
   return schema;
@@ -161,16 +163,41 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
 /** Plugin types a model may relate to, made known when some model does. */
 const USERS_UID = 'plugin::users-permissions.user';
 
+const ADMIN_UID = 'admin::user';
+
 function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Raw[]): void {
   const targets = new Set(raws.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
     .map((d) => (d && typeof d === 'object' && d.type === 'relation' ? d.target : undefined))));
   if (targets.has(USERS_UID) && !contentTypes.has(USERS_UID)) contentTypes.set(USERS_UID, usersModel());
+  if (targets.has(ADMIN_UID) && !contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
+}
+
+const scalar = (name: string, type: ScalarType, extra: Partial<ScalarAttr> = {}): ScalarAttr =>
+  ({ kind: 'scalar', name, type, column: columnName(name), unique: false, required: false, private: false, localized: false, ...extra });
+
+/**
+ * Strapi's admin users (`admin_users`) as a relation target: a populated one shows its names and
+ * language, never its email, password, tokens or state (private in Strapi's admin model, checked live).
+ * Only the caller allowed everything (a full-access token) may read them, as no role can grant
+ * `admin::user.find`.
+ */
+function adminUsersModel(): ContentType {
+  const attributes: Attribute[] = [
+    scalar('firstname', 'string'), scalar('lastname', 'string'), scalar('username', 'string'),
+    scalar('email', 'email', { private: true }), scalar('password', 'password', { private: true }),
+    scalar('resetPasswordToken', 'string', { private: true }), scalar('registrationToken', 'string', { private: true }),
+    scalar('isActive', 'boolean', { private: true }), scalar('blocked', 'boolean', { private: true }),
+    scalar('preferedLanguage', 'string'),
+  ];
+  return {
+    uid: ADMIN_UID, kind: 'collectionType', singularName: 'user', pluralName: 'users', apiName: 'user', table: ADMIN_USERS,
+    draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
+    builtin: { graphqlName: 'AdminUser' },
+  };
 }
 
 /** users-permissions users (`up_users`) as a relation target: what Strapi answers of a populated user. */
 function usersModel(): ContentType {
-  const scalar = (name: string, type: ScalarType, extra: Partial<ScalarAttr> = {}): ScalarAttr =>
-    ({ kind: 'scalar', name, type, column: columnName(name), unique: false, required: false, private: false, localized: false, ...extra });
   const attributes: Attribute[] = [
     scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
     scalar('password', 'password', { private: true }), scalar('resetPasswordToken', 'string', { private: true }),
@@ -266,6 +293,13 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
         ...base, kind: 'media', multiple: def.multiple === true, allowedTypes: (def.allowedTypes as string[] | undefined) ?? null,
         relatedType: owner.uid,
       });
+    } else if (type === 'relation' && typeof def.relation === 'string' && def.relation.startsWith('morph')) {
+      const m = morphAttribute(def, base, owner, schema, isComponent, fail);
+      for (const c of m.columns ? [m.columns.id, m.columns.type] : []) {
+        if (columns.has(c) || SYSTEM_COLUMNS.has(c)) fail(`its column "${c}" collides with another attribute (Strapi keeps every morphToOne link in target_id/target_type)`);
+        columns.add(c);
+      }
+      out.push(m);
     } else if (type === 'relation') {
       const relation = def.relation as RelationKind;
       if (!RELATIONS.has(relation)) fail(`unsupported relation "${String(def.relation)}"`);
@@ -296,6 +330,44 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
     }
   }
   return out;
+}
+
+const MORPHS = new Set<MorphRelation>(['morphToOne', 'morphToMany', 'morphOne', 'morphMany']);
+
+/**
+ * Strapi's polymorphic relations. The owning sides (morphToOne, morphToMany) name no target: their
+ * links carry the related row's type. morphOne/morphMany read the links another type's morphTo
+ * attribute (`morphBy`) made toward this type; they are checked once every model is parsed.
+ */
+function morphAttribute(def: Json, base: Omit<MorphAttr, 'kind' | 'relation' | 'toMany'>, owner: ContentType | Component, schema: Schema, isComponent: boolean, fail: (m: string) => never): MorphAttr {
+  const relation = def.relation as MorphRelation;
+  if (!MORPHS.has(relation)) fail(`unsupported relation "${String(def.relation)}"`);
+  if (isComponent) fail(`a ${relation} relation is not allowed inside a component`);
+  const common = { ...base, kind: 'morph' as const, relation };
+  if (relation === 'morphToOne') {
+    const mc = (def.morphColumn ?? {}) as { idColumn?: { name?: unknown }; typeColumn?: { name?: unknown } };
+    const id = typeof mc.idColumn?.name === 'string' ? mc.idColumn.name : undefined;
+    const type = typeof mc.typeColumn?.name === 'string' ? mc.typeColumn.name : undefined;
+    return { ...common, toMany: false, columns: morphColumns({ id, type }) };
+  }
+  if (relation === 'morphToMany') return { ...common, toMany: true, join: morphJoinTable(owner, base.name) };
+  const target = def.target, morphBy = def.morphBy;
+  if (typeof target !== 'string' || !schema.contentTypes.has(target) || schema.contentTypes.get(target)!.builtin) fail(`morph target "${String(target)}" is not a known content-type`);
+  if (typeof morphBy !== 'string') fail(`a ${relation} relation needs "morphBy" (the target's morphToOne or morphToMany attribute)`);
+  return { ...common, toMany: relation === 'morphMany', target: target as string, morphBy: morphBy as string };
+}
+
+/** morphOne/morphMany name a morphToOne or morphToMany attribute of their target (Strapi stops otherwise). */
+function checkMorphTargets(schema: Schema, raws: Raw[], root: string): void {
+  [...schema.contentTypes.values()].filter((ct) => !ct.builtin).forEach((ct, i) => {
+    for (const a of ct.attributes) {
+      if (a.kind !== 'morph' || !a.target) continue;
+      const by = schema.contentTypes.get(a.target)!.byName.get(a.morphBy!);
+      if (!by || by.kind !== 'morph' || (by.relation !== 'morphToOne' && by.relation !== 'morphToMany')) {
+        throw new ModelError(`${relative(root, raws[i].file)}: attribute "${a.name}": Morph target attribute not found. Looking for ${a.morphBy} (a morphToOne or morphToMany attribute of ${a.target})`);
+      }
+    }
+  });
 }
 
 function checkRelationPairs(schema: Schema, raws: Raw[], root: string): void {

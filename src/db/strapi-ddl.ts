@@ -3,7 +3,7 @@
 // PostgreSQL column compiler): one table per content-type and component, `<collection>_cmps` for
 // components and dynamic zones, `<table>_<attr>_lnk` per owning relation, with Strapi's index,
 // unique-constraint and foreign-key names. Column order is Strapi's: it is visible in the catalog.
-import type { Attribute, Component, ContentType, Schema, ScalarType } from '../../compiler/schema.ts';
+import type { Attribute, Component, ContentType, MorphJoin, Schema, ScalarType } from '../../compiler/schema.ts';
 import { ADMIN_USERS, CMPS, INDEX, ROW_COLUMNS, tableName, type JoinTable } from '../../compiler/layout.ts';
 import { collectionNameOf } from '../models.ts';
 
@@ -39,9 +39,13 @@ const SCALAR_SQL: Record<ScalarType, readonly [string, string]> = {
   boolean: ['boolean', 'boolean'],
 };
 
+/** Attribute columns in attribute order: scalars, and a morphToOne's id and type columns where it stands. */
 function scalarColumns(attributes: Attribute[]): ColumnDef[] {
   const out: ColumnDef[] = [];
-  for (const a of attributes) if (a.kind === 'scalar') out.push(col(a.column, ...SCALAR_SQL[a.type]));
+  for (const a of attributes) {
+    if (a.kind === 'scalar') out.push(col(a.column, ...SCALAR_SQL[a.type]));
+    else if (a.kind === 'morph' && a.columns) out.push(col(a.columns.id, 'integer'), col(a.columns.type, ...VARCHAR));
+  }
   return out;
 }
 
@@ -104,6 +108,18 @@ function linkTable(owner: ContentType | Component, target: ContentType, j: JoinT
   };
 }
 
+/** `<table>_<attr>_mph` of a morphToMany: no foreign key toward the related rows (they are of any type). */
+function morphTable(owner: ContentType, j: MorphJoin): TableDef {
+  const fk = INDEX.fk(j.table);
+  return {
+    name: j.table,
+    columns: [ID, col(j.owner, 'integer'), col(j.id, 'integer'), col(j.type, ...VARCHAR), col(j.field, ...VARCHAR), col(j.order, 'double precision')],
+    indexes: [{ name: fk, columns: [j.owner] }, { name: INDEX.order(j.table), columns: [j.order] }, { name: INDEX.idColumn(j.table), columns: [j.id] }],
+    uniques: [],
+    foreignKeys: [{ name: fk, columns: [j.owner], table: owner.table, onDelete: 'CASCADE' }],
+  };
+}
+
 /** Every table the models need, in the order Strapi creates them. */
 export function modelTables(schema: Schema): TableDef[] {
   const out: TableDef[] = [];
@@ -118,6 +134,7 @@ export function modelTables(schema: Schema): TableDef[] {
   for (const m of models) {
     for (const a of m.attributes) {
       if (a.kind === 'relation' && a.owner) out.push(linkTable(m, schema.contentTypes.get(a.target)!, a.join));
+      if (a.kind === 'morph' && a.join && 'kind' in m) out.push(morphTable(m, a.join));
     }
   }
   const seen = new Set<string>();

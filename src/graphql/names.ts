@@ -45,15 +45,18 @@ export interface NameIndex {
   types: Map<string, ContentType>;
   components: Map<string, Component>;
   componentByUid: Map<string, string>;
+  /** Content-type uid → its GraphQL object type (what a GenericMorph value resolves to). */
+  typeByUid: Map<string, string>;
 }
 
 export function nameIndex(schema: Schema): NameIndex {
   const types = new Map<string, ContentType>();
-  for (const ct of schema.contentTypes.values()) types.set(typeName(ct), ct);
+  const typeByUid = new Map<string, string>();
+  for (const ct of schema.contentTypes.values()) { types.set(typeName(ct), ct); typeByUid.set(ct.uid, typeName(ct)); }
   const components = new Map<string, Component>();
   const componentByUid = new Map<string, string>();
   for (const c of schema.components.values()) { components.set(componentTypeName(c), c); componentByUid.set(c.uid, componentTypeName(c)); }
-  return { types, components, componentByUid };
+  return { types, components, componentByUid, typeByUid };
 }
 
 /** Some content-type (or component) has a relation to `ct`: its filters input type is needed. */

@@ -6,7 +6,7 @@ import {
   GraphQLIncludeDirective, GraphQLSkipDirective, Kind, getArgumentValues, getDirectiveValues, isAbstractType, isObjectType,
   type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionNode,
 } from 'graphql';
-import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
+import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
 import type { ComponentSelection, Filter, Pagination, Populate, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { FilterParser, ParamBuilder, parsePagination, parseSort, pushPage, typeScope, type ReadLimits } from '../../compiler/params.ts';
@@ -239,6 +239,7 @@ export class Planner {
     let withLocale = false;
     const rels = new Map<string, RelationGroup>();
     const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
+    const morphs = new Map<MorphAttr, Array<readonly SelectionNode[]>>();
     let locs: Array<readonly SelectionNode[]> | null = null;
     let custom = false;
     for (const f of fields) {
@@ -259,6 +260,10 @@ export class Planner {
       if (!a || a.private) continue;
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
       if (a.kind === 'relation') { this.groupRelation(rels, tn, a, f, conn); continue; }
+      if (a.kind === 'morph') {
+        if (!a.target && f.selectionSet) morphs.set(a, [...(morphs.get(a) ?? []), f.selectionSet.selections]);
+        continue;
+      }
       const list = others.get(a) ?? [];
       list.push(...sub('UploadFileRelationResponseCollection'));
       others.set(a, list);
@@ -277,8 +282,17 @@ export class Planner {
       const sets = others.get(a);
       if (sets) sel.populate.push(this.attribute(a, sets));
     }
+    for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
     if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs) });
     return sel;
+  }
+
+  /** A GenericMorph field: every readable content-type with what its fragments select (`__type` names it). */
+  private morph(a: MorphAttr, sets: Array<readonly SelectionNode[]>): Populate {
+    const types = [...this.models.schema.contentTypes.values()]
+      .filter((ct) => !ct.builtin && this.canRead(ct.uid))
+      .map((ct) => ({ ct, select: this.typeSelection(ct, sets) }));
+    return { kind: 'morphTo', attr: a, types };
   }
 
   /**

@@ -48,14 +48,20 @@ function scalar(name: string, description: string): GraphQLScalarType {
   });
 }
 
-function stringScalar(name: string, check: (s: string) => boolean): GraphQLScalarType {
+/** Strapi's GraphQL Time answers `HH:mm:ss.SSS` (REST answers PostgreSQL's `HH:mm:ss[.f]`; checked live). */
+function graphqlTime(s: string): string {
+  const m = /^(\d\d:\d\d:\d\d)(?:\.(\d+))?$/.exec(s);
+  return m ? `${m[1]}.${(m[2] ?? '').padEnd(3, '0').slice(0, 3)}` : s;
+}
+
+function stringScalar(name: string, check: (s: string) => boolean, out: (s: string) => string = (s) => s): GraphQLScalarType {
   const parse = (v: unknown) => {
     if (typeof v !== 'string' || !check(v)) throw new TypeError(`${name} cannot represent value: ${JSON.stringify(v)}`);
     return v;
   };
   return new GraphQLScalarType({
     name,
-    serialize: (v) => (v instanceof Date ? v.toISOString() : v),
+    serialize: (v) => (v instanceof Date ? v.toISOString() : typeof v === 'string' ? out(v) : v),
     parseValue: parse,
     parseLiteral: (ast) => {
       if (ast.kind !== Kind.STRING) throw new TypeError(`${name} cannot represent a non string value`);
@@ -385,6 +391,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       __resolveType: ((obj: unknown) => {
         const o = asRow(obj);
         if (typeof o.__component === 'string') return index.componentByUid.get(o.__component) ?? 'Error';
+        // A morph relation's row names its content-type (compiler/sql.ts appends `__type`).
+        if (typeof o.__type === 'string') return index.typeByUid.get(o.__type);
         return typeof o.__typename === 'string' && members.includes(o.__typename) ? o.__typename : 'Error';
       }) as Resolver,
     };
@@ -500,7 +508,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).');
   map.DateTime = stringScalar('DateTime', (s) => !Number.isNaN(Date.parse(s)));
   map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
-  if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s));
+  if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
   if (sdl.typeDefs.includes('scalar Long')) map.Long = scalar('Long', 'The `BigInt` scalar type represents non-fractional signed whole numeric values.');
   for (const union of sdl.unions.keys()) if (union !== 'GenericMorph') map[`${union}Input`] = scalar(`${union}Input`, '');
   return { map, auth: authOf };

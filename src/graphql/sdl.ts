@@ -319,6 +319,10 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
           } else lines.push(`  ${a.name}: ${t}`);
           break;
         }
+        // Strapi's GraphQL: the morphTo sides are GenericMorph (any type); morphOne/morphMany are not shown.
+        case 'morph':
+          if (!a.target) lines.push(`  ${a.name}: ${a.toMany ? '[GenericMorph]' : 'GenericMorph'}`);
+          break;
         case 'component': {
           const c = componentTypeName(schema.components.get(a.component)!);
           // As Strapi's type builder: a required component is non-null (a required list too).

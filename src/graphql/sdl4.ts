@@ -201,6 +201,10 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
           lines.push(a.toMany ? `  ${a.name}${ARGS(`${t}FiltersInput`, target.draftAndPublish)}: ${t}RelationResponseCollection` : `  ${a.name}: ${t}EntityResponse`);
           break;
         }
+        // Strapi's GraphQL: the morphTo sides are GenericMorph (any type); morphOne/morphMany are not shown.
+        case 'morph':
+          if (!a.target) lines.push(`  ${a.name}: ${a.toMany ? '[GenericMorph]' : 'GenericMorph'}`);
+          break;
         case 'component': {
           const c = componentTypeName(schema.components.get(a.component)!);
           // As Strapi's type builder: a required component is non-null (a required list too).
@@ -240,6 +244,8 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
         return [`  ${a.name}: ${a.repeatable ? `[${c}Input]` : `${c}Input`}`];
       }
       case 'dynamiczone': return [`  ${a.name}: [${dynamicZoneUnion(owner, a.name)}Input!]`];
+      // Strapi's GraphQL takes no morph relation in inputs.
+      case 'morph': return [];
     }
   });
 

@@ -1,6 +1,6 @@
 // Validates a create/update body against the model, with Strapi's (yup's) messages, and turns it into
 // storable values: column values, component JSON, relation operations and media ids.
-import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr } from '../../compiler/schema.ts';
+import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr, MorphAttr } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 
 export interface FieldError { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
@@ -42,7 +42,13 @@ export interface Normalized extends RowValues {
   /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
   mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[] }>;
   uniques: Array<{ attr: ScalarAttr; value: unknown }>;
+  /** morphToMany operations (morph relations exist on content-types only). */
+  morphs: MorphOp[];
 }
+
+/** A morphToMany target: a row of content-type `type`, named by documentId or by its entry id. */
+export interface MorphRef extends RelRef { type: string }
+export interface MorphOp { attr: MorphAttr; set?: MorphRef[]; connect: MorphRef[]; disconnect: MorphRef[] }
 
 /** The component instances a row holds now, per attribute, with theirs (an update may keep them by id). */
 export interface ExistingComponent { id: number; uid: string; fields: ExistingComponents }
@@ -80,10 +86,11 @@ export class BodyValidator {
   }
 
   run(data: Record<string, unknown>, existing: ExistingComponents): Normalized {
-    const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
+    const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], morphs: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
     for (const key of Object.keys(data)) {
       const a = this.ct.byName.get(key);
-      if (a?.readOnly) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
+      // Strapi's content API takes no morphToOne in a body (checked live): its link is set by plugins.
+      if (a?.readOnly || (a?.kind === 'morph' && a.relation === 'morphToOne')) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
       if (!a || key === 'id' || key === 'documentId') {
         if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
         // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
@@ -151,6 +158,11 @@ export class BodyValidator {
       case 'relation': {
         const op = this.relation(a, v, path);
         if (op) row.relations.push(op);
+        return;
+      }
+      case 'morph': {
+        const op = this.morph(a, v, path);
+        if (op) out.morphs.push(op);
         return;
       }
       case 'component': {
@@ -346,6 +358,53 @@ export class BodyValidator {
       ids.push(n);
     }
     return ids;
+  }
+
+  /**
+   * A morphToMany value: items `{__type, documentId}` or `{__type, id}` (positions name documents of
+   * `position.__type`, else the item's type), as a list or with set/connect/disconnect. morphOne and
+   * morphMany are written from the other side: only an empty value is accepted (Strapi fails on others).
+   */
+  private morph(a: MorphAttr, v: unknown, path: string[]): MorphOp | null {
+    const label = yupPath(path);
+    if (a.target) {
+      if (v === null || (Array.isArray(v) && v.length === 0)) return null;
+      this.err(path, `${label} is written through the ${a.morphBy} attribute of ${a.target}, not from this side`, v);
+      return null;
+    }
+    const ref = (x: unknown): MorphRef | null => {
+      const o = x && typeof x === 'object' && !Array.isArray(x) ? x as Record<string, unknown> : null;
+      const type = o?.__type;
+      const ct = typeof type === 'string' ? this.schema.contentTypes.get(type) : undefined;
+      if (!o || !ct || ct.builtin) {
+        this.err(path, `${label} items need a "__type" naming a content-type${typeof type === 'string' ? ` (${type} is none)` : ''}`, x);
+        return null;
+      }
+      const position = o.position && typeof o.position === 'object' ? o.position as MorphRef['position'] & { __type?: unknown } : undefined;
+      if (position?.__type !== undefined && position.__type !== type) {
+        this.err(path, `${label}: a position names an item of the same type`, x);
+        return null;
+      }
+      const locale = typeof o.locale === 'string' ? o.locale : undefined;
+      if (typeof o.documentId === 'string' && o.documentId) return { type: type as string, documentId: o.documentId, locale, position };
+      if (typeof o.id === 'number' && Number.isSafeInteger(o.id) && o.id > 0) return { type: type as string, documentId: '', entityId: o.id, locale, position };
+      this.err(path, `${label} has an invalid relation reference`, x);
+      return null;
+    };
+    const refs = (x: unknown): MorphRef[] => (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]).map(ref).filter((r): r is MorphRef => r !== null);
+    if (v === null) return { attr: a, set: [], connect: [], disconnect: [] };
+    if (Array.isArray(v)) return { attr: a, set: refs(v), connect: [], disconnect: [] };
+    if (v && typeof v === 'object') {
+      const o = v as Record<string, unknown>;
+      if ('__type' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
+      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${label} has an invalid key ${k}`, v);
+      if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
+        throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
+      }
+      return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
+    }
+    this.err(path, `${label} has an invalid relation value`, v);
+    return null;
   }
 
   private relation(a: RelationAttr, v: unknown, path: string[]): RelationOp | null {

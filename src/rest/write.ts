@@ -60,7 +60,7 @@ async function createVersion(w: Writer, ct: ContentType, n: Normalized, document
   const id = await w.insertRow(n, documentId, p.locale, published);
   if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
   const row = { id, locale: p.locale, published };
-  await w.relations(row, n, documentId);
+  await w.relations(row, n, documentId, true);
   if (ct.draftAndPublish && p.publish) await w.publish(row, previous);
 }
 
@@ -103,7 +103,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
     throwIfErrors(v.errors);
     await w.check(n, documentId, p.locale);
     await w.updateRow(draft, n);
-    await w.relations(draft, n, documentId);
+    await w.relations(draft, n, documentId, false);
     await w.syncShared(documentId, p.locale, n);
     if (ct.draftAndPublish && p.publish) await w.publish(draft, published);
   });

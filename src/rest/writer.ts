@@ -9,6 +9,7 @@ import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { validation } from '../../compiler/errors.ts';
 import { throwIfErrors, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
+import { MorphWriter } from './write-morphs.ts';
 
 type Row = Record<string, unknown>;
 
@@ -18,10 +19,12 @@ export interface VersionRow { id: number; locale: string | null; published: bool
 export class Writer {
   statements = 0;
   private relationWriter: RelationWriter;
+  private morphWriter: MorphWriter;
   /** Rows of the content-type this transaction wrote: their render-cache entries are renewed before commit. */
   private touched = new Set<number>();
   constructor(readonly schema: Schema, private tx: TransactionSql, readonly ct: ContentType, private renderCache = false) {
     this.relationWriter = new RelationWriter(schema, ct, (text, params) => this.run(text, params));
+    this.morphWriter = new MorphWriter(schema, ct, (text, params) => this.run(text, params));
   }
 
   /**
@@ -83,9 +86,10 @@ export class Writer {
     await this.run(cacheTableOf(this.schema, this.ct).refreshIds, [[...this.touched]]);
   }
 
-  /** Relation operations of the body on one version row. */
-  async relations(row: RowRef, n: Normalized, documentId: string): Promise<void> {
+  /** Relation and morph operations of the body on one version row (`creating`: the row is new). */
+  async relations(row: RowRef, n: Normalized, documentId: string, creating: boolean): Promise<void> {
     for (const op of n.relations) await this.relationWriter.apply(row, op, documentId);
+    for (const op of n.morphs) await this.morphWriter.apply(row, op, creating);
   }
 
   /** Non-localized scalar attributes are the same in every locale of a document. */
@@ -125,6 +129,7 @@ export class Writer {
     this.touched.add(id);
     await this.cloneOwned(this.ct, [[draft.id, id]]);
     await this.relationWriter.publish(draft.id, id, previous?.id ?? null);
+    await this.morphWriter.publish(draft.id, id);
     if (previous) await this.removeRows(this.ct, [previous.id]);
     return id;
   }
