@@ -2,12 +2,12 @@
 // by the exact query string (a hit does no work at all) and by the query's shape (values masked),
 // so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
-import { parseQueryString, type QueryValue, QueryStringError } from './querystring.ts';
+import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
 import { buildReadQuery, numericSearch, type ReadLimits, type CanRead } from './params.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';
-import { ApiError, validation } from './errors.ts';
+import { ApiError, invalidKey, validation } from './errors.ts';
 import type { Pagination } from './ast.ts';
 
 export interface CompilerOptions extends ReadLimits {
@@ -64,9 +64,11 @@ export class Compiler {
 
   parse(raw: string): { [k: string]: QueryValue } {
     try {
-      return parseQueryString(raw, { depth: 20, arrayLimit: 100, parameterLimit: this.opts.maxParameters });
+      return parseQueryString(raw, { depth: 20, arrayLimit: 100, parameterLimit: this.opts.maxParameters, prototypeKeys: 'reject' });
     } catch (e) {
       if (e instanceof QueryStringError) throw validation(e.message, { source: 'query' });
+      // `filters[constructor]=…` would otherwise be dropped silently (qs's rule): refused by name instead.
+      if (e instanceof PrototypeKeyError) throw invalidKey(e.path[0], e.key, e.path.slice(1).join('.'));
       throw e;
     }
   }

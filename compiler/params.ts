@@ -129,7 +129,7 @@ function typeScope(ct: ContentType, path: string | null): FilterScope {
   return {
     path,
     field: (name) => {
-      if (SYSTEM_FIELDS[name]) return SYSTEM_FIELDS[name];
+      if (Object.hasOwn(SYSTEM_FIELDS, name)) return SYSTEM_FIELDS[name];
       if (name === 'locale' && ct.localized) return { column: 'locale', type: 'locale' };
       const a = ct.byName.get(name);
       return a && a.kind === 'scalar' && !a.private && a.type !== 'password' ? { column: a.column, type: a.type } : null;
@@ -150,7 +150,7 @@ function componentScope(comp: Component, path: string | null): FilterScope {
   };
 }
 
-const fileScope = (path: string | null): FilterScope => ({ path, field: (n) => FILE_FIELDS[n] ?? null, attr: () => null });
+const fileScope = (path: string | null): FilterScope => ({ path, field: (n) => (Object.hasOwn(FILE_FIELDS, n) ? FILE_FIELDS[n] : null), attr: () => null });
 
 const join = (path: string | null, key: string) => (path ? `${path}.${key}` : key);
 

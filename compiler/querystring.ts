@@ -21,6 +21,12 @@ export interface QueryStringLimits {
   depth: number;
   arrayLimit: number;
   parameterLimit: number;
+  /**
+   * A bracket segment naming an Object.prototype member: `drop` the parameter (qs's allowPrototypes:
+   * false, the default) or `reject` it with a PrototypeKeyError (the API answers 400 rather than
+   * silently ignoring a filter). A top-level name is always dropped.
+   */
+  prototypeKeys?: 'drop' | 'reject';
 }
 
 export const DEFAULT_QS_LIMITS: QueryStringLimits = { depth: 20, arrayLimit: 100, parameterLimit: 1000 };
@@ -28,6 +34,17 @@ export const DEFAULT_QS_LIMITS: QueryStringLimits = { depth: 20, arrayLimit: 100
 export type QueryValue = string | QueryValue[] | { [key: string]: QueryValue };
 
 type QueryObject = { [key: string]: QueryValue };
+
+/**
+ * Thrown, when asked (`prototypeKeys: 'reject'`), for a bracket segment naming an Object.prototype member:
+ * `key` is that name, `path` the segments from the parameter's name to it (`filters.title.constructor`).
+ */
+export class PrototypeKeyError extends Error {
+  constructor(readonly key: string, readonly path: string[]) {
+    super(`Invalid key ${key}`);
+    this.name = 'PrototypeKeyError';
+  }
+}
 
 /** Thrown when the input exceeds one of the limits; callers should answer 400. */
 export class QueryStringError extends Error {
@@ -91,7 +108,7 @@ export function parseQueryString(raw: string, limits: QueryStringLimits = DEFAUL
   if (holeyArrays.length !== 0) holeyArrays.length = 0;
   try {
     for (const [key, leaf] of grouped) {
-      const segments = splitKey(key, depth);
+      const segments = splitKey(key, depth, limits.prototypeKeys === 'reject');
       if (segments === undefined) continue;
 
       const firstIsParent = depth > 0 ? key.charCodeAt(0) !== OPEN : !isWrapped(key);
@@ -306,7 +323,7 @@ function isWrapped(key: string): boolean {
  * unterminated group keeps the rest of the key, including its '[', as one
  * literal segment. Returns undefined when qs would drop the parameter.
  */
-function splitKey(key: string, depth: number): string[] | undefined {
+function splitKey(key: string, depth: number, reject = false): string[] | undefined {
   if (depth <= 0) {
     if (isPrototypeMember(key)) return undefined;
     return [isWrapped(key) ? key.slice(1, -1) : key];
@@ -342,7 +359,10 @@ function splitKey(key: string, depth: number): string[] | undefined {
       return segments;
     }
     const content = key.slice(open + 1, close);
-    if (isPrototypeMember(content)) return undefined;
+    if (isPrototypeMember(content)) {
+      if (reject && segments.length) throw new PrototypeKeyError(content, [...segments, content]);
+      return undefined;
+    }
     segments.push(content);
     collected++;
     open = key.indexOf('[', close + 1);

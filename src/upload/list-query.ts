@@ -14,7 +14,7 @@ const DIRS = new Set(['asc', 'desc']);
 function sortOf(value: QueryValue | undefined, a: string): string[] {
   const out: string[] = [];
   const term = (name: string, dir: string) => {
-    const f = FILE_FIELDS[name];
+    const f = Object.hasOwn(FILE_FIELDS, name) ? FILE_FIELDS[name] : undefined;
     if (!f) throw invalidKey('sort', name, null);
     if (!DIRS.has(dir.toLowerCase())) throw validation('Invalid order. order can only be one of asc|desc|ASC|DESC');
     out.push(`${a}.${f.column} ${dir.toLowerCase()}`);
