@@ -16,6 +16,10 @@ export interface CompilerOptions extends ReadLimits {
   renderCache?: boolean;
   planCacheSize: number;
   maxParameters: number;
+  /** Largest response data in bytes (bigger → 400 naming http.maxResponseSize); unset = none. */
+  maxResponseSize?: number;
+  /** Most populated attributes (joins) in one read, all levels counted; unset = none. */
+  maxPopulate?: number;
 }
 
 export interface ReadPlan {
@@ -89,7 +93,7 @@ export class Compiler {
     const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     let sql = this.shapes.get(sk);
     if (!sql) {
-      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache });
+      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache, maxBytes: this.opts.maxResponseSize });
       this.shapes.set(sk, sql);
     }
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
@@ -111,3 +115,8 @@ export function listMeta(p: Pagination, total: number | null): string {
 }
 
 export { ApiError };
+
+/** The answer a read whose data passed the size limit gets (the statement said so in its last column). */
+export function responseTooLarge(max: number): ApiError {
+  return new ApiError(400, 'ValidationError', `The response would be larger than ${max} bytes (limit http.maxResponseSize): ask for smaller pages, fewer fields or less populate`, { limit: 'maxResponseSize', max });
+}

@@ -14,6 +14,24 @@ export interface ReadLimits {
   maxLimit: number;
   withCount: boolean;
   maxPopulateDepth: number;
+  /** Most populated attributes in one read, every level counted (each morph type too); unset = no limit. */
+  maxPopulate?: number;
+}
+
+/** How many populates (lateral joins) a selection asks for, at every level. */
+export function populateCount(sel: Selection | ComponentSelection): number {
+  let n = 0;
+  for (const p of sel.populate) {
+    n++;
+    switch (p.kind) {
+      case 'relation': case 'morphBy': case 'localizations': n += populateCount(p.select); break;
+      case 'component': n += populateCount(p.select); break;
+      case 'dynamiczone': for (const c of p.on.values()) n += 1 + populateCount(c); break;
+      case 'morphTo': for (const t of p.types) n += 1 + populateCount(t.select); break;
+      case 'media': break;
+    }
+  }
+  return n;
 }
 
 type Obj = { [key: string]: QueryValue };
@@ -810,6 +828,10 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
   const sort = parseSort(schema, ct, q.sort);
   new PopulateParser(schema, params, limits, canRead).forType(ct, select, q.populate, 1, null, status);
+  const joins = limits.maxPopulate ? populateCount(select) : 0;
+  if (limits.maxPopulate && joins > limits.maxPopulate) {
+    throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
+  }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
   const [limitParam, offsetParam] = pushPage(params, pagination);
   return {

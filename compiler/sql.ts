@@ -17,6 +17,8 @@ export interface SqlOptions {
    * current (same `updated_at`), rendering live otherwise.
    */
   renderCache?: boolean;
+  /** Largest `data` text a read may return (bytes; the config's http.maxResponseSize); unset = no check. */
+  maxBytes?: number;
 }
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -488,6 +490,22 @@ export interface CompiledRead {
   text: string;
   /** The statement's second column is the total row count (lists with withCount). */
   withTotal: boolean;
+  /**
+   * The statement's last column says the data was larger than `maxBytes` (the data column is then null):
+   * an oversized answer never leaves PostgreSQL.
+   */
+  sizeChecked?: boolean;
+  maxBytes?: number;
+}
+
+/** Wraps a read's select: data larger than `max` bytes comes back as null with `oversize` true. */
+function sizeChecked(select: CompiledRead, max: number | undefined): CompiledRead {
+  if (!max) return select;
+  const total = select.withTotal ? ', d.total' : '';
+  return {
+    text: `select case when octet_length(d.data) > ${max} then null else d.data end as data${total}, coalesce(octet_length(d.data) > ${max}, false) as oversize from (${select.text}) d`,
+    withTotal: select.withTotal, sizeChecked: true, maxBytes: max,
+  };
 }
 
 export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions): CompiledRead {
@@ -504,14 +522,14 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
   const body = `select ${row} as j from (${page}) ${t}${sp(joins)} order by ${outerOrder}`;
-  if (query.shape === 'one') return { text: `select (select x.j from (${body}) x) as data`, withTotal: false };
+  if (query.shape === 'one') return sizeChecked({ text: `select (select x.j from (${body}) x) as data`, withTotal: false }, opts.maxBytes);
   // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.
   const data = opts.bareList ? `(select string_agg(x.j, ',') from (${body}) x) as data` : `(select ${textArray('x.j')} from (${body}) x) as data`;
-  if (!query.pagination.withCount) return { text: `select ${data}`, withTotal: false };
+  if (!query.pagination.withCount) return sizeChecked({ text: `select ${data}`, withTotal: false }, opts.maxBytes);
   // The count needs its own aliases: the filter subqueries of `where` name them.
   const countWhere = new Gen(schema, opts, query).rootWhere('c0');
-  return { text: `select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true };
+  return sizeChecked({ text: `select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true }, opts.maxBytes);
 }
 
 /**

@@ -12,6 +12,7 @@ import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
 import type { GqlContext } from './resolvers.ts';
+import { operationCost, type CostLimits } from './cost.ts';
 
 export interface GqlError {
   message: string;
@@ -27,6 +28,7 @@ interface Prepared {
   operation: OperationDefinitionNode;
   /** Variables of input object types, coerced by graphql-js before execution (see passThroughInputVariables). */
   coerceFirst: string[];
+  fragments: Record<string, FragmentDefinitionNode>;
 }
 
 /** The same type wrappers around another named type: `[FiltersInput!]!` → `[JSON!]!`. */
@@ -142,12 +144,19 @@ const errorBody = (errors: GqlError[]) => JSON.stringify({ errors });
 
 // ---------------------------------------------------------------- engine
 
-export interface EngineOptions { depthLimit: number; introspection: boolean; cacheSize: number }
+export interface EngineOptions {
+  depthLimit: number; introspection: boolean; cacheSize: number;
+  /** Largest operation cost (src/graphql/cost.ts) executed; larger ones are refused before any work. */
+  maxCost: number;
+  cost: CostLimits;
+  /** Largest response body in bytes (http.maxResponseSize): a bigger one is replaced by a 400. */
+  maxResponseSize: number;
+}
 
 export class GraphqlEngine {
   private cache: Lru<Prepared | GqlResponse>;
   private rules: ValidationRule[];
-  constructor(readonly schema: GraphQLSchema, opts: EngineOptions) {
+  constructor(readonly schema: GraphQLSchema, private opts: EngineOptions) {
     this.cache = new Lru(opts.cacheSize);
     this.rules = [...specifiedRules, depthLimitRule(opts.depthLimit), ...(opts.introspection ? [] : [noIntrospection])];
   }
@@ -184,13 +193,19 @@ export class GraphqlEngine {
       const errs = (compiled.errors ?? []).map((g) => requestError(g.message, 'GRAPHQL_VALIDATION_FAILED', g));
       return { status: 400, body: errorBody(errs) };
     }
-    return { compiled, operation, coerceFirst: jit.names };
+    const fragments = Object.fromEntries(doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+    return { compiled, operation, coerceFirst: jit.names, fragments };
   }
 
   static isPrepared(p: Prepared | GqlResponse): p is Prepared { return 'compiled' in p; }
 
   async execute(p: Prepared, ctx: GqlContext, variables: Record<string, unknown> | undefined): Promise<GqlResponse> {
     let vars = variables ?? {};
+    const cost = operationCost(this.schema, p.operation, p.fragments, vars, this.opts.cost);
+    if (cost > this.opts.maxCost) {
+      const message = `Query cost ${cost} exceeds the limit of ${this.opts.maxCost} (graphql.maxCost): ask for smaller pages or fewer fields`;
+      return { status: 400, body: errorBody([requestError(message, 'GRAPHQL_VALIDATION_FAILED')]) };
+    }
     if (p.coerceFirst.length) {
       const ref = getVariableValues(this.schema, p.operation.variableDefinitions ?? [], vars);
       if (ref.errors?.length) return { status: 400, body: errorBody(ref.errors.map((g) => requestError(g.message, 'BAD_USER_INPUT', g))) };
@@ -207,7 +222,12 @@ export class GraphqlEngine {
       return { status: 400, body: errorBody(list.map((g) => requestError(g.message, 'BAD_USER_INPUT', g))) };
     }
     const data = JSON.stringify(result.data ?? null);
-    if (!errors.length) return { status: 200, body: `{"data":${data}}` };
-    return { status: 200, body: `{"errors":${JSON.stringify(errors.map(executionError))},"data":${data}}` };
+    const body = errors.length ? `{"errors":${JSON.stringify(errors.map(executionError))},"data":${data}}` : `{"data":${data}}`;
+    // Several root fields may each stay under the limit and still add up past it.
+    if (body.length > this.opts.maxResponseSize && Buffer.byteLength(body) > this.opts.maxResponseSize) {
+      const message = `The response would be larger than ${this.opts.maxResponseSize} bytes (limit http.maxResponseSize): ask for smaller pages, fewer fields or less populate`;
+      return { status: 400, body: errorBody([requestError(message, 'BAD_USER_INPUT')]) };
+    }
+    return { status: 200, body };
   }
 }

@@ -7,6 +7,7 @@ import type { Attribute, ContentType, RelationAttr, Schema } from '../../compile
 import type { Pagination } from '../../compiler/ast.ts';
 import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
 import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
+import { responseTooLarge } from '../../compiler/index.ts';
 import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -131,7 +132,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const key = astKey(query);
     let sql = sqlCache.get(key);
     if (!sql) {
-      sql = compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache: config.api.rest.renderCache });
+      sql = compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache: config.api.rest.renderCache, maxBytes: config.http.maxResponseSize });
       sqlCache.set(key, sql);
     }
     const p: Plan = { sql, params, pagination: query.pagination };
@@ -145,9 +146,10 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await ctx.rest.db.unsafe<Array<{ data: string | null; total?: string }>>(sql.text, params as never[], { prepare: true });
+    const rows = await ctx.rest.db.unsafe<Array<{ data: string | null; total?: string; oversize?: boolean }>>(sql.text, params as never[], { prepare: true });
     ctx.rest.count(1);
     const row = rows[0];
+    if (row?.oversize) throw responseTooLarge(sql.maxBytes!);
     return { data: row?.data ? JSON.parse(row.data) : null, total: sql.withTotal && row ? Number(row.total) : null, pagination };
   }
 

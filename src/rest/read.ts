@@ -1,6 +1,6 @@
 // REST reads: one compiled statement per request, whose `data` column is already the JSON text.
 import type { ContentType } from '../../compiler/schema.ts';
-import { listMeta, type Compiler, type ReadPlan } from '../../compiler/index.ts';
+import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
 import { notFound } from '../../compiler/errors.ts';
 import type { Db } from '../db/connect.ts';
 import type { Reply } from './reply.ts';
@@ -28,9 +28,15 @@ async function firstRawRow(ctx: ReadContext, plan: ReadPlan): Promise<Array<Buff
   return rows[0];
 }
 
+/** A read whose data passed http.maxResponseSize comes back without it, flagged in its last column. */
+function checkSize(plan: ReadPlan, row: Array<Buffer | null> | undefined): void {
+  if (plan.sql.sizeChecked && row && String(row[row.length - 1]) === 't') throw responseTooLarge(plan.sql.maxBytes!);
+}
+
 export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access);
   const row = (await firstRawRow(ctx, plan))!;
+  checkSize(plan, row);
   const total = plan.sql.withTotal ? Number(String(row[1])) : null;
   // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
   const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
@@ -40,7 +46,9 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 /** findOne by documentId, or the single type's document when documentId is undefined. */
 export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access);
-  const data = (await firstRawRow(ctx, plan))?.[0];
+  const row = await firstRawRow(ctx, plan);
+  checkSize(plan, row);
+  const data = row?.[0];
   if (!data) throw notFound();
   return { status, body: Buffer.concat([DATA, data, ONE_END]) };
 }

@@ -56,7 +56,10 @@ export class Writer {
       }))));
     }
     const errors = [];
-    for (const u of n.uniques) {
+    // Locks in a stable order, so two writers of the same two values cannot deadlock.
+    const uniques = [...n.uniques].sort((a, b) => a.attr.column.localeCompare(b.attr.column));
+    for (const u of uniques) {
+      await this.run(W.lockUniqueValue, [`${this.ct.table}.${u.attr.column}=${JSON.stringify(u.value)}`]);
       const hit = await this.run(W.uniqueTaken(this.ct, u.attr.column), [u.value, documentId, locale]);
       if (hit.length) errors.push({ path: [u.attr.name], message: 'This attribute must be unique', name: 'ValidationError' as const, value: u.value });
     }

@@ -1,0 +1,77 @@
+// The cost of a GraphQL operation, computed before it runs: every selected field (each alias on its
+// own) counts once per object it is read on, and a list multiplies what is selected under it by its
+// size — the `pagination` limit/pageSize the field (or the field wrapping it) asks for, else the
+// default page size, never more than the amount limit. So 100 aliases of a nested list cost 100 times
+// one, and a list of lists costs the product of their sizes: what the response would hold at most.
+import {
+  getNamedType, getNullableType, isListType, isObjectType, Kind,
+  type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema,
+  type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
+} from 'graphql';
+
+export interface CostLimits {
+  /** A list's size when the query names none. */
+  defaultList: number;
+  /** The largest list size a query may ask (graphql.amountLimit). */
+  maxList: number;
+}
+
+type Vars = Record<string, unknown>;
+
+function literal(v: ValueNode, vars: Vars): unknown {
+  switch (v.kind) {
+    case Kind.VARIABLE: return vars[v.name.value];
+    case Kind.INT: case Kind.FLOAT: return Number(v.value);
+    case Kind.OBJECT: return Object.fromEntries(v.fields.map((f) => [f.name.value, literal(f.value, vars)]));
+    default: return undefined;
+  }
+}
+
+/** The list size a field's `pagination` argument asks for, if it asks one. */
+function askedSize(args: readonly { name: { value: string }; value: ValueNode }[] | undefined, vars: Vars, limits: CostLimits): number | null {
+  const p = args?.find((a) => a.name.value === 'pagination');
+  if (!p) return null;
+  const v = literal(p.value, vars);
+  if (!v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  const n = Number(o.limit ?? o.pageSize);
+  if (!Number.isFinite(n) || n < 0) return null;
+  return Math.min(Math.ceil(n), limits.maxList);
+}
+
+export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, vars: Vars, limits: CostLimits): number {
+  const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  if (!root) return 0;
+  const visiting = new Set<string>();
+  // Fields are looked up on an object type: a fragment on one narrows a union; on a union it does not.
+  const narrowed = (cond: string | undefined, type: GraphQLNamedType): GraphQLNamedType => {
+    const t = cond ? schema.getType(cond) : undefined;
+    return t && isObjectType(t) ? t : type;
+  };
+  // `pending`: a size asked by an enclosing field (`articles_connection(pagination:…) { nodes { … } }`).
+  const walk = (set: SelectionSetNode, type: GraphQLNamedType, times: number, pending: number | null): number => {
+    let total = 0;
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        if (s.name.value.startsWith('__')) continue;
+        const field: GraphQLField<unknown, unknown> | undefined = isObjectType(type) ? (type as GraphQLObjectType).getFields()[s.name.value] : undefined;
+        total += times;
+        if (!field || !s.selectionSet) continue;
+        const asked = askedSize(s.arguments, vars, limits);
+        const list = isListType(getNullableType(field.type));
+        const size = list ? asked ?? pending ?? limits.defaultList : 1;
+        total += walk(s.selectionSet, getNamedType(field.type), times * size, list ? null : asked ?? pending);
+      } else if (s.kind === Kind.INLINE_FRAGMENT) {
+        total += walk(s.selectionSet, narrowed(s.typeCondition?.name.value, type), times, pending);
+      } else {
+        const f = fragments[s.name.value];
+        if (!f || visiting.has(f.name.value)) continue;
+        visiting.add(f.name.value);
+        total += walk(f.selectionSet, narrowed(f.typeCondition.name.value, type), times, pending);
+        visiting.delete(f.name.value);
+      }
+    }
+    return total;
+  };
+  return walk(op.selectionSet, root, 1, null);
+}
