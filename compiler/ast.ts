@@ -42,6 +42,11 @@ export interface Selection {
   leading?: ScalarAttr[];
   withTimestamps: { createdAt: boolean; updatedAt: boolean; publishedAt: boolean };
   populate: Populate[];
+  /**
+   * GraphQL's v4 shape: `id` is the id of the document's draft row (kept across edits and publishes,
+   * where the published row is made anew each time), so a client cache keeps one entry per document.
+   */
+  stableId?: boolean;
 }
 
 export interface ComponentSelection {

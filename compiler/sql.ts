@@ -57,7 +57,7 @@ const R = ROW_COLUMNS;
 /** What a populate without `fields` reads of a content-type: what the render cache keeps. */
 function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
   const all = visibleScalars(ct.attributes);
-  return !sel.named && !sel.leading?.length && sel.withLocale === ct.localized &&
+  return !sel.named && !sel.leading?.length && !sel.stableId && sel.withLocale === ct.localized &&
     sel.withTimestamps.createdAt && sel.withTimestamps.updatedAt && sel.withTimestamps.publishedAt &&
     sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
 }
@@ -92,9 +92,12 @@ export function defaultSelection(ct: ContentType): Selection {
 type Col = [key: string, expr: string];
 
 /** Output columns of a content-type row, in Strapi's key order. */
-function scalarCols(sel: Selection, alias: string): Col[] {
+function scalarCols(sel: Selection, alias: string, ct?: ContentType): Col[] {
   const lead = sel.leading ?? [];
-  const cols: Col[] = [...lead.map((f): Col => [f.name, scalarOut(f, alias)]), ['id', `${alias}.${R.id}`], ['documentId', `${alias}.${R.documentId}`]];
+  const id = sel.stableId && ct?.draftAndPublish
+    ? `coalesce((select d.id from ${q(ct.table)} d where d.${R.documentId} = ${alias}.${R.documentId} and d.${R.locale} is not distinct from ${alias}.${R.locale} and d.${R.publishedAt} is null order by d.id limit 1), ${alias}.${R.id})`
+    : `${alias}.${R.id}`;
+  const cols: Col[] = [...lead.map((f): Col => [f.name, scalarOut(f, alias)]), ['id', id], ['documentId', `${alias}.${R.documentId}`]];
   const system: Record<string, Col | null> = {
     createdAt: sel.withTimestamps.createdAt ? ['createdAt', isoTs(`${alias}.${R.createdAt}`)] : null,
     updatedAt: sel.withTimestamps.updatedAt ? ['updatedAt', isoTs(`${alias}.${R.updatedAt}`)] : null,
@@ -295,7 +298,7 @@ class RowGen extends FilterGen {
       cache = `${alias}r`;
       joins.push(`left join ${RENDER.table(ct.table)} ${cache} on ${cache}.id = ${alias}.id and ${cache}.${RENDER.stamp} = ${alias}.${R.updatedAt}`);
     }
-    return this.compose(scalarCols(sel, alias), sel.populate, ct, alias, joins, tail, cache);
+    return this.compose(scalarCols(sel, alias, ct), sel.populate, ct, alias, joins, tail, cache);
   }
 
   /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone). */

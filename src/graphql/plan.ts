@@ -276,6 +276,7 @@ export class Planner {
     const sel: Selection = {
       fields: ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),
       withLocale, withTimestamps: ts, populate: [],
+      ...(v4 && ct.draftAndPublish ? { stableId: true } : {}),
     };
     for (const [key, g] of rels) sel.populate.push(this.relation(ct.localized, key, g.attr, g.args, g.sets));
     for (const a of ct.attributes) {

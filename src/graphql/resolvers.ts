@@ -380,7 +380,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       const doc = await documentOf(ctx, ct, args.id);
       if (!doc) throw new ApiError(404, 'NotFoundError', 'Not Found', {});
       const before = (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: doc.published ? 'LIVE' : 'PREVIEW' }, true), info)).data
-        ?? (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: 'PREVIEW' }, false), info, { documentId: doc.documentId })).data;
+        ?? (await read(ctx, ct, 'one', v4Args({ ...args, publicationState: doc.published ? 'LIVE' : 'PREVIEW' }, false), info, { documentId: doc.documentId })).data;
       await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), doc.documentId);
       return { data: before };
     };
