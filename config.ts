@@ -6,6 +6,7 @@ import { resolve, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { isIP } from 'node:net';
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max });
 
@@ -16,10 +17,23 @@ export const ConfigSchema = Type.Object({
   /** Worker threads doing database work; 0 runs everything on the main thread. */
   workers: Int(0, 64),
   databaseUrl: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** Use the embedded PostgreSQL; null = only when no database is configured and not in production. */
+  databaseEmbedded: Type.Union([Type.Boolean(), Type.Null()]),
   /** Holds the embedded PostgreSQL cluster (when no databaseUrl) and uploads. */
   dataDir: Type.String({ minLength: 1 }),
   modelsDir: Type.String({ minLength: 1 }),
-  logLevel: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')]),
+  logLevel: Type.Union([Type.Literal('debug'), Type.Literal('http'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')]),
+  /**
+   * Strapi's `server.proxy`: false ignores X-Forwarded-* headers; true trusts every hop; a number trusts
+   * that many hops from this server; a list trusts the hops whose address matches (IPs or CIDRs).
+   */
+  proxy: Type.Union([Type.Boolean(), Int(0, 100), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+  /** Prometheus /metrics; null = on except in production. */
+  metrics: Type.Object({
+    enabled: Type.Union([Type.Boolean(), Type.Null()]),
+    /** When set, /metrics needs `Authorization: Bearer <token>`. */
+    token: Type.String(),
+  }),
   db: Type.Object({
     /** Connections per worker (each worker has its own pool). */
     poolSize: Int(1, 500),
@@ -39,6 +53,33 @@ export const ConfigSchema = Type.Object({
     maxQueryStringLength: Int(64),
     /** Seconds to wait for in-flight requests on shutdown. */
     shutdownTimeout: Int(0, 600),
+    /** One `http`-level log line per request (method, path, status, duration, bytes, request id). */
+    accessLog: Type.Boolean(),
+    /** ETag on GET responses and 304 for a matching If-None-Match. */
+    etag: Type.Boolean(),
+    compression: Type.Object({
+      enabled: Type.Boolean(),
+      /** Bodies smaller than this many bytes are sent as they are (compressing them costs more than it saves). */
+      threshold: Int(0),
+      gzipLevel: Int(1, 9),
+      brotliQuality: Int(0, 11),
+    }),
+    /** Strapi's `strapi::cors` (koa-cors) options. */
+    cors: Type.Object({
+      enabled: Type.Boolean(),
+      /** Allowed origins; `*` allows any (the request's Origin is reflected when credentials is on). config.ts may give a function instead. */
+      origin: Type.Array(Type.String({ minLength: 1 })),
+      credentials: Type.Boolean(),
+      headers: Type.Array(Type.String({ minLength: 1 })),
+      methods: Type.Array(Type.String({ minLength: 1 })),
+      /** Seconds a browser may cache a preflight answer. */
+      maxAge: Int(0),
+      /** Response headers a page may read (Access-Control-Expose-Headers). */
+      expose: Type.Array(Type.String({ minLength: 1 })),
+      keepHeaderOnError: Type.Boolean(),
+    }),
+    /** Strapi's `strapi::security` (helmet) headers. */
+    security: Type.Object({ enabled: Type.Boolean() }),
   }),
   api: Type.Object({
     rest: Type.Object({
@@ -110,7 +151,16 @@ export const ConfigSchema = Type.Object({
   }),
 });
 
-export type Config = Type.Static<typeof ConfigSchema>;
+type StaticConfig = Type.Static<typeof ConfigSchema>;
+/**
+ * A function deciding CORS per request origin (config.ts only; environment variables give lists): true
+ * allows it (reflected), a string is sent as Access-Control-Allow-Origin, false refuses. It runs on the
+ * main thread, so it may not be used by worker threads (they get a list; see cloneableConfig).
+ */
+export type CorsOriginFn = (origin: string, request: { method: string; path: string }) => boolean | string | Promise<boolean | string>;
+type StaticCors = StaticConfig['http']['cors'];
+export type CorsConfig = Omit<StaticCors, 'origin'> & { origin: StaticCors['origin'] | CorsOriginFn };
+export type Config = Omit<StaticConfig, 'http'> & { http: Omit<StaticConfig['http'], 'cors'> & { cors: CorsConfig } };
 
 export const defaults: Config = {
   port: 1337,
@@ -120,11 +170,28 @@ export const defaults: Config = {
   // those cores); with more cores, workers take the JSON and HTTP work off the main thread.
   workers: availableParallelism() <= 2 ? 0 : availableParallelism() - 1,
   databaseUrl: null,
+  databaseEmbedded: null,
   dataDir: './data',
   modelsDir: './models',
-  logLevel: 'info',
+  // Strapi's default level: one access line per request.
+  logLevel: 'http',
+  proxy: false,
+  metrics: { enabled: null, token: '' },
   db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan' },
-  http: { maxBodySize: 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10 },
+  http: {
+    maxBodySize: 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
+    // Levels chosen by measurement (README, "Compression"): gzip 1 and brotli 4 shrink JSON to within a
+    // few percent of their slow settings at a fraction of the CPU.
+    compression: { enabled: true, threshold: 1024, gzipLevel: 1, brotliQuality: 4 },
+    // Strapi's strapi::cors defaults.
+    cors: {
+      enabled: true, origin: ['*'], credentials: true,
+      headers: ['Content-Type', 'Authorization', 'Origin', 'Accept'],
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'],
+      maxAge: 31536000, expose: [], keepHeaderOnError: true,
+    },
+    security: { enabled: true },
+  },
   api: {
     rest: {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000,
@@ -150,7 +217,8 @@ export const defaults: Config = {
 };
 
 /** Environment variable → config path, with how to read its text. */
-const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
+type EnvKind = 'int' | 'bool' | 'string' | 'list' | 'proxy';
+const ENV: Array<[string, string, EnvKind]> = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
   ['NODE_ENV', 'env', 'string'],
@@ -168,6 +236,25 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
   ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
   ['MAX_QUERY_STRING_LENGTH', 'http.maxQueryStringLength', 'int'],
   ['SHUTDOWN_TIMEOUT', 'http.shutdownTimeout', 'int'],
+  ['ACCESS_LOG', 'http.accessLog', 'bool'],
+  ['ETAG', 'http.etag', 'bool'],
+  ['COMPRESSION', 'http.compression.enabled', 'bool'],
+  ['COMPRESSION_THRESHOLD', 'http.compression.threshold', 'int'],
+  ['COMPRESSION_GZIP_LEVEL', 'http.compression.gzipLevel', 'int'],
+  ['COMPRESSION_BROTLI_QUALITY', 'http.compression.brotliQuality', 'int'],
+  ['CORS_ENABLED', 'http.cors.enabled', 'bool'],
+  ['CORS_ORIGIN', 'http.cors.origin', 'list'],
+  ['CORS_CREDENTIALS', 'http.cors.credentials', 'bool'],
+  ['CORS_HEADERS', 'http.cors.headers', 'list'],
+  ['CORS_METHODS', 'http.cors.methods', 'list'],
+  ['CORS_MAX_AGE', 'http.cors.maxAge', 'int'],
+  ['CORS_EXPOSE', 'http.cors.expose', 'list'],
+  ['SECURITY_HEADERS', 'http.security.enabled', 'bool'],
+  ['PROXY', 'proxy', 'proxy'],
+  ['PROXY_TRUST', 'proxy', 'list'],
+  ['METRICS_ENABLED', 'metrics.enabled', 'bool'],
+  ['METRICS_TOKEN', 'metrics.token', 'string'],
+  ['DATABASE_EMBEDDED', 'databaseEmbedded', 'bool'],
   ['REST_DEFAULT_LIMIT', 'api.rest.defaultLimit', 'int'],
   ['REST_MAX_LIMIT', 'api.rest.maxLimit', 'int'],
   ['REST_MAX_POPULATE_DEPTH', 'api.rest.maxPopulateDepth', 'int'],
@@ -200,8 +287,9 @@ const ENV: Array<[string, string, 'int' | 'bool' | 'string' | 'list']> = [
 
 export class ConfigError extends Error {}
 
-function parseEnvValue(name: string, text: string, kind: 'int' | 'bool' | 'string' | 'list'): unknown {
+function parseEnvValue(name: string, text: string, kind: EnvKind): unknown {
   if (kind === 'string') return text;
+  if (kind === 'proxy') return /^\d+$/.test(text.trim()) ? Number(text) : parseEnvValue(name, text, 'bool');
   if (kind === 'list') return text.split(',').map((s) => s.trim()).filter(Boolean);
   if (kind === 'bool') {
     if (/^(1|true|yes|on)$/i.test(text)) return true;
@@ -221,20 +309,50 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
 
 const check = Compile(ConfigSchema);
 
+/** Strapi's database variables (config/database of a Strapi project) → a PostgreSQL URL, or null when none is set. */
+function databaseFromEnv(env: Record<string, string | undefined>): { url: string; from: string } | null {
+  const client = env.DATABASE_CLIENT;
+  if (client && !/^(postgres|postgresql|pg)$/i.test(client)) {
+    throw new ConfigError(`Invalid configuration: DATABASE_CLIENT="${client}" is not supported: this server serves PostgreSQL only (DATABASE_CLIENT=postgres)`);
+  }
+  if (!env.DATABASE_HOST) return null;
+  const u = new URL('postgres://localhost');
+  u.hostname = env.DATABASE_HOST;
+  const port = env.DATABASE_PORT || '5432';
+  if (!/^\d+$/.test(port) || Number(port) > 65535) throw new ConfigError(`Invalid configuration: DATABASE_PORT="${port}" must be a port number`);
+  u.port = port;
+  // Strapi's project template defaults.
+  u.username = encodeURIComponent(env.DATABASE_USERNAME || 'strapi');
+  u.password = encodeURIComponent(env.DATABASE_PASSWORD ?? 'strapi');
+  u.pathname = `/${encodeURIComponent(env.DATABASE_NAME || 'strapi')}`;
+  if (env.DATABASE_SSL && parseEnvValue('DATABASE_SSL', env.DATABASE_SSL, 'bool')) u.searchParams.set('sslmode', 'require');
+  return { url: u.toString(), from: 'DATABASE_HOST' };
+}
+
 /** Builds the configuration: defaults ← overrides (tests) ← environment ← argv flags; throws ConfigError. */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   argv: string[] = process.argv.slice(2),
   overrides: DeepPartial<Config> = {},
 ): Config {
-  const cfg = structuredClone(defaults) as unknown as Record<string, unknown>;
+  // A CORS origin function cannot be cloned nor validated as data: set it aside and put it back after.
+  let originFn: CorsOriginFn | null = typeof defaults.http.cors.origin === 'function' ? defaults.http.cors.origin : null;
+  const cfg = structuredClone(cloneableConfig(defaults)) as unknown as Record<string, unknown>;
+  const overrideOrigin = overrides.http?.cors?.origin;
+  if (typeof overrideOrigin === 'function') {
+    originFn = overrideOrigin as CorsOriginFn;
+    overrides = { ...overrides, http: { ...overrides.http, cors: { ...overrides.http!.cors, origin: ['*'] } } };
+  }
   merge(cfg, overrides as Record<string, unknown>);
   const source = new Map<string, string>();
+  const database = databaseFromEnv(env);
+  if (database) { cfg.databaseUrl = database.url; source.set('databaseUrl', database.from); }
   for (const [name, path, kind] of ENV) {
     const text = env[name];
     if (text === undefined || text === '') continue;
     setPath(cfg, path, parseEnvValue(name, text, kind));
     source.set(path, name);
+    if (path === 'http.cors.origin') originFn = null;
   }
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -249,6 +367,17 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration: ${key} ${first?.message ?? 'is invalid'} (got ${JSON.stringify(path ? getPath(cfg, path) : cfg)})`);
   }
   const config = cfg as unknown as Config;
+  if (originFn) config.http.cors.origin = originFn;
+  if (config.metrics.enabled === null) config.metrics.enabled = config.env !== 'production';
+  if (Array.isArray(config.proxy)) {
+    for (const entry of config.proxy) {
+      const [addr, bits, more] = entry.split('/');
+      const family = isIP(addr);
+      if (!family || more !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32)))) {
+        throw new ConfigError(`Invalid configuration: ${source.get('proxy') ?? 'proxy'} entry "${entry}" is not an IP address or CIDR range`);
+      }
+    }
+  }
   if (config.api.rest.defaultLimit > config.api.rest.maxLimit) {
     throw new ConfigError('Invalid configuration: api.rest.defaultLimit must not exceed api.rest.maxLimit');
   }
@@ -264,6 +393,15 @@ export function loadConfig(
   if (config.env === 'production' && config.auth.apiTokenSalt === defaults.auth.apiTokenSalt) {
     throw new ConfigError('Invalid configuration: API_TOKEN_SALT must be set in production');
   }
+  if (config.env === 'production' && !config.databaseUrl && config.databaseEmbedded !== true) {
+    throw new ConfigError('Invalid configuration: NODE_ENV=production needs a database: set DATABASE_URL (or DATABASE_HOST, DATABASE_PORT, DATABASE_NAME, DATABASE_USERNAME, DATABASE_PASSWORD), or DATABASE_EMBEDDED=true to run the embedded PostgreSQL in DATA_DIR');
+  }
+  if (config.databaseEmbedded === true && config.databaseUrl) {
+    throw new ConfigError(`Invalid configuration: DATABASE_EMBEDDED=true and a database (${source.get('databaseUrl') ?? 'DATABASE_URL'}) are both set: choose one`);
+  }
+  if (config.databaseEmbedded === false && !config.databaseUrl) {
+    throw new ConfigError('Invalid configuration: DATABASE_EMBEDDED=false but no database is set (DATABASE_URL or DATABASE_HOST)');
+  }
   config.dataDir = resolve(config.dataDir);
   config.modelsDir = resolve(config.modelsDir);
   config.upload.folder = resolve(config.upload.folder || join(config.dataDir, 'uploads'));
@@ -274,6 +412,12 @@ export function loadConfig(
     }
   }
   return config;
+}
+
+/** The configuration without what cannot cross to a worker thread (a CORS origin function; workers never use it). */
+export function cloneableConfig(config: Config): Config {
+  if (typeof config.http.cors.origin !== 'function') return config;
+  return { ...config, http: { ...config.http, cors: { ...config.http.cors, origin: [] } } };
 }
 
 function getPath(obj: Record<string, unknown>, path: string): unknown {

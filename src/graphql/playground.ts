@@ -3,6 +3,7 @@
 // server under `<endpoint>/assets/<name>` — no CDN, so it works offline. Only the names listed below
 // are served (no path is ever built from the request).
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Reply } from '../rest/reply.ts';
@@ -48,6 +49,30 @@ const DEFAULT_QUERY = `# Welcome to GraphiQL: type a query, then press the run b
 # An API token goes in the Headers tab: { "Authorization": "Bearer <token>" }
 `;
 
+/** The page's one inline script (kept apart so its hash can go in the page's Content-Security-Policy). */
+function inlineScript(endpoint: string): string {
+  return `
+(function () {
+  var fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: ${JSON.stringify(DEFAULT_QUERY)}, defaultEditorToolsVisibility: true }));
+})();
+`;
+}
+
+/**
+ * The page's Content-Security-Policy: Strapi's (helmet's) default forbids inline scripts, so the page's
+ * own script is allowed by its hash; everything else comes from this server.
+ */
+export function playgroundCsp(endpoint: string): string {
+  const sha = createHash('sha256').update(inlineScript(endpoint)).digest('base64');
+  return [
+    "default-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'self'", "object-src 'none'",
+    `script-src 'self' 'sha256-${sha}'`, "script-src-attr 'none'", "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:", "font-src 'self' data:", "connect-src 'self'", "worker-src 'self' blob:",
+  ].join(';');
+}
+
 export function playgroundPage(endpoint: string): string {
   const base = `${endpoint.replace(/\/$/, '')}/assets`;
   // endpoint matches ^/[A-Za-z0-9/_-]*$ (config): safe in an attribute and as a JSON string in a script.
@@ -65,13 +90,7 @@ export function playgroundPage(endpoint: string): string {
 <script src="${base}/react.production.min.js"></script>
 <script src="${base}/react-dom.production.min.js"></script>
 <script src="${base}/graphiql.min.js"></script>
-<script>
-(function () {
-  var fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(endpoint)} });
-  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
-  root.render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: ${JSON.stringify(DEFAULT_QUERY)}, defaultEditorToolsVisibility: true }));
-})();
-</script>
+<script>${inlineScript(endpoint)}</script>
 </body>
 </html>
 `;

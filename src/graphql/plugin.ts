@@ -15,7 +15,7 @@ import { buildSdlV5 } from './sdl.ts';
 import { buildSdlV4 } from './sdl4.ts';
 import { buildResolvers, type GqlContext } from './resolvers.ts';
 import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
-import { assetName, assetReply, playgroundPage } from './playground.ts';
+import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
 
@@ -142,7 +142,7 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
       if (task.method !== 'GET' && task.method !== 'POST') return { status: 405, body: 'Method Not Allowed', contentType: 'text/plain; charset=utf-8' };
       const accept = task.headers?.accept ?? '';
       if (task.method === 'GET' && playground && accept.includes('text/html') && !new URLSearchParams(task.query).has('query')) {
-        return { status: 200, body: playgroundPage(gc.endpoint), contentType: 'text/html; charset=utf-8' };
+        return { status: 200, body: playgroundPage(gc.endpoint), contentType: 'text/html; charset=utf-8', headers: [['Content-Security-Policy', playgroundCsp(gc.endpoint)]] };
       }
       if (!engine) {
         await ready;

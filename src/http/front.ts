@@ -1,95 +1,233 @@
 // The uWebSockets.js front end: reads what a request needs synchronously (uWS request objects die
 // when the handler returns), enforces size limits, hands a Task to the worker pool and writes the
-// reply corked. It never parses JSON or touches the database.
+// reply corked. It never parses JSON or touches the database. What every response carries is decided
+// here, on the main thread: X-Request-Id, Strapi's security headers, CORS, the access line and metrics.
 import uWS from 'uWebSockets.js';
+import { performance } from 'node:perf_hooks';
 import type { Task } from '../task.ts';
 import type { Reply } from '../rest/reply.ts';
+import type { CorsConfig } from '../../config.ts';
 import { envelope, ApiError } from '../../compiler/errors.ts';
-import { log } from '../log.ts';
+import { log, logEnabled } from '../log.ts';
 import { serveUpload, uploadBodyLimit } from '../upload/static.ts';
+import { Cors, saneOrigin, type Headers } from './cors.ts';
+import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS, hasCsp } from './security.ts';
+import { TrustedProxies, normalizeIp, type ProxySetting } from './proxy.ts';
+import { requestId } from './request-id.ts';
+import { statusLine } from './status.ts';
+import { Metrics, routeKind, type Gauge, type RouteKind } from './metrics.ts';
 
 export interface FrontOptions {
   host: string; port: number; maxBodySize: number; maxQueryStringLength: number;
   /** The upload plugin's folder (served at /uploads/*) and file size limit (the body limit of /api/upload). */
   upload?: { folder: string; maxFileSize: number };
+  cors?: CorsConfig;
+  security?: boolean;
+  proxy?: ProxySetting;
+  accessLog?: boolean;
+  etag?: boolean;
+  graphqlEndpoint?: string;
+  /** Prometheus /metrics: on when given; `gauges` adds what only the server knows (pools, plan caches). */
+  metrics?: { token: string; gauges(): Gauge[] } | null;
 }
 export interface Front { port: number; inflight(): number; stopListening(): void; close(): void }
 
-const STATUS: Record<number, string> = {
-  200: '200 OK', 201: '201 Created', 204: '204 No Content', 400: '400 Bad Request', 401: '401 Unauthorized',
-  403: '403 Forbidden', 404: '404 Not Found', 405: '405 Method Not Allowed', 413: '413 Payload Too Large',
-  429: '429 Too Many Requests', 500: '500 Internal Server Error', 503: '503 Service Unavailable',
-};
-const statusLine = (s: number) => STATUS[s] ?? String(s);
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-/** Headers passed on to plugins in Task.headers (GraphQL: CSRF preflight, playground). */
-const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name'];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+/** Headers passed on to plugins in Task.headers (GraphQL: CSRF preflight, playground; content negotiation). */
+const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name', 'strapi-response-format', 'accept-encoding', 'if-none-match'];
+
+/** One request as the main thread sees it, from its first byte to its last. */
+export interface Exchange {
+  res: uWS.HttpResponse;
+  aborted: boolean;
+  /** Set once the response has been ended (a late abort is then not the client's doing). */
+  finished: boolean;
+  id: string;
+  start: number;
+  method: string;
+  path: string;
+  ip: string;
+  proto: 'http' | 'https';
+  kind: RouteKind;
+  /** Access-Control-* headers for the response (already resolved), or a promise of them. */
+  cors: Headers | Promise<Headers> | null;
+  /** Writes the headers every response carries; `ownCsp` when the reply brings its own policy. */
+  writeCommon(ownCsp?: boolean): void;
+  /** Records the answer (access line, metrics). */
+  done(status: number, bytes: number): void;
+}
+
+const errorBody = (status: number, name: string, message: string) => envelope(new ApiError(status, name, message, {}));
 
 export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>): Promise<Front> {
   let inflight = 0;
   let closing = false;
   let listenSocket: uWS.us_listen_socket | null = null;
   const app = uWS.App();
+  const cors = opts.cors?.enabled ? new Cors(opts.cors) : null;
+  const security = opts.security !== false;
+  const proxies = new TrustedProxies(opts.proxy ?? false);
+  const accessLog = opts.accessLog !== false;
+  const endpoint = opts.graphqlEndpoint ?? '/graphql';
+  const metrics = opts.metrics ? new Metrics() : null;
 
-  const send = (res: uWS.HttpResponse, state: { aborted: boolean }, reply: Reply) => {
-    if (state.aborted) return;
+  const begin = (res: uWS.HttpResponse, req: uWS.HttpRequest): Exchange => {
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const path = req.getUrl();
+    const socketIp = normalizeIp(Buffer.from(res.getRemoteAddressAsText()).toString());
+    const peer = proxies.enabled
+      ? proxies.resolve(socketIp, req.getHeader('x-forwarded-for'), req.getHeader('x-forwarded-proto'))
+      : { ip: socketIp, proto: 'http' as const };
+    const origin = cors ? req.getHeader('origin') : '';
+    const ex: Exchange = {
+      res, aborted: false, finished: false, id: requestId(req.getHeader('x-request-id')), start: performance.now(),
+      method, path, ip: peer.ip, proto: peer.proto, kind: metrics || accessLog ? routeKind(path, endpoint) : 'other',
+      cors: null,
+      writeCommon: (ownCsp = false) => {
+        res.writeHeader('X-Request-Id', ex.id);
+        if (security) {
+          for (const [k, v] of SECURITY_HEADERS) res.writeHeader(k, v);
+          if (!ownCsp) res.writeHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+        }
+        if (cors) {
+          // koa-cors varies every answer on Origin: a cache must not serve one origin's answer to another.
+          res.writeHeader('Vary', 'Origin');
+          if (Array.isArray(ex.cors)) for (const [k, v] of ex.cors) res.writeHeader(k, v);
+        }
+      },
+      done: (status, bytes) => {
+        if (ex.finished) return;
+        ex.finished = true;
+        inflight--;
+        const seconds = (performance.now() - ex.start) / 1000;
+        metrics?.record(ex.kind, METHODS.has(ex.method) ? ex.method : 'OTHER', status, seconds);
+        if (accessLog && logEnabled('http')) {
+          const ms = Math.round(seconds * 10000) / 10;
+          log.http(`${ex.method} ${ex.path} (${ms} ms) ${status}`, { method: ex.method, path: ex.path, status, ms, bytes, requestId: ex.id, ip: ex.ip, proto: ex.proto });
+        }
+      },
+    };
+    // In flight from its first byte (a body still arriving counts): shutdown waits for it.
+    inflight++;
+    res.onAborted(() => {
+      ex.aborted = true;
+      // The client went away before its answer: logged as nginx does (499).
+      ex.done(499, 0);
+    });
+    if (cors && origin) {
+      const allowed = cors.allowOrigin(origin, { method, path });
+      ex.cors = allowed instanceof Promise
+        ? allowed.then((a) => (a ? cors.responseHeaders(a) : []), () => [])
+        : allowed ? cors.responseHeaders(allowed) : null;
+    }
+    return ex;
+  };
+
+  const send = (ex: Exchange, reply: Reply, closeConnection = false): void => {
+    if (ex.aborted) return;
+    if (ex.cors instanceof Promise) {
+      ex.cors.then((h) => { ex.cors = h; send(ex, reply, closeConnection); }, () => { ex.cors = null; send(ex, reply, closeConnection); });
+      return;
+    }
+    const res = ex.res;
+    const noBody = reply.status === 204 || reply.status === 304;
+    let bytes = 0;
     res.cork(() => {
       res.writeStatus(statusLine(reply.status));
-      if (reply.status !== 204) res.writeHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
+      if (!noBody) res.writeHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
+      ex.writeCommon(hasCsp(reply.headers));
       if (reply.headers) for (const [k, v] of reply.headers) res.writeHeader(k, v);
-      if (reply.status === 204) res.endWithoutBody();
-      else res.end(reply.body);
+      if (noBody) res.endWithoutBody();
+      else {
+        bytes = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
+        res.end(reply.body, closeConnection);
+      }
     });
+    ex.done(reply.status, bytes);
   };
-  const fail = (res: uWS.HttpResponse, state: { aborted: boolean }, e: ApiError) => send(res, state, { status: e.status, body: envelope(e) });
+  const fail = (ex: Exchange, e: ApiError, closeConnection = false) => send(ex, { status: e.status, body: envelope(e) }, closeConnection);
+  /** Requests that arrive on kept-alive connections while shutting down: refused, and the connection closed. */
+  const refuseClosing = (ex: Exchange) => send(ex, {
+    status: 503, body: errorBody(503, 'ServiceUnavailableError', 'Server is shutting down'), headers: [['Connection', 'close']],
+  }, true);
+
+  /** Runs a route handler with the exchange, answering 503 while closing and 500 if the handler throws. */
+  const route = (handler: (ex: Exchange, req: uWS.HttpRequest) => void) => (res: uWS.HttpResponse, req: uWS.HttpRequest) => {
+    const ex = begin(res, req);
+    if (closing) return refuseClosing(ex);
+    try { handler(ex, req); } catch (e) {
+      log.error('request failed', { error: String((e as Error)?.stack ?? e), requestId: ex.id });
+      fail(ex, new ApiError(500, 'InternalServerError', 'Internal Server Error', {}));
+    }
+  };
+
+  // Strapi's health check: 204 with its header, for load balancers and container HEALTHCHECKs.
+  const health = route((ex) => send(ex, { status: 204, body: '', headers: [['strapi', 'You are so French!']] }));
+  app.get('/_health', health);
+  app.head('/_health', health);
+  // Readiness: a worker (or the main thread) runs `select 1`, so a node whose database is gone leaves the pool.
+  app.get('/_ready', route((ex) => {
+    run({ method: 'GET', path: '/_ready', query: '', body: null, internal: true, requestId: ex.id })
+      .then((reply) => send(ex, reply), () => fail(ex, new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {})));
+  }));
+  if (opts.metrics && metrics) {
+    const { token, gauges } = opts.metrics;
+    app.get('/metrics', route((ex, req) => {
+      if (token && req.getHeader('authorization') !== `Bearer ${token}`) {
+        return fail(ex, new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {}));
+      }
+      send(ex, { status: 200, body: metrics.render(gauges()), contentType: 'text/plain; version=0.0.4; charset=utf-8' });
+    }));
+  }
 
   if (opts.upload) {
     const folder = opts.upload.folder;
-    app.get('/uploads/*', (res, req) => serveUpload(res, req, folder, false));
-    app.head('/uploads/*', (res, req) => serveUpload(res, req, folder, true));
+    const etag = opts.etag !== false;
+    app.get('/uploads/*', route((ex, req) => serveUpload(ex, req, folder, false, etag)));
+    app.head('/uploads/*', route((ex, req) => serveUpload(ex, req, folder, true, etag)));
   }
   const uploadLimit = opts.upload ? uploadBodyLimit(opts.upload.maxFileSize) : opts.maxBodySize;
 
-  app.any('/*', (res, req) => {
-    const state = { aborted: false };
-    res.onAborted(() => { state.aborted = true; });
-    // Shutting down: requests that arrive on kept-alive connections are refused, and the connection closed.
-    if (closing) {
-      return send(res, state, { status: 503, body: envelope(new ApiError(503, 'ServiceUnavailableError', 'Server is shutting down', {})), headers: [['Connection', 'close']] });
-    }
+  app.any('/*', route((ex, req) => {
     const task: Task = {
-      method: req.getCaseSensitiveMethod().toUpperCase(),
-      path: req.getUrl(),
+      method: ex.method,
+      path: ex.path,
       query: req.getQuery() ?? '',
       authorization: req.getHeader('authorization') || undefined,
       contentType: req.getHeader('content-type') || undefined,
       body: null,
-      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+      ip: ex.ip,
+      requestId: ex.id,
     };
+    if (cors && task.method === 'OPTIONS') {
+      const origin = req.getHeader('origin');
+      const wanted = req.getHeader('access-control-request-method');
+      if (origin && wanted) return preflight(ex, origin, req.getHeader('access-control-request-headers'));
+    }
     for (const h of EXTRA_HEADERS) {
       const v = req.getHeader(h);
       if (v) (task.headers ??= {})[h] = v;
     }
     if (task.query.length > opts.maxQueryStringLength) {
-      return fail(res, state, new ApiError(400, 'ValidationError', `Query string longer than ${opts.maxQueryStringLength} characters`, { source: 'query' }));
+      return fail(ex, new ApiError(400, 'ValidationError', `Query string longer than ${opts.maxQueryStringLength} characters`, { source: 'query' }));
     }
     const dispatch = () => {
-      inflight++;
-      run(task).then((reply) => send(res, state, reply), (e) => {
-        log.error('worker failed', { error: String((e as Error)?.stack ?? e) });
-        send(res, state, { status: 500, body: envelope(new ApiError(500, 'InternalServerError', 'Internal Server Error', {})) });
-      }).finally(() => { inflight--; });
+      run(task).then((reply) => send(ex, reply), (e) => {
+        log.error('worker failed', { error: String((e as Error)?.stack ?? e), requestId: ex.id });
+        send(ex, { status: 500, body: errorBody(500, 'InternalServerError', 'Internal Server Error') });
+      });
     };
     if (!BODY_METHODS.has(task.method)) return dispatch();
     const declared = Number(req.getHeader('content-length') || 0);
     const maxBodySize = task.path === '/api/upload' || task.path === '/api/upload/' ? uploadLimit : opts.maxBodySize;
-    const tooLarge = () => fail(res, state, new ApiError(413, 'PayloadTooLargeError', 'request entity too large', {}));
+    const tooLarge = () => fail(ex, new ApiError(413, 'PayloadTooLargeError', 'request entity too large', {}));
     if (declared > maxBodySize) return tooLarge();
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
-    res.onData((ab, isLast) => {
+    ex.res.onData((ab, isLast) => {
       if (refused) return;
       size += ab.byteLength;
       if (size > maxBodySize) { refused = true; tooLarge(); return; }
@@ -101,7 +239,20 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
         dispatch();
       }
     });
-  });
+  }));
+
+  /** A CORS preflight: 204 with the Allow-* headers for an allowed origin; a refused one gets none. */
+  const preflight = (ex: Exchange, origin: string, requestHeaders: string) => {
+    const c = cors!;
+    const allowed = c.allowOrigin(origin, { method: ex.method, path: ex.path });
+    const answer = (a: string | null) => {
+      ex.cors = a ? c.preflight(a, requestHeaders) : null;
+      if (!a && !saneOrigin(origin)) return fail(ex, new ApiError(400, 'BadRequestError', 'Invalid Origin header', {}));
+      send(ex, { status: 204, body: '' });
+    };
+    if (allowed instanceof Promise) allowed.then(answer, () => answer(null));
+    else answer(allowed);
+  };
 
   return new Promise((resolve, reject) => {
     app.listen(opts.host, opts.port, (sock) => {
@@ -111,7 +262,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
         port: uWS.us_socket_local_port(sock),
         inflight: () => inflight,
         stopListening: () => { closing = true; if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; } },
-        close: () => { if (listenSocket) uWS.us_listen_socket_close(listenSocket); listenSocket = null; },
+        close: () => { closing = true; if (listenSocket) uWS.us_listen_socket_close(listenSocket); listenSocket = null; metrics?.close(); },
       });
     });
   });
