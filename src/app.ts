@@ -26,7 +26,7 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
 export function createApp(config: Config, databaseUrl: string): App {
   const schema = loadModels(config.modelsDir, config.i18n);
   const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode);
-  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
+  const compiler = new Compiler(schema, { ...config.api.rest });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
@@ -36,18 +36,18 @@ export function createApp(config: Config, databaseUrl: string): App {
     touch: (id) => { touchToken(db, id).catch((e) => log.warn('could not record an API token use', { error: String(e) })); },
     user: (id) => userState(db, id),
   };
-  return {
   const representation = { etag: config.http.etag, compression: config.http.compression };
+  return {
     db,
-    async handle(task: Task): Promise<Reply> {
     stats: () => ({ poolSize: config.db.poolSize, planCache: compiler.stats() }),
-      let statements = 0;
+    async handle(task: Task): Promise<Reply> {
       if (task.path === READY_PATH && task.internal) {
         try { await ping(db); return { status: 204, body: '' }; } catch (e) {
           log.warn('readiness: the database does not answer', { error: String(e), requestId: task.requestId });
           return errorReply(new ApiError(503, 'ServiceUnavailableError', 'Database unavailable', {}));
         }
       }
+      let statements = 0;
       const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; } };
       let reply: Reply;
       try {
@@ -73,19 +73,10 @@ const UNAVAILABLE = new Set([
 
 /** Anything thrown that is not an ApiError is a bug or an infrastructure failure: log it, answer 500. */
 export function toApiError(e: unknown): ApiError {
-/** Messages for input PostgreSQL refused (SQLSTATE classes 22 and 23) that validation let through. */
-const PG_INPUT_ERRORS: Record<string, string> = {
-  '22001': 'A value is too long', '22003': 'A number is out of range', '22007': 'Invalid date or time', '22008': 'A date or time is out of range',
-  '22P02': 'Invalid value for the attribute type', '22P05': 'Invalid character in a value', '22021': 'Invalid character in a value',
-  '22012': 'Division by zero', '2201B': 'Invalid regular expression', '22025': 'Invalid escape in a pattern', '22019': 'Invalid escape character',
-  '23505': 'This attribute must be unique', '23503': 'A related entry does not exist', '23502': 'A required value is missing',
-};
-
   if (e instanceof ApiError) return e;
   const pg = e as { code?: string; message?: string };
   // Invalid input that slipped past validation must not become a 500.
-  // PostgreSQL's own text never reaches a client: the answer names the kind of problem.
-  if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', PG_INPUT_ERRORS[pg.code] ?? 'Invalid input', {});
+  if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', pg.message ?? 'Invalid input', {});
   // Cancelled by statement_timeout, or the database is going away: the client may retry later.
   if (pg?.code && UNAVAILABLE.has(pg.code)) {
     log.warn('database unavailable', { code: pg.code, message: pg.message });
