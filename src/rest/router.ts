@@ -8,6 +8,7 @@ import { findMany, findOne, type ReadContext } from './read.ts';
 import { createDocument, updateDocument, deleteDocument, putSingle } from './write.ts';
 import { methodNotAllowed, type Reply } from './reply.ts';
 import type { WriteContext } from './write.ts';
+import { toV4, wantsV4 } from './v4-format.ts';
 
 export interface RestContext extends ReadContext, WriteContext { schema: Schema; auth: Authorizer }
 
@@ -23,6 +24,11 @@ export async function routeRest(ctx: RestContext, task: Task, caller: Caller | n
   const ct = ctx.schema.routes.get(parts[2]);
   if (!ct) throw notFound();
   if (!caller) throw unauthorized();
+  const reply = await dispatch(ctx, task, caller, ct, parts);
+  return wantsV4(task.headers) ? toV4(ctx.schema, ct, reply) : reply;
+}
+
+async function dispatch(ctx: RestContext, task: Task, caller: Caller, ct: ContentType, parts: string[]): Promise<Reply> {
   ctx.access = ctx.auth.access(caller);
   const id = parts.length === 4 ? decodeURIComponent(parts[3]) : undefined;
   const m = task.method;
