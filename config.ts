@@ -50,6 +50,10 @@ export const ConfigSchema = Type.Object({
   }),
   http: Type.Object({
     maxBodySize: Int(1024),
+    /** Deepest nesting of arrays/objects in a JSON body or GraphQL variables (deeper → 400, before any work). */
+    maxJsonDepth: Int(2, 10000),
+    /** Largest REST or GraphQL response data in bytes (larger → 400 naming the limit; checked in PostgreSQL). */
+    maxResponseSize: Int(1024),
     maxQueryStringLength: Int(64),
     /** Seconds to wait for in-flight requests on shutdown. */
     shutdownTimeout: Int(0, 600),
@@ -90,6 +94,8 @@ export const ConfigSchema = Type.Object({
       maxPopulateDepth: Int(1, 20),
       /** Most rows returned for one populated to-many relation of one entry. */
       maxRelationRows: Int(1, 1000000),
+      /** Most populated attributes in one read, all levels counted (more → 400, before the database works). */
+      maxPopulate: Int(1, 100000),
       /** Compiled query plans kept per worker (LRU). */
       planCacheSize: Int(1, 1000000),
       /** Largest number of parameters in one query string. */
@@ -131,6 +137,36 @@ export const ConfigSchema = Type.Object({
      */
     permissionsCacheTtl: Int(0, 3600000),
   }),
+  /** Strapi's `server.url`: this API's absolute URL, for links in emails ('' = http://localhost:<port>). */
+  publicUrl: Type.String(),
+  /**
+   * users-permissions `advanced` settings; null = as stored in Strapi's core store
+   * (`plugin_users-permissions_advanced`, edited in Strapi's admin), or Strapi's default.
+   */
+  usersPermissions: Type.Object({
+    emailConfirmation: Type.Union([Type.Boolean(), Type.Null()]),
+    emailConfirmationRedirection: Type.Union([Type.String(), Type.Null()]),
+    defaultRole: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+    emailResetPassword: Type.Union([Type.String(), Type.Null()]),
+    uniqueEmail: Type.Union([Type.Boolean(), Type.Null()]),
+    allowRegister: Type.Union([Type.Boolean(), Type.Null()]),
+  }),
+  /** Outgoing email (users-permissions confirmation and reset-password messages). */
+  email: Type.Object({
+    /** null = smtp when smtp.host is set, else log (a JSON log line per message). */
+    provider: Type.Union([Type.Literal('log'), Type.Literal('smtp'), Type.Null()]),
+    /** Default sender when a template names none. */
+    from: Type.String(),
+    replyTo: Type.String(),
+    smtp: Type.Object({
+      host: Type.String(),
+      port: Int(1, 65535),
+      user: Type.String(),
+      password: Type.String(),
+      /** TLS from the start (port 465); false = STARTTLS when the server offers it. */
+      secure: Type.Boolean(),
+    }),
+  }),
   graphql: Type.Object({
     /** Path of the GraphQL endpoint. */
     endpoint: Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }),
@@ -142,6 +178,8 @@ export const ConfigSchema = Type.Object({
     depthLimit: Int(1, 1000),
     /** Largest pageSize/limit at any level (larger values are clamped). */
     amountLimit: Int(1, 100000),
+    /** Largest operation cost (fields × list sizes, aliases each counted; src/graphql/cost.ts) run; more → 400. */
+    maxCost: Int(1),
     /** Serve the playground on GET also in production. */
     playgroundAlways: Type.Boolean(),
     /** Allow introspection; null = everywhere but production. */
@@ -179,7 +217,7 @@ export const defaults: Config = {
   metrics: { enabled: null, token: '' },
   db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan' },
   http: {
-    maxBodySize: 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
+    maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): gzip 1 and brotli 4 shrink JSON to within a
     // few percent of their slow settings at a fraction of the CPU.
     compression: { enabled: true, threshold: 1024, gzipLevel: 1, brotliQuality: 4 },
@@ -194,7 +232,7 @@ export const defaults: Config = {
   },
   api: {
     rest: {
-      defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000,
+      defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
       planCacheSize: 2000, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
     },
   },
@@ -211,8 +249,13 @@ export const defaults: Config = {
     authRateLimit: 20,
     permissionsCacheTtl: 5000,
   },
+  publicUrl: '',
+  usersPermissions: {
+    emailConfirmation: null, emailConfirmationRedirection: null, defaultRole: null, emailResetPassword: null, uniqueEmail: null, allowRegister: null,
+  },
+  email: { provider: null, from: '', replyTo: '', smtp: { host: '', port: 587, user: '', password: '', secure: false } },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, playgroundAlways: false, introspection: null, extensions: '',
+    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
@@ -234,6 +277,9 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
   ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
+  ['MAX_JSON_DEPTH', 'http.maxJsonDepth', 'int'],
+  ['MAX_RESPONSE_SIZE', 'http.maxResponseSize', 'int'],
+  ['REST_MAX_POPULATE', 'api.rest.maxPopulate', 'int'],
   ['MAX_QUERY_STRING_LENGTH', 'http.maxQueryStringLength', 'int'],
   ['SHUTDOWN_TIMEOUT', 'http.shutdownTimeout', 'int'],
   ['ACCESS_LOG', 'http.accessLog', 'bool'],
@@ -275,11 +321,27 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['JWT_EXPIRES_IN', 'auth.jwtExpiresIn', 'string'],
   ['AUTH_RATE_LIMIT', 'auth.authRateLimit', 'int'],
   ['PERMISSIONS_CACHE_TTL', 'auth.permissionsCacheTtl', 'int'],
+  ['PUBLIC_URL', 'publicUrl', 'string'],
+  ['UP_EMAIL_CONFIRMATION', 'usersPermissions.emailConfirmation', 'bool'],
+  ['UP_EMAIL_CONFIRMATION_REDIRECTION', 'usersPermissions.emailConfirmationRedirection', 'string'],
+  ['UP_DEFAULT_ROLE', 'usersPermissions.defaultRole', 'string'],
+  ['UP_EMAIL_RESET_PASSWORD', 'usersPermissions.emailResetPassword', 'string'],
+  ['UP_UNIQUE_EMAIL', 'usersPermissions.uniqueEmail', 'bool'],
+  ['UP_ALLOW_REGISTER', 'usersPermissions.allowRegister', 'bool'],
+  ['EMAIL_PROVIDER', 'email.provider', 'string'],
+  ['EMAIL_FROM', 'email.from', 'string'],
+  ['EMAIL_REPLY_TO', 'email.replyTo', 'string'],
+  ['SMTP_HOST', 'email.smtp.host', 'string'],
+  ['SMTP_PORT', 'email.smtp.port', 'int'],
+  ['SMTP_USER', 'email.smtp.user', 'string'],
+  ['SMTP_PASSWORD', 'email.smtp.password', 'string'],
+  ['SMTP_SECURE', 'email.smtp.secure', 'bool'],
   ['GRAPHQL_ENDPOINT', 'graphql.endpoint', 'string'],
   ['GRAPHQL_SHAPE', 'graphql.shape', 'string'],
   ['GRAPHQL_SHADOW_CRUD', 'graphql.shadowCRUD', 'bool'],
   ['GRAPHQL_DEPTH_LIMIT', 'graphql.depthLimit', 'int'],
   ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],
+  ['GRAPHQL_MAX_COST', 'graphql.maxCost', 'int'],
   ['GRAPHQL_PLAYGROUND_ALWAYS', 'graphql.playgroundAlways', 'bool'],
   ['GRAPHQL_INTROSPECTION', 'graphql.introspection', 'bool'],
   ['GRAPHQL_EXTENSIONS', 'graphql.extensions', 'string'],
@@ -401,6 +463,10 @@ export function loadConfig(
   }
   if (config.databaseEmbedded === false && !config.databaseUrl) {
     throw new ConfigError('Invalid configuration: DATABASE_EMBEDDED=false but no database is set (DATABASE_URL or DATABASE_HOST)');
+  }
+  if (config.email.provider === null) config.email.provider = config.email.smtp.host ? 'smtp' : 'log';
+  if (config.email.provider === 'smtp' && !config.email.smtp.host) {
+    throw new ConfigError('Invalid configuration: EMAIL_PROVIDER=smtp needs SMTP_HOST');
   }
   config.dataDir = resolve(config.dataDir);
   config.modelsDir = resolve(config.modelsDir);

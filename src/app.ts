@@ -9,7 +9,7 @@ import { Authorizer, type AuthLookups } from './auth/permissions.ts';
 import { findToken, loadRoles, touchToken, userState } from './auth/store.ts';
 import { routeRest, type RestContext } from './rest/router.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
-import type { Task } from './task.ts';
+import { setMaxJsonDepth, type Task } from './task.ts';
 import { log } from './log.ts';
 import type { Plugin } from './plugins/types.ts';
 import { plugins as loadPlugins } from './plugins/index.ts';
@@ -25,8 +25,9 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
 
 export function createApp(config: Config, databaseUrl: string): App {
   const schema = loadModels(config.modelsDir, config.i18n);
+  setMaxJsonDepth(config.http.maxJsonDepth);
   const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode);
-  const compiler = new Compiler(schema, { ...config.api.rest });
+  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
@@ -72,11 +73,20 @@ const UNAVAILABLE = new Set([
 ]);
 
 /** Anything thrown that is not an ApiError is a bug or an infrastructure failure: log it, answer 500. */
+/** Messages for input PostgreSQL refused (SQLSTATE classes 22 and 23) that validation let through. */
+const PG_INPUT_ERRORS: Record<string, string> = {
+  '22001': 'A value is too long', '22003': 'A number is out of range', '22007': 'Invalid date or time', '22008': 'A date or time is out of range',
+  '22P02': 'Invalid value for the attribute type', '22P05': 'Invalid character in a value', '22021': 'Invalid character in a value',
+  '22012': 'Division by zero', '2201B': 'Invalid regular expression', '22025': 'Invalid escape in a pattern', '22019': 'Invalid escape character',
+  '23505': 'This attribute must be unique', '23503': 'A related entry does not exist', '23502': 'A required value is missing',
+};
+
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
   const pg = e as { code?: string; message?: string };
   // Invalid input that slipped past validation must not become a 500.
-  if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', pg.message ?? 'Invalid input', {});
+  // PostgreSQL's own text never reaches a client: the answer names the kind of problem.
+  if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', PG_INPUT_ERRORS[pg.code] ?? 'Invalid input', {});
   // Cancelled by statement_timeout, or the database is going away: the client may retry later.
   if (pg?.code && UNAVAILABLE.has(pg.code)) {
     log.warn('database unavailable', { code: pg.code, message: pg.message });

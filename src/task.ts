@@ -20,12 +20,38 @@ export interface Task {
   internal?: boolean;
 }
 
+/** Deepest nesting of arrays and objects a JSON request body may have (config `http.maxJsonDepth`). */
+let maxJsonDepth = 64;
+export function setMaxJsonDepth(n: number): void { maxJsonDepth = n; }
+
 /**
- * The JSON body of a task ({} when empty). Malformed JSON is Strapi's 400 SyntaxError, whose envelope
- * carries no `details`.
+ * Refuses JSON text nested deeper than the limit before anything recurses over it: JSON.parse copes,
+ * but every walk after it (validation, the driver's serializer, GraphQL) would overflow the stack.
  */
+export function checkJsonDepth(text: string, max = maxJsonDepth): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) throw new ApiError(400, 'ValidationError', `JSON nested deeper than ${max} levels (limit http.maxJsonDepth)`, { limit: 'maxJsonDepth', max });
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+}
+
+/** JSON.parse after the depth check; malformed JSON is Strapi's 400 SyntaxError, whose envelope carries no `details`. */
+export function parseJsonText(text: string): unknown {
+  checkJsonDepth(text);
+  try { return JSON.parse(text); } catch (e) { throw new ApiError(400, 'SyntaxError', (e as Error).message, null); }
+}
+
+/** The JSON body of a task ({} when empty). */
 export function jsonBody(task: Task): unknown {
   const text = task.body ? Buffer.from(task.body).toString('utf8') : '';
   if (text.trim() === '') return {};
-  try { return JSON.parse(text); } catch (e) { throw new ApiError(400, 'SyntaxError', (e as Error).message, null); }
+  return parseJsonText(text);
 }

@@ -9,7 +9,7 @@ import { unauthorized } from '../../compiler/errors.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Reply } from '../rest/reply.ts';
-import type { Task } from '../task.ts';
+import { checkJsonDepth, type Task } from '../task.ts';
 import { log } from '../log.ts';
 import { buildSdlV5 } from './sdl.ts';
 import { buildSdlV4 } from './sdl4.ts';
@@ -90,6 +90,9 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
   const gc = config.graphql;
   const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
     depthLimit: gc.depthLimit,
+    maxCost: gc.maxCost,
+    maxResponseSize: config.http.maxResponseSize,
+    cost: { defaultList: Math.min(config.api.rest.defaultLimit, gc.amountLimit), maxList: gc.amountLimit },
     introspection: gc.introspection ?? config.env !== 'production',
     cacheSize: Math.max(100, Math.min(config.api.rest.planCacheSize, 5000)),
   });
@@ -116,12 +119,14 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
       let variables: unknown;
       const v = qs.get('variables');
       if (v) {
+        checkJsonDepth(v);
         try { variables = JSON.parse(v); } catch { return bad('`variables` is not valid JSON.'); }
       }
       return { query: qs.get('query') ?? undefined, variables, operationName: qs.get('operationName') ?? undefined };
     }
     const text = task.body ? Buffer.from(task.body).toString('utf8') : '';
     let body: unknown;
+    checkJsonDepth(text);
     try { body = text ? JSON.parse(text) : undefined; } catch { return bad('POST body sent invalid JSON.'); }
     if (!body || typeof body !== 'object' || Array.isArray(body)) return bad('POST body missing, invalid Content-Type, or JSON object has no keys.');
     const b = body as Record<string, unknown>;

@@ -1,6 +1,6 @@
 // The upload request body → files, their fileInfo and the optional entry to attach them to
 // (`ref`, `refId`, `field`), validated like Strapi's upload body (yup: strings or null).
-import type { Task } from '../task.ts';
+import { checkJsonDepth, type Task } from '../task.ts';
 import { validation } from '../../compiler/errors.ts';
 import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipart.ts';
 
@@ -25,6 +25,7 @@ function checkInfo(v: unknown, at: string): FileInfo {
 }
 
 function parseJson(text: string, at: string): unknown {
+  checkJsonDepth(text);
   try { return JSON.parse(text); } catch { throw validation(`${at} must be valid JSON`, { errors: [] }); }
 }
 
