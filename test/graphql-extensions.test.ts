@@ -98,7 +98,7 @@ describe('graphql extension service: the getters', () => {
     t.after(() => setLogLevel('warn'));
     const config = loadConfig({ GRAPHQL_EXTENSIONS: BROKEN, MODELS_DIR: DEMO_MODELS, LOG_LEVEL: 'silent' }, []);
     const schema = loadModels(config.modelsDir, config.i18n);
-    const plugin = graphqlPlugin(config, schema, usersPlugin(0));
+    const plugin = graphqlPlugin(config, schema, usersPlugin(config, schema));
     const reply = await plugin.handle({} as RestContext, {
       method: 'POST', path: '/graphql', query: '', contentType: 'application/json', body: new TextEncoder().encode('{"query":"{ __typename }"}'),
     }, { kind: 'public', grant: { all: false, perms: new Set() } });

@@ -21,7 +21,8 @@ describe('graphql playground and introspection by environment', () => {
   const caller: Caller = { kind: 'public', grant: { all: false, perms: new Set() } };
   const plugin = (env: Record<string, string>) => {
     const config = loadConfig(env, []);
-    return graphqlPlugin(config, loadModels(config.modelsDir, config.i18n), usersPlugin(0));
+    const schema = loadModels(config.modelsDir, config.i18n);
+    return graphqlPlugin(config, schema, usersPlugin(config, schema));
   };
   // Neither answer below reaches the database: the page and a refused operation come first.
   const get = (p: ReturnType<typeof plugin>, path: string) => p.handle({} as RestContext, { method: 'GET', path, query: '', body: null, headers: { accept: 'text/html' } }, caller);

@@ -34,6 +34,10 @@ export const CORE_STORE = {
   table: 'strapi_core_store_settings',
   /** users-permissions advanced settings: default_role, allow_register, email_confirmation, … */
   usersPermissionsAdvanced: 'plugin_users-permissions_advanced',
+  /** users-permissions email templates: reset_password, email_confirmation (`options.{from, response_email, object, message}`). */
+  usersPermissionsEmail: 'plugin_users-permissions_email',
   /** `{"id": <folder id>}` of the folder that Content API uploads go to. */
   uploadApiFolder: 'plugin_upload_api-folder',
+  /** i18n's default locale code, a JSON string (`"en"`). */
+  i18nDefaultLocale: 'plugin_i18n_default_locale',
 } as const;

@@ -5,8 +5,9 @@ import type { Plugin } from './types.ts';
 import { usersPlugin } from '../users/plugin.ts';
 import { uploadPlugin } from '../upload/plugin.ts';
 import { graphqlPlugin } from '../graphql/plugin.ts';
+import { i18nPlugin } from '../i18n/plugin.ts';
 
 export function plugins(config: Config, schema: Schema): Plugin[] {
-  const users = usersPlugin(config.auth.authRateLimit);
-  return [users, uploadPlugin(config, schema), graphqlPlugin(config, schema, users)];
+  const users = usersPlugin(config, schema);
+  return [users, i18nPlugin(), uploadPlugin(config, schema), graphqlPlugin(config, schema, users)];
 }

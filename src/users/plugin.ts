@@ -1,45 +1,34 @@
-// users-permissions: register and login (local provider), /users/me and /users. Users live in Strapi's
-// `up_users`, their role in `up_users_role_lnk`; the password hash never leaves this module. Strapi's
-// advanced settings (core store) decide whether registering is open, the new user's role and whether
-// an unconfirmed email may log in.
+// users-permissions: routes of Strapi 5.54's content API (auth, users, roles, permissions), each
+// behind its users-permissions action. Users live in Strapi's `up_users`, their role in
+// `up_users_role_lnk`; password hashes and tokens never leave these modules. Strapi's advanced settings
+// (core store, config over it) decide whether registering is open, the new user's role and whether an
+// email must be confirmed.
 import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
 import type { Caller } from '../auth/permissions.ts';
+import type { Config } from '../../config.ts';
+import type { Schema } from '../../compiler/schema.ts';
 import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from '../rest/reply.ts';
 import { methodNotAllowed } from '../rest/reply.ts';
 import { ApiError, forbidden, notFound, unauthorized, validation } from '../../compiler/errors.ts';
-import { isoTs } from '../../compiler/sql.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { RateLimiter } from './rate-limit.ts';
-import { CORE_STORE, UP } from '../auth/tables.ts';
+import { UP } from '../auth/tables.ts';
+import { emailProvider } from '../email/index.ts';
+import { readAdvanced } from './settings.ts';
+import { userId, userJson, usersJson } from './user-json.ts';
+import { objectBody } from './validate.ts';
+import * as account from './account.ts';
+import { countUsers, createUser, deleteUser, updateUser } from './users-crud.ts';
+import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, updateRole } from './roles.ts';
 
-const USER_JSON = `row_to_json(x)::text as data from (select id, document_id as "documentId", username, email, provider, confirmed, blocked,
-  ${isoTs('created_at')} as "createdAt", ${isoTs('updated_at')} as "updatedAt", ${isoTs('published_at')} as "publishedAt" from ${UP.users}`;
 const L = UP.userRole;
 // Strapi writes JavaScript Dates: millisecond precision, UTC wall-clock (the session runs in UTC).
 const NOW = `date_trunc('milliseconds', now())`;
-
-/** Strapi's users-permissions advanced settings, with the defaults its bootstrap stores. */
-interface Advanced { allow_register: boolean; default_role: string; email_confirmation: boolean; unique_email: boolean }
-const ADVANCED_DEFAULTS: Advanced = { allow_register: true, default_role: 'authenticated', email_confirmation: false, unique_email: true };
-
-async function advanced(ctx: RestContext): Promise<Advanced> {
-  const rows = await ctx.db.unsafe<Array<{ value: string | null }>>(`select value from ${CORE_STORE.table} where key = $1 order by id limit 1`,
-    [CORE_STORE.usersPermissionsAdvanced], { prepare: true });
-  ctx.count(1);
-  let stored: Partial<Advanced> = {};
-  try { stored = rows[0]?.value ? JSON.parse(rows[0].value) as Partial<Advanced> : {}; } catch { /* unreadable: Strapi's defaults */ }
-  return { ...ADVANCED_DEFAULTS, ...stored };
-}
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function body(task: Task): Record<string, unknown> {
-  const v = jsonBody(task);
-  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-  throw validation('Invalid body');
-}
+const UPP = 'plugin::users-permissions';
 
 function required(b: Record<string, unknown>, keys: string[]): void {
   const errors = keys.filter((k) => b[k] === undefined || b[k] === null || b[k] === '')
@@ -47,22 +36,31 @@ function required(b: Record<string, unknown>, keys: string[]): void {
   if (errors.length) throw validation(errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`, { errors });
 }
 
-async function userJson(ctx: RestContext, where: string, params: unknown[]): Promise<string | null> {
-  const rows = await ctx.db.unsafe<Array<{ data: string }>>(`select ${USER_JSON} ${where}) x`, params as never[], { prepare: true });
-  ctx.count(1);
-  return rows[0]?.data ?? null;
+/** The users-permissions plugin; GraphQL's `emailConfirmation` mutation answers `{jwt, user}` through it. */
+export interface UsersPlugin extends Plugin {
+  emailConfirmation(ctx: RestContext, caller: Caller, confirmation: unknown): Promise<Reply>;
 }
 
-export function usersPlugin(rateLimit: number): Plugin {
-  const limiter = new RateLimiter(rateLimit, 60_000);
+export function isUsersPlugin(p: Plugin): p is UsersPlugin {
+  return typeof (p as Partial<UsersPlugin>).emailConfirmation === 'function';
+}
+
+export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
+  const limiter = new RateLimiter(config.auth.authRateLimit, 60_000);
+  const deps: account.AccountDeps = { config, email: emailProvider(config.email) };
   const limited = (task: Task) => {
     if (!limiter.take(task.ip ?? 'unknown')) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
   };
+  const allow = (ctx: RestContext, caller: Caller, action: string) => {
+    if (!ctx.auth.allowsPlugin(caller, `${UPP}.${action}`)) throw forbidden();
+  };
+  const body = (task: Task) => objectBody(jsonBody(task));
 
   async function register(ctx: RestContext, task: Task, caller: Caller): Promise<Reply> {
     limited(task);
-    if (!ctx.auth.allowsPlugin(caller, 'plugin::users-permissions.auth.register')) throw forbidden();
-    const settings = await advanced(ctx);
+    allow(ctx, caller, 'auth.register');
+    const settings = await readAdvanced(ctx.db, config.usersPermissions);
+    ctx.count(1);
     if (!settings.allow_register) throw new ApiError(400, 'ApplicationError', 'Register action is currently disabled', {});
     const b = body(task);
     const extra = Object.keys(b).filter((k) => !['username', 'email', 'password'].includes(k));
@@ -92,15 +90,23 @@ export function usersPlugin(rateLimit: number): Plugin {
       return Number(rows[0].id);
     });
     ctx.count(2);
-    const user = await userJson(ctx, 'where id = $1', [id]);
-    // With email confirmation on, Strapi answers the user without a JWT (a confirmation email would follow).
-    if (settings.email_confirmation) return { status: 200, body: `{"user":${user}}` };
+    const user = await userJson(ctx.db, id);
+    ctx.count(1);
+    // With email confirmation on, Strapi answers the user without a JWT and mails the confirmation link.
+    if (settings.email_confirmation) {
+      try {
+        await account.sendConfirmationEmail(deps, ctx, id);
+      } catch {
+        throw new ApiError(400, 'ApplicationError', 'Error sending confirmation email', {});
+      }
+      return { status: 200, body: `{"user":${user}}` };
+    }
     return { status: 200, body: `{"jwt":${JSON.stringify(await ctx.auth.jwt.sign(id))},"user":${user}}` };
   }
 
   async function login(ctx: RestContext, task: Task, caller: Caller): Promise<Reply> {
     limited(task);
-    if (!ctx.auth.allowsPlugin(caller, 'plugin::users-permissions.auth.callback')) throw forbidden();
+    allow(ctx, caller, 'auth.callback');
     const b = body(task);
     required(b, ['identifier', 'password']);
     const { identifier, password } = b;
@@ -110,48 +116,106 @@ export function usersPlugin(rateLimit: number): Plugin {
     ctx.count(1);
     const ok = await verifyPassword(password, rows[0]?.password ?? null);
     if (!rows.length || !ok) throw validation('Invalid identifier or password');
-    if (rows[0].confirmed !== true && (await advanced(ctx)).email_confirmation) throw new ApiError(400, 'ApplicationError', 'Your account email is not confirmed', {});
+    if (rows[0].confirmed !== true && (await readAdvanced(ctx.db, config.usersPermissions)).email_confirmation) throw new ApiError(400, 'ApplicationError', 'Your account email is not confirmed');
     if (rows[0].blocked === true) throw new ApiError(400, 'ApplicationError', 'Your account has been blocked by an administrator', {});
     const id = Number(rows[0].id);
-    const user = await userJson(ctx, 'where id = $1', [id]);
+    const user = await userJson(ctx.db, id);
+    ctx.count(1);
     return { status: 200, body: `{"jwt":${JSON.stringify(await ctx.auth.jwt.sign(id))},"user":${user}}` };
   }
 
-  async function users(ctx: RestContext, task: Task, caller: Caller): Promise<Reply> {
-    const parts = task.path.split('/').filter(Boolean); // api, users, id?
-    if (task.method !== 'GET') return methodNotAllowed();
-    if (parts[2] === 'me') {
-      if (caller.kind !== 'user' || !caller.userId || !ctx.auth.allowsPlugin(caller, 'plugin::users-permissions.user.me')) throw forbidden();
-      const user = await userJson(ctx, 'where id = $1', [caller.userId]);
-      if (!user) throw unauthorized();
-      return { status: 200, body: user };
-    }
-    if (parts.length === 2) {
-      if (!ctx.auth.allowsPlugin(caller, 'plugin::users-permissions.user.find')) throw forbidden();
-      const rows = await ctx.db.unsafe<Array<{ data: string | null }>>(`select coalesce(json_agg(x order by x.id), '[]')::text as data from (select id, document_id as "documentId", username, email, provider, confirmed, blocked,
-        ${isoTs('created_at')} as "createdAt", ${isoTs('updated_at')} as "updatedAt", ${isoTs('published_at')} as "publishedAt" from ${UP.users}) x`);
-      ctx.count(1);
-      return { status: 200, body: rows[0].data ?? '[]' };
-    }
-    if (parts.length === 3) {
-      if (!ctx.auth.allowsPlugin(caller, 'plugin::users-permissions.user.findOne')) throw forbidden();
-      if (!/^\d{1,9}$/.test(parts[2])) throw notFound();
-      const user = await userJson(ctx, 'where id = $1', [Number(parts[2])]);
-      if (!user) throw notFound();
-      return { status: 200, body: user };
+  async function auth(ctx: RestContext, task: Task, caller: Caller, route: string): Promise<Reply> {
+    const post = (action: string, run: () => Promise<Reply>, rateLimited = true) => {
+      if (task.method !== 'POST') return methodNotAllowed();
+      if (rateLimited) limited(task);
+      allow(ctx, caller, action);
+      return run();
+    };
+    switch (route) {
+      case 'local/register': return task.method === 'POST' ? register(ctx, task, caller) : methodNotAllowed();
+      case 'local': return task.method === 'POST' ? login(ctx, task, caller) : methodNotAllowed();
+      case 'forgot-password': return post('auth.forgotPassword', () => account.forgotPassword(deps, ctx, body(task)));
+      case 'reset-password': return post('auth.resetPassword', () => account.resetPassword(ctx, body(task)));
+      case 'change-password': return post('auth.changePassword', () => account.changePassword(ctx, caller, body(task)));
+      case 'send-email-confirmation': return post('auth.sendEmailConfirmation', () => account.sendEmailConfirmation(deps, ctx, body(task)));
+      case 'email-confirmation': {
+        if (task.method !== 'GET') return methodNotAllowed();
+        allow(ctx, caller, 'auth.emailConfirmation');
+        const values = new URLSearchParams(task.query).getAll('confirmation');
+        return account.emailConfirmation(deps, ctx, values.length > 1 ? values : values[0], false);
+      }
     }
     throw notFound();
   }
 
+  async function users(ctx: RestContext, task: Task, caller: Caller, rest: string[]): Promise<Reply> {
+    const withRole = ctx.auth.allowsPlugin(caller, `${UPP}.role.find`);
+    const m = task.method;
+    if (rest.length === 0) {
+      if (m === 'GET') { allow(ctx, caller, 'user.find'); const data = await usersJson(ctx.db); ctx.count(1); return { status: 200, body: data }; }
+      if (m === 'POST') { allow(ctx, caller, 'user.create'); return createUser(ctx, config, body(task), withRole); }
+      return methodNotAllowed();
+    }
+    if (rest.length !== 1) throw notFound();
+    if (rest[0] === 'me' && m === 'GET') {
+      if (caller.kind !== 'user' || !caller.userId || !ctx.auth.allowsPlugin(caller, `${UPP}.user.me`)) throw forbidden();
+      const user = await userJson(ctx.db, caller.userId);
+      ctx.count(1);
+      if (!user) throw unauthorized();
+      return { status: 200, body: user };
+    }
+    if (rest[0] === 'count' && m === 'GET') { allow(ctx, caller, 'user.count'); return countUsers(ctx); }
+    const id = userId(rest[0]);
+    switch (m) {
+      case 'GET': {
+        allow(ctx, caller, 'user.findOne');
+        const user = id === null ? null : await userJson(ctx.db, id);
+        ctx.count(1);
+        if (!user) throw notFound();
+        return { status: 200, body: user };
+      }
+      case 'PUT': allow(ctx, caller, 'user.update'); return updateUser(ctx, config, id, body(task), withRole);
+      case 'DELETE': allow(ctx, caller, 'user.destroy'); return deleteUser(ctx, id);
+    }
+    return methodNotAllowed();
+  }
+
+  async function usersPermissions(ctx: RestContext, task: Task, caller: Caller, rest: string[]): Promise<Reply> {
+    const m = task.method;
+    if (rest[0] === 'permissions' && rest.length === 1) {
+      if (m !== 'GET') return methodNotAllowed();
+      allow(ctx, caller, 'permissions.getPermissions');
+      return permissionsReply(schema);
+    }
+    if (rest[0] !== 'roles' || rest.length > 2) throw notFound();
+    if (rest.length === 1) {
+      if (m === 'GET') { allow(ctx, caller, 'role.find'); return listRoles(ctx); }
+      if (m === 'POST') { allow(ctx, caller, 'role.createRole'); return createRole(ctx, body(task)); }
+      return methodNotAllowed();
+    }
+    const id = roleId(rest[1]);
+    switch (m) {
+      case 'GET': allow(ctx, caller, 'role.findOne'); return findRole(ctx, schema, id);
+      case 'PUT': allow(ctx, caller, 'role.updateRole'); return updateRole(ctx, id, body(task));
+      case 'DELETE': allow(ctx, caller, 'role.deleteRole'); return deleteRole(ctx, id);
+    }
+    return methodNotAllowed();
+  }
+
   return {
     name: 'users-permissions',
-    claims: (path) => path.startsWith('/api/auth/') || path === '/api/users' || path.startsWith('/api/users/'),
+    claims: (path) => path.startsWith('/api/auth/') || path === '/api/users' || path.startsWith('/api/users/') || path.startsWith('/api/users-permissions/'),
     async handle(ctx, task, caller) {
       if (!caller) throw unauthorized();
-      if (task.path === '/api/auth/local/register') return task.method === 'POST' ? register(ctx, task, caller) : methodNotAllowed();
-      if (task.path === '/api/auth/local') return task.method === 'POST' ? login(ctx, task, caller) : methodNotAllowed();
-      if (task.path.startsWith('/api/users')) return users(ctx, task, caller);
+      const parts = task.path.split('/').filter(Boolean).map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
+      if (parts[1] === 'auth') return auth(ctx, task, caller, parts.slice(2).join('/'));
+      if (parts[1] === 'users') return users(ctx, task, caller, parts.slice(2));
+      if (parts[1] === 'users-permissions') return usersPermissions(ctx, task, caller, parts.slice(2));
       throw notFound();
+    },
+    async emailConfirmation(ctx, caller, confirmation) {
+      allow(ctx, caller, 'auth.emailConfirmation');
+      return account.emailConfirmation(deps, ctx, confirmation, true);
     },
   };
 }

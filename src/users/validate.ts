@@ -1,0 +1,66 @@
+// Request bodies checked the way Strapi's users-permissions checks them (yup, strict, every error at
+// once), so messages and `details.errors` match: "email is a required field", "2 errors occurred", …
+import { ApiError } from '../../compiler/errors.ts';
+
+export type Body = Record<string, unknown>;
+
+export interface FieldRule {
+  key: string;
+  required?: boolean;
+  email?: boolean;
+  /** bcrypt reads 72 bytes: Strapi refuses longer passwords. */
+  maxBytes72?: boolean;
+  /** Must equal another field (yup's oneOf([ref])) — the message to give when not. */
+  sameAs?: { key: string; message: string };
+  minLength?: number;
+  /** Never echoed back in `details` (passwords). */
+  secret?: boolean;
+}
+
+// yup 0.32's email expression (Strapi's), shortened to its ASCII core plus the Unicode ranges it allows.
+const U = '\\u00A0-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFEF';
+const EMAIL = new RegExp(`^(([a-z\\d!#$%&'*+\\-/=?^_\`{|}~${U}]+(\\.[a-z\\d!#$%&'*+\\-/=?^_\`{|}~${U}]+)*)|("[^"\\\\]*"))@(([a-z\\d${U}]|[a-z\\d${U}][a-z\\d\\-._~${U}]*[a-z\\d${U}])\\.)+([a-z${U}]|[a-z${U}][a-z\\d\\-._~${U}]*[a-z${U}])$`, 'i');
+export const isEmail = (s: string) => EMAIL.test(s);
+
+interface Issue { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
+
+function printValue(v: unknown): string {
+  if (v === null || v === undefined || typeof v === 'boolean' || typeof v === 'number') return String(v);
+  if (typeof v === 'string') return `"${v}"`;
+  return JSON.stringify(v);
+}
+
+export function validationError(issues: Issue[]): ApiError {
+  return new ApiError(400, 'ValidationError', issues.length === 1 ? issues[0].message : `${issues.length} errors occurred`, { errors: issues });
+}
+
+/** A JSON object body, or Strapi's 400 for anything else. */
+export function objectBody(v: unknown): Body {
+  if (v && typeof v === 'object' && !Array.isArray(v)) return v as Body;
+  throw validationError([{ path: [], message: `this must be a \`object\` type, but the final value was: \`${printValue(v)}\`.`, name: 'ValidationError', value: v }]);
+}
+
+/**
+ * Checks fields in the order yup reports them (give the rules in that order); `noUnknown` refuses other
+ * keys first, as Strapi's `.noUnknown()` schemas do. Returns the body's strings, typed.
+ */
+export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean } = {}): Record<K, string> {
+  const issues: Issue[] = [];
+  const issue = (r: FieldRule, message: string) => issues.push({ path: [r.key], message, name: 'ValidationError', ...(r.secret ? {} : { value: b[r.key] }) });
+  if (opts.noUnknown) {
+    const known = new Set<string>(rules.map((r) => r.key));
+    const unknown = Object.keys(b).filter((k) => !known.has(k));
+    if (unknown.length) issues.push({ path: [], message: `this field has unspecified keys: ${unknown.join(', ')}`, name: 'ValidationError', value: b });
+  }
+  for (const r of rules) {
+    const v = b[r.key];
+    if (v !== undefined && v !== null && typeof v !== 'string') { issue(r, `${r.key} must be a \`string\` type, but the final value was: \`${printValue(v)}\`.`); continue; }
+    if (v === undefined || v === null || v === '') { if (r.required) issue(r, `${r.key} is a required field`); continue; }
+    if (r.email && !isEmail(v)) issue(r, `${r.key} must be a valid email`);
+    if (r.minLength !== undefined && v.length < r.minLength) issue(r, `${r.key} must be at least ${r.minLength} characters`);
+    if (r.maxBytes72 && Buffer.byteLength(v, 'utf8') > 72) issue(r, 'Password must be less than 73 bytes');
+    if (r.sameAs && v !== b[r.sameAs.key]) issue(r, r.sameAs.message);
+  }
+  if (issues.length) throw validationError(issues);
+  return b as Record<K, string>;
+}

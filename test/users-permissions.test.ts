@@ -1,0 +1,209 @@
+// Issue 17 (part A): users-permissions as Strapi 5.54 ships it — account flows with emails (log
+// provider), users and roles administration, permissions, settings from config and core store — and
+// i18n locales, over REST.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { sentEmails } from '../src/email/log.ts';
+
+const lastEmailTo = (to: string) => [...sentEmails()].reverse().find((m) => m.to === to);
+
+describe('users-permissions account flow (email confirmation on, log provider)', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({
+      env: {
+        UP_EMAIL_CONFIRMATION: 'true', PUBLIC_URL: 'http://api.example.test', UP_EMAIL_RESET_PASSWORD: 'http://front.example.test/reset',
+        UP_EMAIL_CONFIRMATION_REDIRECTION: 'http://front.example.test/welcome', AUTH_RATE_LIMIT: '1000', EMAIL_FROM: 'Site <site@example.test>',
+      },
+    });
+  });
+  after(() => s.stop());
+
+  test('register → confirm → login → change → forgot → reset → login', async () => {
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'flow', email: 'Flow@Example.test', password: 'first-pass' });
+    assert.equal(reg.status, 200, reg.text);
+    assert.equal(reg.body.jwt, undefined);
+    assert.equal(reg.body.user.confirmed, false);
+    const confirmMail = lastEmailTo('flow@example.test');
+    assert.ok(confirmMail, 'a confirmation email was logged');
+    assert.equal(confirmMail.subject, 'Account confirmation');
+    assert.equal(confirmMail.from, 'Administration Panel <no-reply@strapi.io>');
+    const link = /(http:\/\/api\.example\.test\/api\/auth\/email-confirmation)\?confirmation=([0-9a-f]{40})/.exec(confirmMail.text);
+    assert.ok(link, confirmMail.text);
+
+    const early = await s.fetchJson('POST', '/api/auth/local', { identifier: 'flow', password: 'first-pass' });
+    assert.deepEqual(early.body.error, { status: 400, name: 'ApplicationError', message: 'Your account email is not confirmed', details: {} });
+
+    const missing = await s.fetchJson('GET', '/api/auth/email-confirmation');
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.error.message, 'confirmation is a required field');
+    const confirm = await s.fetchJson('GET', `/api/auth/email-confirmation?confirmation=${link[2]}`);
+    assert.equal(confirm.status, 302);
+    assert.equal(confirm.headers.location, 'http://front.example.test/welcome');
+    const again = await s.fetchJson('GET', `/api/auth/email-confirmation?confirmation=${link[2]}`);
+    assert.deepEqual(again.body.error, { status: 400, name: 'ValidationError', message: 'Invalid token', details: {} });
+
+    const login = await s.fetchJson('POST', '/api/auth/local', { identifier: 'flow@example.test', password: 'first-pass' });
+    assert.equal(login.status, 200, login.text);
+    const jwt = login.body.jwt as string;
+
+    const change = (b: unknown, token: string | null = jwt) => s.fetchJson('POST', '/api/auth/change-password', b, token);
+    assert.equal((await change({ currentPassword: 'nope', password: 'second-pass', passwordConfirmation: 'second-pass' })).body.error.message, 'The provided current password is invalid');
+    const mismatch = await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'other' });
+    assert.equal(mismatch.body.error.message, 'Passwords do not match');
+    assert.deepEqual(mismatch.body.error.details.errors[0].path, ['passwordConfirmation']);
+    assert.equal((await change({ currentPassword: 'first-pass', password: 'first-pass', passwordConfirmation: 'first-pass' })).body.error.message,
+      'Your new password must be different than your current password');
+    assert.equal((await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass', extra: 1 })).body.error.message,
+      'this field has unspecified keys: extra');
+    const empty = await change({});
+    assert.equal(empty.body.error.message, '3 errors occurred');
+    assert.equal((await change({ currentPassword: 'first-pass', password: 'short', passwordConfirmation: 'short' })).body.error.message, 'password must be at least 6 characters');
+    assert.equal((await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass' }, null)).status, 403);
+    assert.equal((await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass' }, TOKEN)).body.error.message,
+      'You must be authenticated to reset your password');
+    const changed = await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass' });
+    assert.equal(changed.status, 200, changed.text);
+    assert.ok(changed.body.jwt && changed.body.user.username === 'flow');
+    assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'flow', password: 'first-pass' })).status, 400);
+    assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'flow', password: 'second-pass' })).status, 200);
+
+    const count = sentEmails().length;
+    assert.deepEqual((await s.fetchJson('POST', '/api/auth/forgot-password', { email: 'nobody@example.test' })).body, { ok: true });
+    assert.equal(sentEmails().length, count, 'no email for an unknown address');
+    assert.equal((await s.fetchJson('POST', '/api/auth/forgot-password', { email: 'not-an-email' })).body.error.message, 'email must be a valid email');
+    assert.deepEqual((await s.fetchJson('POST', '/api/auth/forgot-password', { email: 'FLOW@example.test' })).body, { ok: true });
+    const resetMail = lastEmailTo('flow@example.test')!;
+    assert.equal(resetMail.subject, 'Reset password');
+    const code = /http:\/\/front\.example\.test\/reset\?code=([0-9a-f]{128})/.exec(resetMail.html)?.[1];
+    assert.ok(code, resetMail.html);
+
+    const reset = (b: unknown) => s.fetchJson('POST', '/api/auth/reset-password', b);
+    assert.deepEqual((await reset({ code: 'wrong', password: 'third-pass', passwordConfirmation: 'third-pass' })).body.error,
+      { status: 400, name: 'ValidationError', message: 'Incorrect code provided', details: {} });
+    assert.equal((await reset({ code, password: 'third-pass', passwordConfirmation: 'x' })).body.error.message, 'Passwords do not match');
+    const done = await reset({ code, password: 'third-pass', passwordConfirmation: 'third-pass' });
+    assert.equal(done.status, 200, done.text);
+    assert.ok(done.body.jwt);
+    assert.equal((await reset({ code, password: 'third-pass', passwordConfirmation: 'third-pass' })).body.error.message, 'Incorrect code provided');
+    const final = await s.fetchJson('POST', '/api/auth/local', { identifier: 'flow', password: 'third-pass' });
+    assert.equal(final.status, 200, final.text);
+    assert.ok(!final.text.includes('password') && !final.text.includes('Token'));
+
+    assert.equal((await s.fetchJson('POST', '/api/auth/send-email-confirmation', { email: 'flow@example.test' })).body.error.message, 'Already confirmed');
+    assert.deepEqual((await s.fetchJson('POST', '/api/auth/send-email-confirmation', { email: 'Ghost@example.test' })).body, { email: 'Ghost@example.test', sent: true });
+  });
+
+  test('bad bodies are 400s in the error envelope', async () => {
+    const arr = await s.fetchJson('POST', '/api/auth/forgot-password', [1]);
+    assert.equal(arr.status, 400);
+    assert.equal(arr.body.error.name, 'ValidationError');
+    const bad = await s.fetchJson('POST', '/api/auth/reset-password', '{"code":');
+    assert.equal(bad.status, 400);
+    const typed = await s.fetchJson('POST', '/api/auth/reset-password', { code: 5, password: 'abcdefg', passwordConfirmation: 'abcdefg' });
+    assert.equal(typed.body.error.message, 'code must be a `string` type, but the final value was: `5`.');
+  });
+});
+
+describe('users, roles and permissions administration', () => {
+  let s: TestServer;
+  before(async () => { s = await startTestServer({ env: { AUTH_RATE_LIMIT: '1000' } }); });
+  after(() => s.stop());
+
+  test('users: count, create, update, delete', async () => {
+    assert.equal((await s.fetchJson('GET', '/api/users/count')).status, 403);
+    assert.equal((await s.fetchJson('GET', '/api/users/count', undefined, TOKEN)).body, 0);
+    const noRole = await s.fetchJson('POST', '/api/users', { username: 'bob', email: 'bob@example.test', password: 'secret-1' }, TOKEN);
+    assert.equal(noRole.body.error.message, 'role is a required field');
+    const roles = (await s.fetchJson('GET', '/api/users-permissions/roles', undefined, TOKEN)).body.roles as Array<{ id: number; type: string; nb_users: number }>;
+    const authenticated = roles.find((r) => r.type === 'authenticated')!;
+    const created = await s.fetchJson('POST', '/api/users', { username: 'bob', email: 'Bob@example.test', password: 'secret-1', role: authenticated.id, confirmed: true }, TOKEN);
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.email, 'bob@example.test');
+    assert.equal(created.body.role.type, 'authenticated');
+    assert.equal(created.body.confirmed, true);
+    assert.equal((await s.fetchJson('POST', '/api/users', { username: 'bob2', email: 'bob@example.test', password: 'secret-1', role: authenticated.id }, TOKEN)).body.error.message, 'Email already taken');
+    assert.equal((await s.fetchJson('POST', '/api/users', { username: 'bo', email: 'bo@example.test', password: 'secret-1', role: authenticated.id }, TOKEN)).body.error.name, 'ApplicationError');
+    assert.equal((await s.fetchJson('GET', '/api/users/count', undefined, TOKEN)).text, '1');
+    const login = await s.fetchJson('POST', '/api/auth/local', { identifier: 'bob', password: 'secret-1' });
+    assert.equal(login.status, 200, login.text);
+
+    const other = await s.fetchJson('POST', '/api/users', { username: 'carol', email: 'carol@example.test', password: 'secret-2', role: { connect: [{ id: authenticated.id }] } }, TOKEN);
+    assert.equal(other.status, 201, other.text);
+    const upd = await s.fetchJson('PUT', `/api/users/${created.body.id}`, { username: 'robert', blocked: true }, TOKEN);
+    assert.equal(upd.status, 200, upd.text);
+    assert.equal(upd.body.username, 'robert');
+    assert.equal(upd.body.blocked, true);
+    assert.equal((await s.fetchJson('PUT', `/api/users/${created.body.id}`, { username: 'carol' }, TOKEN)).body.error.message, 'Username already taken');
+    assert.equal((await s.fetchJson('PUT', `/api/users/${created.body.id}`, { password: '' }, TOKEN)).body.error.message, 'password.notNull');
+    assert.deepEqual((await s.fetchJson('PUT', '/api/users/9999', { username: 'x' }, TOKEN)).body.error, { status: 404, name: 'NotFoundError', message: 'User not found', details: {} });
+    assert.equal((await s.fetchJson('PUT', `/api/users/${created.body.id}`, { username: 'robert' })).status, 403);
+    assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'robert', password: 'secret-1' })).body.error.message, 'Your account has been blocked by an administrator');
+
+    const del = await s.fetchJson('DELETE', `/api/users/${other.body.id}`, undefined, TOKEN);
+    assert.equal(del.status, 200);
+    assert.equal(del.body.username, 'carol');
+    assert.equal((await s.fetchJson('DELETE', `/api/users/${other.body.id}`, undefined, TOKEN)).status, 204);
+    assert.equal((await s.fetchJson('GET', '/api/users/count', undefined, TOKEN)).text, '1');
+  });
+
+  test('roles: list, create with permissions, read, update, delete', async () => {
+    const list = await s.fetchJson('GET', '/api/users-permissions/roles', undefined, TOKEN);
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.roles.map((r: { name: string }) => r.name), ['Authenticated', 'Public']);
+    assert.deepEqual(Object.keys(list.body.roles[0]), ['id', 'documentId', 'name', 'description', 'type', 'createdAt', 'updatedAt', 'publishedAt', 'nb_users']);
+    assert.equal((await s.fetchJson('GET', '/api/users-permissions/roles')).status, 403);
+    assert.equal((await s.fetchJson('POST', '/api/users-permissions/roles', {}, TOKEN)).body.error.message, 'Request body cannot be empty');
+    const made = await s.fetchJson('POST', '/api/users-permissions/roles', {
+      name: 'Éditeurs en chef', description: 'd',
+      permissions: { 'api::tag': { controllers: { tag: { find: { enabled: true }, create: { enabled: false } } } } },
+    }, TOKEN);
+    assert.deepEqual(made.body, { ok: true });
+    const roles = (await s.fetchJson('GET', '/api/users-permissions/roles', undefined, TOKEN)).body.roles as Array<{ id: number; type: string; name: string }>;
+    const editors = roles.find((r) => r.name === 'Éditeurs en chef')!;
+    assert.equal(editors.type, 'editeurs_en_chef');
+    const one = await s.fetchJson('GET', `/api/users-permissions/roles/${editors.id}`, undefined, TOKEN);
+    assert.equal(one.status, 200, one.text);
+    assert.deepEqual(one.body.role.permissions['api::tag'].controllers.tag.find, { enabled: true, policy: '' });
+    assert.deepEqual(one.body.role.permissions['api::tag'].controllers.tag.create, { enabled: false, policy: '' });
+    assert.deepEqual(one.body.role.permissions['plugin::users-permissions'].controllers.auth.forgotPassword, { enabled: false, policy: '' });
+    assert.deepEqual((await s.fetchJson('GET', '/api/users-permissions/roles/9999', undefined, TOKEN)).body.error,
+      { status: 404, name: 'NotFoundError', message: 'Role not found', details: {} });
+
+    const upd = await s.fetchJson('PUT', `/api/users-permissions/roles/${editors.id}`, {
+      name: 'Editors', permissions: { 'api::tag': { controllers: { tag: { create: { enabled: true } } } } },
+    }, TOKEN);
+    assert.deepEqual(upd.body, { ok: true });
+    const after = (await s.fetchJson('GET', `/api/users-permissions/roles/${editors.id}`, undefined, TOKEN)).body.role;
+    assert.equal(after.name, 'Editors');
+    assert.equal(after.permissions['api::tag'].controllers.tag.find.enabled, false);
+    assert.equal(after.permissions['api::tag'].controllers.tag.create.enabled, true);
+
+    // A user of the role moves to the public role when it is deleted.
+    const u = await s.fetchJson('POST', '/api/users', { username: 'dave', email: 'dave@example.test', password: 'secret-3', role: editors.id }, TOKEN);
+    assert.equal(u.status, 201, u.text);
+    const pub = roles.find((r) => r.type === 'public')!;
+    assert.deepEqual((await s.fetchJson('DELETE', `/api/users-permissions/roles/${pub.id}`, undefined, TOKEN)).body.error,
+      { status: 400, name: 'ApplicationError', message: 'Cannot delete public role', details: {} });
+    assert.deepEqual((await s.fetchJson('DELETE', `/api/users-permissions/roles/${editors.id}`, undefined, TOKEN)).body, { ok: true });
+    const [{ role_id }] = await s.sql()`select role_id from up_users_role_lnk where user_id = ${u.body.id}`;
+    assert.equal(Number(role_id), pub.id);
+    const [{ n }] = await s.sql()`select count(*)::int as n from up_permissions where action like 'api::tag.%'`;
+    assert.equal(n, 0);
+  });
+
+  test('permissions map and i18n locales', async () => {
+    const p = await s.fetchJson('GET', '/api/users-permissions/permissions', undefined, TOKEN);
+    assert.equal(p.status, 200);
+    assert.deepEqual(Object.keys(p.body.permissions['plugin::users-permissions'].controllers), ['auth', 'user', 'role', 'permissions']);
+    assert.deepEqual(p.body.permissions['api::article'].controllers.article.findOne, { enabled: false, policy: '' });
+    assert.equal((await s.fetchJson('GET', '/api/users-permissions/permissions')).status, 403);
+
+    const l = await s.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN);
+    assert.equal(l.status, 200, l.text);
+    assert.deepEqual(l.body.map((x: { code: string; isDefault: boolean; name: string }) => [x.code, x.name, x.isDefault]), [['en', 'English (en)', true], ['fr', 'French (fr)', false]]);
+    assert.deepEqual(Object.keys(l.body[0]), ['id', 'documentId', 'name', 'code', 'createdAt', 'updatedAt', 'publishedAt', 'isDefault']);
+    assert.equal((await s.fetchJson('GET', '/api/i18n/locales')).status, 403);
+  });
+});
