@@ -457,7 +457,8 @@ export function parsePagination(value: QueryValue | undefined, limits: ReadLimit
     if (!Number.isInteger(start)) throw validation(`convertStartQueryParams expected a positive integer got ${start}`);
     if (!Number.isInteger(limit)) throw validation(`convertLimitQueryParams expected a positive integer got ${limit}`);
     start = Math.max(0, start);
-    if (limit < 1 || limit > limits.maxLimit) limit = limits.maxLimit;
+    // Strapi 5.54 answers one row for a limit below 1, -1 too (checked live; v4 read -1 as "no limit").
+    limit = Math.min(Math.max(limit, 1), limits.maxLimit);
     return { mode: 'offset', start, limit, withCount };
   }
   let page = has('page') ? toNumber(p.page) : 1;
@@ -501,7 +502,8 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
     if ((TIMESTAMP_FIELDS as readonly string[]).includes(n)) { ts[n as keyof typeof ts] = true; continue; }
     if (n === 'locale' && ct.localized) { withLocale = true; continue; }
     const a = all.find((x) => x.name === n);
-    if (!a) throw invalidKey('fields', n, path);
+    // Checked live: an attribute that is no field (a relation, a password) is named by its path, an unknown key by its parent's.
+    if (!a) throw invalidKey('fields', n, ct.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
     if (!fields.includes(a)) fields.push(a);
   }
   return { fields, withLocale, withTimestamps: ts, populate: [], named };
@@ -515,7 +517,7 @@ function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, 
   for (const n of names) {
     if (n === 'id') continue;
     const a = all.find((x) => x.name === n);
-    if (!a) throw invalidKey('fields', n, path);
+    if (!a) throw invalidKey('fields', n, comp.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
     fields.push(a);
   }
   return { component: comp, fields, populate: [] };
@@ -587,10 +589,18 @@ function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>,
   const flat = [...entries.filter(early), ...entries.filter((e) => !nested(e) && !early(e))];
   const deep = entries.filter(nested);
   // In the object form the nested ones come in the model's attribute order, whatever the query's
-  // (checked on Strapi 5.54); dotted paths keep the request's order (recorded case 125).
+  // (checked on Strapi 5.54); dotted paths keep the request's order (recorded case 125) among paths
+  // as deep, the shallower first (`closingPeriod.dish.categories,openingTimes.dishrep` answers
+  // openingTimes first: Strapi's sanitizer finishes the shallower rebuild earlier).
   if (spec !== '*' && OBJECT_FORM.has(spec)) {
     const rank = (e: [A | 'localizations', QueryValue | true]) => { const i = order.indexOf(e[0]); return i < 0 ? order.length : i; };
     deep.sort((x, y) => rank(x) - rank(y));
+  } else if (spec !== '*') {
+    const depth = (e: [A | 'localizations', QueryValue | true]) => {
+      const p = isObj(e[1]) ? e[1].populate : undefined;
+      return Array.isArray(p) ? Math.max(0, ...p.map((x) => (typeof x === 'string' ? x.split('.').length : 1))) : 1;
+    };
+    deep.sort((x, y) => depth(x) - depth(y));
   }
   entries.splice(0, entries.length, ...flat, ...deep);
 }
@@ -624,7 +634,9 @@ export class PopulateParser {
         if (name === '*') { for (const a of ct.attributes) if (a.kind !== 'scalar' && !a.private && !spec.has(a.name)) entries.push([a, true]); continue; }
         if (name === 'localizations' && ct.localized) { entries.push(['localizations', sub]); continue; }
         const a = ct.byName.get(name);
-        if (!a || a.private || a.kind === 'scalar') throw invalidKey('populate', name, path ? `${path}.${name}` : name);
+        // Checked live: an attribute that cannot be populated is named by its path; an unknown key of the
+        // object form by its parent's (a dotted path names itself).
+        if (!a || a.private || a.kind === 'scalar') throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? path : path ? `${path}.${name}` : name);
         entries.push([a, sub]);
       }
     }

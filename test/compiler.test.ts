@@ -420,7 +420,7 @@ describe('pagination', () => {
     assert.deepEqual(page('pagination[page]=0').pagination, { mode: 'page', page: 1, pageSize: 25, withCount: true });
     assert.deepEqual(page('pagination[page]=-1').pagination, { mode: 'page', page: 1, pageSize: 25, withCount: true });
     assert.deepEqual(page('pagination[start]=-1').pagination, { mode: 'offset', start: 0, limit: 25, withCount: true });
-    assert.deepEqual(page('pagination[limit]=-1').pagination, { mode: 'offset', start: 0, limit: 100, withCount: true });
+    assert.deepEqual(page('pagination[limit]=-1').pagination, { mode: 'offset', start: 0, limit: 1, withCount: true });
   });
   test('errors', () => {
     assert.deepEqual(queryError('articles', 'pagination[page]=1&pagination[limit]=5'), { status: 400, name: 'PaginationError', message: 'Cannot use both page & offset pagination in the same query', details: {} });

@@ -11,6 +11,8 @@ export interface ReadContext {
   count: (n: number) => void;
   /** What the caller may populate (set once the caller is known). */
   access?: { key: string; canRead: (uid: string) => boolean };
+  /** Tables the request's reads depended on (the response cache invalidates by them); undefined = not collected. */
+  reads?: Set<string>;
 }
 
 const DATA = Buffer.from('{"data":');
@@ -25,6 +27,7 @@ const ONE_END = Buffer.from(',"meta":{}}');
 async function firstRawRow(ctx: ReadContext, plan: ReadPlan): Promise<Array<Buffer | null> | undefined> {
   const rows = await ctx.db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
   ctx.count(1);
+  if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   return rows[0];
 }
 
