@@ -207,3 +207,48 @@ describe('users, roles and permissions administration', () => {
     assert.equal((await s.fetchJson('GET', '/api/i18n/locales')).status, 403);
   });
 });
+
+for (const shape of ['v5', 'v4'] as const) {
+  describe(`GraphQL account mutations, roles and locales (${shape})`, () => {
+    let s: TestServer;
+    before(async () => { s = await startTestServer({ env: { GRAPHQL_SHAPE: shape, UP_EMAIL_CONFIRMATION: 'true', AUTH_RATE_LIMIT: '1000' } }); });
+    after(() => s.stop());
+    const gql = (query: string, variables: Record<string, unknown> = {}, token?: string) => s.fetchJson('POST', '/graphql', { query, variables }, token);
+
+    test('register → emailConfirmation → changePassword → forgotPassword → resetPassword', async () => {
+      const email = `gql-${shape}@example.test`;
+      const reg = await gql('mutation($i: UsersPermissionsRegisterInput!) { register(input: $i) { jwt user { username confirmed } } }',
+        { i: { username: `gql${shape}`, email, password: 'first-pass' } });
+      assert.equal(reg.body.data.register.jwt, null, reg.text);
+      const code = /confirmation=([0-9a-f]+)/.exec(lastEmailTo(email)!.text)![1];
+      const conf = await gql('mutation($c: String!) { emailConfirmation(confirmation: $c) { jwt user { username confirmed } } }', { c: code });
+      assert.equal(conf.body.data.emailConfirmation.user.username, `gql${shape}`, conf.text);
+      const jwt = conf.body.data.emailConfirmation.jwt as string;
+      const bad = await gql('mutation { changePassword(currentPassword: "nope", password: "second-pass", passwordConfirmation: "second-pass") { jwt } }', {}, jwt);
+      assert.equal(bad.body.errors[0].message, 'The provided current password is invalid', bad.text);
+      const ok = await gql('mutation { changePassword(currentPassword: "first-pass", password: "second-pass", passwordConfirmation: "second-pass") { jwt user { email } } }', {}, jwt);
+      assert.equal(ok.body.data.changePassword.user.email, email, ok.text);
+      const fp = await gql('mutation($e: String!) { forgotPassword(email: $e) { ok } }', { e: email });
+      assert.deepEqual(fp.body.data, { forgotPassword: { ok: true } }, fp.text);
+      const reset = /code=([0-9a-f]+)/.exec(lastEmailTo(email)!.text)![1];
+      const rp = await gql('mutation($c: String!) { resetPassword(code: $c, password: "third-pass", passwordConfirmation: "third-pass") { jwt } }', { c: reset });
+      assert.ok(rp.body.data.resetPassword.jwt, rp.text);
+      const login = await gql(`mutation { login(input: { identifier: "gql${shape}", password: "third-pass" }) { jwt } }`);
+      assert.ok(login.body.data.login.jwt, login.text);
+    });
+
+    test('usersPermissionsRoles and i18NLocales', async () => {
+      const q = shape === 'v5'
+        ? '{ usersPermissionsRoles(sort: "name") { name type } i18NLocales(sort: "code:asc") { code name } }'
+        : '{ usersPermissionsRoles(sort: "name") { data { attributes { name type } } } i18NLocales(sort: "code:asc") { data { attributes { code name } } } }';
+      const r = await gql(q, {}, TOKEN);
+      assert.equal(r.status, 200, r.text);
+      const roles = shape === 'v5' ? r.body.data.usersPermissionsRoles : r.body.data.usersPermissionsRoles.data.map((x: { attributes: unknown }) => x.attributes);
+      assert.deepEqual(roles, [{ name: 'Authenticated', type: 'authenticated' }, { name: 'Public', type: 'public' }]);
+      const locales = shape === 'v5' ? r.body.data.i18NLocales : r.body.data.i18NLocales.data.map((x: { attributes: unknown }) => x.attributes);
+      assert.deepEqual(locales, [{ code: 'en', name: 'English (en)' }, { code: 'fr', name: 'French (fr)' }]);
+      const denied = await gql('{ usersPermissionsRoles { __typename } }');
+      assert.ok(denied.body.errors?.length, denied.text);
+    });
+  });
+}

@@ -18,7 +18,9 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, localeList, rolesType, usersType } from './builtin.ts';
+import { filesType, rolesType, usersType } from './builtin.ts';
+import { listLocales } from '../i18n/locales.ts';
+import { isUsersPlugin } from '../users/plugin.ts';
 import type { SdlResult } from './sdl.ts';
 import type { AuthCheck } from './extension.ts';
 import { crudRootPaths } from './shadow.ts';
@@ -436,6 +438,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::upload.read') || ctx.rest.auth.allowsPlugin(ctx.caller, `plugin::upload.content-api.${action}`));
   pluginQueries(users, 'usersPermissionsUser', 'usersPermissionsUsers', (ctx, action) =>
     ctx.rest.auth.allowsPlugin(ctx.caller, `plugin::users-permissions.user.${action}`));
+  pluginQueries(roles, 'usersPermissionsRole', 'usersPermissionsRoles', (ctx, action) =>
+    ctx.rest.auth.allowsPlugin(ctx.caller, `plugin::users-permissions.role.${action}`));
 
   const sortLocales = (list: Row[], sort: unknown) => {
     const terms = (Array.isArray(sort) ? sort : sort ? [sort] : []).flatMap((s) => String(s).split(',')).map((s) => s.trim().split(':'));
@@ -448,26 +452,34 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     });
   };
   const canLocales = (ctx: GqlContext) => ctx.caller.kind !== 'public' || ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::i18n.locales.listLocales');
-  const localePage = (args: Args) => {
-    const all = sortLocales(localeList(schema), args.sort);
+  // Strapi's i18n reads its locales from `i18n_locale` (its admin adds and removes them).
+  const locales = async (ctx: GqlContext): Promise<Row[]> => {
+    const list = await listLocales(ctx.rest.db);
+    ctx.rest.count(1);
+    return list.map(({ isDefault: _d, ...l }) => l);
+  };
+  const localePage = (list: Row[], args: Args) => {
+    const all = sortLocales(list, args.sort);
     const w = pageWindow(args.pagination, limits);
     const nodes = all.slice(w.start, w.start + w.limit);
     const info = { page: Math.floor(w.start / w.limit) + 1, pageSize: w.limit, pageCount: Math.ceil(all.length / w.limit), total: all.length };
     return { nodes, data: nodes, pageInfo: info, meta: { pagination: info } };
   };
   for (const name of ['i18NLocale', 'i18NLocales', 'i18NLocales_connection']) authOf.set(`Query.${name}`, canLocales);
-  for (const name of ['Mutation.register', 'Mutation.login', 'Query.me']) authOf.set(name, () => true);
-  Query.i18NLocale = (_s, args, ctx) => {
-    const found = localeList(schema).find((l) => (v4 ? String(l.id) === String(args.id) : l.documentId === args.documentId)) ?? null;
+  // The users-permissions handlers check these actions themselves (as their REST routes do).
+  for (const name of ['Mutation.register', 'Mutation.login', 'Query.me', 'Mutation.forgotPassword', 'Mutation.resetPassword',
+    'Mutation.changePassword', 'Mutation.emailConfirmation']) authOf.set(name, () => true);
+  Query.i18NLocale = async (_s, args, ctx) => {
+    const found = (await locales(ctx)).find((l) => (v4 ? String(l.id) === String(args.id) : l.documentId === args.documentId)) ?? null;
     return v4 ? { data: found } : found;
   };
-  Query.i18NLocales = (_s, args, ctx) => {
-    const page = localePage(args);
+  Query.i18NLocales = async (_s, args, ctx) => {
+    const page = localePage(await locales(ctx), args);
     return v4 ? { data: page.nodes, meta: page.meta } : page.nodes;
   };
   if (!v4) {
-    Query.i18NLocales_connection = (_s, args, ctx) => {
-      return localePage(args);
+    Query.i18NLocales_connection = async (_s, args, ctx) => {
+      return localePage(await locales(ctx), args);
     };
   }
 
@@ -488,6 +500,15 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   Mutation.login = async (_s, args, ctx) => {
     const input = asRow(args.input);
     return authCall(ctx, '/api/auth/local', { identifier: input.identifier, password: input.password });
+  };
+  Mutation.forgotPassword = async (_s, args, ctx) => authCall(ctx, '/api/auth/forgot-password', { email: args.email });
+  Mutation.resetPassword = async (_s, args, ctx) =>
+    authCall(ctx, '/api/auth/reset-password', { password: args.password, passwordConfirmation: args.passwordConfirmation, code: args.code });
+  Mutation.changePassword = async (_s, args, ctx) => authCall(ctx, '/api/auth/change-password',
+    { currentPassword: args.currentPassword, password: args.password, passwordConfirmation: args.passwordConfirmation });
+  Mutation.emailConfirmation = async (_s, args, ctx) => {
+    if (!isUsersPlugin(deps.users)) throw forbidden();
+    return asRow(JSON.parse(bodyText(await deps.users.emailConfirmation(ctx.rest, ctx.caller, args.confirmation))));
   };
   Query.me = async (_s, _args, ctx) => {
     if (ctx.caller.kind !== 'user' || !ctx.caller.userId) throw forbidden();

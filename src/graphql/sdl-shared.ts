@@ -36,9 +36,22 @@ type UsersPermissionsLoginPayload {
   user: UsersPermissionsMe!
 }
 
+type UsersPermissionsPasswordPayload {
+  ok: Boolean!
+}
+
 input PaginationArg {
   page: Int
   pageSize: Int
   start: Int
   limit: Int
 }`;
+
+
+/** users-permissions account mutations, as Strapi 5.54 declares them (after login and register). */
+export const ACCOUNT_MUTATIONS = [
+  '\n  """Request a reset password token"""\n  forgotPassword(email: String!): UsersPermissionsPasswordPayload',
+  '\n  """\n  Reset user password. Confirm with a code (resetToken from forgotPassword)\n  """\n  resetPassword(password: String!, passwordConfirmation: String!, code: String!): UsersPermissionsLoginPayload',
+  '\n  """Change user password. Confirm with the current password."""\n  changePassword(currentPassword: String!, password: String!, passwordConfirmation: String!): UsersPermissionsLoginPayload',
+  '\n  """Confirm an email users email address"""\n  emailConfirmation(confirmation: String!): UsersPermissionsLoginPayload',
+];

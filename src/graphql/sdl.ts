@@ -4,7 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { sharedAuthSdl } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
 
 const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
 const COLLECTION_ARGS = (filters: string) => `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [])`;
@@ -153,6 +153,13 @@ type UsersPermissionsRole {
   createdAt: DateTime
   updatedAt: DateTime
   publishedAt: DateTime
+}
+
+type UsersPermissionsRoleEntityResponseCollection {
+  nodes: [UsersPermissionsRole!]!
+  pageInfo: Pagination!
+  data: [UsersPermissionsRole!]! @deprecated(reason: "Use \`nodes\` field instead")
+  meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
 }
 
 input UsersPermissionsUserFiltersInput {
@@ -441,6 +448,9 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     `  i18NLocale${one(true, false)}: I18NLocale`,
     `  i18NLocales_connection${list('I18NLocaleFiltersInput', false)}: I18NLocaleEntityResponseCollection`,
     `  i18NLocales${list('I18NLocaleFiltersInput', false)}: [I18NLocale]!`,
+    `  usersPermissionsRole${one(true, false)}: UsersPermissionsRole`,
+    `  usersPermissionsRoles_connection${list('UsersPermissionsRoleFiltersInput', false)}: UsersPermissionsRoleEntityResponseCollection`,
+    `  usersPermissionsRoles${list('UsersPermissionsRoleFiltersInput', false)}: [UsersPermissionsRole]!`,
     `  usersPermissionsUser${one(true, false)}: UsersPermissionsUser`,
     `  usersPermissionsUsers_connection${list('UsersPermissionsUserFiltersInput', false)}: UsersPermissionsUserEntityResponseCollection`,
     `  usersPermissionsUsers${list('UsersPermissionsUserFiltersInput', false)}: [UsersPermissionsUser]!`,
@@ -473,7 +483,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   }
   q.push('  me: UsersPermissionsMe');
   m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
-  m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!');
+  m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
   out.push(`type Query {\n${q.join('\n')}\n}`);
   out.push(`type Mutation {\n${m.join('\n')}\n}`);
   return { typeDefs: out.join('\n\n') + '\n', enums, unions };

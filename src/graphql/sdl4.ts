@@ -7,7 +7,7 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { sharedAuthSdl } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -92,7 +92,7 @@ type UsersPermissionsRole {
   updatedAt: DateTime
 }
 
-${wrappers('UsersPermissionsRole', false).join('\n\n')}
+${wrappers('UsersPermissionsRole', true).join('\n\n')}
 
 input UsersPermissionsRoleFiltersInput {
   id: IDFilterInput
@@ -263,6 +263,8 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     `  uploadFiles${ARGS('UploadFileFiltersInput', false)}: UploadFileEntityResponseCollection`,
     '  i18NLocale(id: ID): I18NLocaleEntityResponse',
     `  i18NLocales${ARGS('I18NLocaleFiltersInput', false)}: I18NLocaleEntityResponseCollection`,
+    '  usersPermissionsRole(id: ID): UsersPermissionsRoleEntityResponse',
+    `  usersPermissionsRoles${ARGS('UsersPermissionsRoleFiltersInput', false)}: UsersPermissionsRoleEntityResponseCollection`,
     '  usersPermissionsUser(id: ID): UsersPermissionsUserEntityResponse',
     `  usersPermissionsUsers${ARGS('UsersPermissionsUserFiltersInput', false)}: UsersPermissionsUserEntityResponseCollection`,
   ];
@@ -305,7 +307,7 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   out.push(`union GenericMorph = ${morph.join(' | ')}`);
   q.push('  me: UsersPermissionsMe');
   m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
-  m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!');
+  m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
   out.push(`type Query {\n${q.join('\n')}\n}`);
   out.push(`type Mutation {\n${m.join('\n')}\n}`);
   return { typeDefs: out.join('\n\n') + '\n', enums, unions };
