@@ -281,15 +281,32 @@ class RowGen extends FilterGen {
     // With a current cache row its text is copied; the live render is only evaluated on a miss.
     const open = cache ? `coalesce(${cache}.${RENDER.doc}, left(${built}, -1))` : `left(${built}, -1)`;
     if (!populate.length && !tail) return cache ? `(${open} || '}')` : built;
-    const parts = populate.map((p) => {
+    // Strapi's response transforms re-set `localizations` when there are some, then the zones they
+    // fill: an empty zone ends up before non-empty localizations, after them otherwise (checked live
+    // on both recordings). Such a zone is written at both places, each taken when its condition holds.
+    const loc = populate.findIndex((p) => p.kind === 'localizations');
+    let locValue = '';
+    const early: string[] = [];
+    const parts = populate.map((p, i) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
-      const key = lit(`,${JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name)}:`);
+      const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name);
+      const key = lit(`,${name}:`);
       const kept = cache && ct ? cachedComponent(ct, p) : null;
-      if (kept) return `${key}, coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`;
+      const value = kept ? `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))` : null;
+      if (p.kind === 'dynamiczone' && loc >= 0 && i > loc) {
+        const j = this.alias('p');
+        joins.push(`left join lateral (${value ? `select ${value} as v` : this.populate(p, ct, alias)}) ${j} on true`);
+        const first = `${j}.v = '[]' and ${locValue} <> '[]'`;
+        early.push(`case when ${first} then ${lit(`,${name}:[]`)} end`);
+        return `case when not (${first}) then concat(${key}, ${j}.v) end`;
+      }
+      if (value) return `${key}, ${value}`;
       const j = this.alias('p');
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
+      if (i === loc) locValue = `${j}.v`;
       return `${key}, ${j}.v`;
     });
+    if (early.length) parts.splice(loc, 0, ...early);
     return `concat(${open}, ${[...parts, lit(`${tail}}`)].join(', ')})`;
   }
 

@@ -150,6 +150,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
     const rows = await ctx.rest.db.unsafe<Array<{ data: string | null; total?: string; oversize?: boolean }>>(sql.text, params as never[], { prepare: true });
     ctx.rest.count(1);
+    if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];
     if (row?.oversize) throw responseTooLarge(sql.maxBytes!);
     return { data: row?.data ? JSON.parse(row.data) : null, total: sql.withTotal && row ? Number(row.total) : null, pagination };

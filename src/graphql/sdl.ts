@@ -257,6 +257,8 @@ export function componentsAsAttributes(schema: Schema): Set<string> {
     }
   };
   for (const ct of schema.contentTypes.values()) visit(ct.attributes);
+  // A component no content-type uses still has a type whose repeatable components take filters.
+  for (const c of schema.components.values()) visit(c.attributes);
   return out;
 }
 

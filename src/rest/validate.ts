@@ -59,7 +59,7 @@ const VARCHAR_TYPES = new Set(['string', 'email', 'password', 'uid', 'enumeratio
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UID = /^[A-Za-z0-9-_.~]*$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const PARTIAL_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])/;
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?$/;
 
 const YUP_TYPE: Record<string, string> = {
@@ -70,6 +70,12 @@ const YUP_TYPE: Record<string, string> = {
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
+/** Types whose yup schema refuses null with a type error (the others are mixed, or nullable booleans). */
+const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
+  string: 'string', text: 'string', richtext: 'string', email: 'string', password: 'string', uid: 'string', enumeration: 'string',
+  integer: 'number', float: 'number', decimal: 'number', blocks: 'array',
+};
+
 /** A field's name in Strapi's (yup's) messages: `blocks[0].title`, `seo.metaTitle`. */
 const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
 
@@ -79,7 +85,14 @@ export class BodyValidator {
   private missingComponent = false;
   /** Inside a new component instance, ids are ignored (Strapi creates its nested instances afresh). */
   private insideNew = 0;
-  constructor(private schema: Schema, private ct: ContentType, private creating: boolean, private locale: string | null = null) {}
+  /** A value Strapi's database layer refuses after validation passed: answered only when nothing else failed. */
+  private parseError: ApiError | null = null;
+  /**
+   * `draft`: Strapi's rules for a draft (its document service validates the draft it writes, and the
+   * published copy only when publishing): no required scalars or single components, no min, minLength,
+   * regex, email or uid format, no item counts — max, maxLength, types and required zones still apply.
+   */
+  constructor(private schema: Schema, private ct: ContentType, private creating: boolean, private locale: string | null = null, private draft = false) {}
 
   private err(path: string[], message: string, value?: unknown, withValue = true): void {
     this.errors.push(withValue ? { path, message, name: 'ValidationError', value } : { path, message, name: 'ValidationError' });
@@ -115,6 +128,7 @@ export class BodyValidator {
     }
     if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
     else if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
+    if (this.parseError && !this.errors.length) throw this.parseError;
     return out;
   }
 
@@ -132,9 +146,22 @@ export class BodyValidator {
   }
 
   private missing(a: Attribute): void {
-    if (this.ct.draftAndPublish && a.kind === 'scalar') {
-      this.err([a.name], `${a.name} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`null\`.`, null);
-    } else this.err([a.name], `${a.name} must be defined.`, undefined, false);
+    // A draft skips required attributes, except lists (zones, repeatable components) that have no default.
+    if (this.draft && !(a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable))) return;
+    this.requiredMessage(a, [a.name]);
+  }
+
+  /**
+   * A required value that is absent. A draft & publish type validates the stored draft when it
+   * publishes, where the value is null: yup's typed schemas (strings, numbers, blocks) word it as a
+   * type error, its mixed ones (dates, json, bigintegers) and booleans as "must be defined" — with the
+   * null value either way. Other types see the body, where it is undefined.
+   */
+  private requiredMessage(a: Attribute, at: string[]): void {
+    const typed = a.kind === 'scalar' ? NULL_TYPE_ERROR[a.type] : undefined;
+    if (this.ct.draftAndPublish && !this.draft && typed) this.err(at, `${yupPath(at)} must be a \`${typed}\` type, but the final value was: \`null\`.`, null);
+    else if (this.ct.draftAndPublish && !this.draft && a.kind === 'scalar') this.err(at, `${yupPath(at)} must be defined.`, null);
+    else this.err(at, `${yupPath(at)} must be defined.`, undefined, false);
   }
 
   /** Validates one attribute's value into `row` (the content row or a component instance). */
@@ -174,13 +201,13 @@ export class BodyValidator {
           return;
         }
         if (v === null) {
-          if (a.required) this.err(path, `${label} must be defined.`, undefined, false);
+          if (a.required && !this.draft) this.err(path, `${label} must be defined.`, undefined, false);
         } else if (a.repeatable) {
           if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
           v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing, a.name); if (c) field.items.push(c); });
           // Strapi checks `min` on a repeatable that is required or not empty.
-          if (a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
-          if (a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+          if (!this.draft && a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
+          if (!this.draft && a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
         } else {
           const c = this.component(comp, v, path, out, existing, a.name);
           if (c) field.items.push(c);
@@ -214,8 +241,8 @@ export class BodyValidator {
           const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']);
           if (c) field.items.push(c);
         });
-        if (a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
-        if (a.max !== undefined && given.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+        if (!this.draft && a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
+        if (!this.draft && a.max !== undefined && given.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
         row.components.push(field);
         return;
       }
@@ -250,12 +277,8 @@ export class BodyValidator {
         }
         if (prev) continue;
         if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
-        if (a.required) {
-          // As for the entry's own attributes: a draft & publish type words a missing scalar by its type.
-          const at = [...path, a.name];
-          if (this.ct.draftAndPublish && a.kind === 'scalar') this.err(at, `${yupPath(at)} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`null\`.`, null);
-          else this.err(at, `${yupPath(at)} must be defined.`, undefined, false);
-        }
+        // As for the entry's own attributes (see missing()).
+        if (a.required && !(this.draft && !(a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable)))) this.requiredMessage(a, [...path, a.name]);
       }
     } finally { if (!prev) this.insideNew--; }
     return result;
@@ -266,10 +289,7 @@ export class BodyValidator {
     const typeErr = (final: string, cast = '') =>
       this.err(path, `${label} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`${final}\`${cast}.`, a.type === 'integer' || a.type === 'float' || a.type === 'decimal' ? null : v);
     if (v === null || v === undefined) {
-      if (a.required) {
-        if (this.ct.draftAndPublish) this.err(path, `${label} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`null\`.`, null);
-        else this.err(path, `${label} must be defined.`, undefined, false);
-      }
+      if (a.required && !this.draft) this.requiredMessage(a, path);
       return null;
     }
     let value: unknown = v;
@@ -298,10 +318,12 @@ export class BodyValidator {
         else if (typeof v !== 'boolean') { typeErr(show(v)); return null; }
         break;
       case 'date': {
-        const s = typeof v === 'string' ? v : '';
-        const d = DATE.test(s) ? s : !Number.isNaN(Date.parse(s)) && s ? new Date(s).toISOString().slice(0, 10) : null;
-        // Date.parse accepts 2024-02-30 (rolling over to March): require the date to round-trip.
-        if (!d || Number.isNaN(Date.parse(d)) || new Date(d).toISOString().slice(0, 10) !== d) { this.err(path, `${label} must be a valid date`, v); return null; }
+        // Strapi's date parser (its database layer, after validation): the yyyy-MM-dd a string starts
+        // with, or one error without details (checked live).
+        const d = typeof v === 'string' ? PARTIAL_DATE.exec(v)?.[0] : undefined;
+        if (!d) { this.parseError ??= new ApiError(400, 'ValidationError', 'Invalid format, expected yyyy-MM-dd', {}); return null; }
+        // Date.parse accepts 2024-02-30 (rolling over to March): the date must round-trip.
+        if (Number.isNaN(Date.parse(d)) || new Date(d).toISOString().slice(0, 10) !== d) { this.parseError ??= new ApiError(400, 'ValidationError', 'Invalid date', {}); return null; }
         value = d;
         break;
       }
@@ -314,7 +336,7 @@ export class BodyValidator {
       }
       case 'datetime': case 'timestamp': {
         const t = typeof v === 'string' || typeof v === 'number' ? new Date(v).getTime() : NaN;
-        if (Number.isNaN(t)) { this.err(path, `${label} must be a valid datetime`, v); return null; }
+        if (Number.isNaN(t)) { this.parseError ??= new ApiError(400, 'ValidationError', 'Invalid format, expected a timestamp or an ISO date', {}); return null; }
         value = new Date(t).toISOString();
         break;
       }
@@ -327,16 +349,17 @@ export class BodyValidator {
     if (typeof value === 'string' && ['string', 'text', 'richtext', 'email', 'password', 'uid', 'enumeration'].includes(a.type)) {
       const s = value;
       if (a.type === 'enumeration' && !a.enum!.includes(s)) this.err(path, `${label} must be one of the following values: ${a.enum!.join(', ')}, `, v);
-      if (a.type === 'email' && s !== '' && !EMAIL.test(s)) this.err(path, `${label} must be a valid email`, v);
-      if (a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
-      if (a.minLength !== undefined && s.length < a.minLength) this.err(path, `${label} must be at least ${a.minLength} characters`, v);
+      if (!this.draft && a.type === 'email' && s !== '' && !EMAIL.test(s)) this.err(path, `${label} must be a valid email`, v);
+      if (!this.draft && a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
+      // Strapi checks minLength only when it is set and not 0, and never on a draft.
+      if (!this.draft && a.minLength && s.length < a.minLength) this.err(path, `${label} must be at least ${a.minLength} characters`, v);
       if (a.maxLength !== undefined && s.length > a.maxLength) this.err(path, `${label} must be at most ${a.maxLength} characters`, v);
       else if (VARCHAR_TYPES.has(a.type) && s.length > 255) this.err(path, `${label} must be at most 255 characters`, v);
-      if (a.regex !== undefined && s !== '' && !new RegExp(a.regex).test(s)) this.err(path, `${label} must match the following: "/${a.regex}/"`, v);
+      if (!this.draft && a.regex !== undefined && s !== '' && !new RegExp(a.regex).test(s)) this.err(path, `${label} must match the following: "/${a.regex}/"`, v);
       if (a.required && s === '' && this.ct.draftAndPublish === false && a.type !== 'uid') { /* Strapi accepts empty strings */ }
     }
     if (typeof value === 'number') {
-      if (a.min !== undefined && value < a.min) this.err(path, `${label} must be greater than or equal to ${a.min}`, v);
+      if (!this.draft && a.min !== undefined && value < a.min) this.err(path, `${label} must be greater than or equal to ${a.min}`, v);
       if (a.max !== undefined && value > a.max) this.err(path, `${label} must be less than or equal to ${a.max}`, v);
     }
     return this.errors.length === before ? value : null;

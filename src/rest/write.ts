@@ -13,7 +13,7 @@ import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, throwIfErrors, type Normalized } from './validate.ts';
+import { BodyValidator, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 
 export interface WriteContext extends ReadContext { schema: Schema; config: Config; compiler: Compiler; db: Db }
@@ -26,6 +26,23 @@ function parseBody(task: Task): Record<string, unknown> {
 }
 
 interface WriteParams { publish: boolean; locale: string | null }
+
+/**
+ * A body as Strapi's document service checks it: a draft & publish type writes its draft first (draft
+ * rules: errors there are the only ones reported), then validates again to publish (full rules).
+ */
+function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents): Normalized {
+  if (ct.draftAndPublish) {
+    const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
+    const n = draft.run(data, existing);
+    throwIfErrors(draft.errors);
+    if (!p.publish) return n;
+  }
+  const v = new BodyValidator(ctx.schema, ct, creating, p.locale);
+  const n = v.run(data, existing);
+  throwIfErrors(v.errors);
+  return n;
+}
 
 function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParams {
   const q = ctx.compiler.parse(task.query);
@@ -67,9 +84,7 @@ async function createVersion(w: Writer, ct: ContentType, n: Normalized, document
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
   const data = parseBody(task);
   const p = writeParams(ctx, ct, task);
-  const v = new BodyValidator(ctx.schema, ct, true, p.locale);
-  const n = v.run(data, new Map());
-  throwIfErrors(v.errors);
+  const n = validateBody(ctx, ct, true, p, data, new Map());
   const documentId = newDocumentId();
   await transaction(ctx, ct, async (w) => {
     await w.check(n, documentId, p.locale);
@@ -90,17 +105,16 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
     const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
     if (!draft) {
       // A new localization of the document: non-localized attributes come from an existing locale.
-      const v = new BodyValidator(ctx.schema, ct, true, p.locale);
-      const n = v.run(data, new Map());
-      throwIfErrors(v.errors);
+      const n = validateBody(ctx, ct, true, p, data, new Map());
+      const given = new Set(n.columns.keys());
       await w.sharedValues(rows[0].id, n);
       await w.check(n, documentId, p.locale);
       await createVersion(w, ct, n, documentId, p, published, rows[0].id);
+      // Non-localized values the body gave reach the document's other locales too (checked live).
+      await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) });
       return;
     }
-    const v = new BodyValidator(ctx.schema, ct, false, p.locale);
-    const n = v.run(data, await w.existingComponents(ct, draft.id));
-    throwIfErrors(v.errors);
+    const n = validateBody(ctx, ct, false, p, data, await w.existingComponents(ct, draft.id));
     await w.check(n, documentId, p.locale);
     await w.updateRow(draft, n);
     await w.relations(draft, n, documentId, false);

@@ -56,10 +56,11 @@ export class Writer {
       }))));
     }
     const errors = [];
-    // Locks in a stable order, so two writers of the same two values cannot deadlock.
-    const uniques = [...n.uniques].sort((a, b) => a.attr.column.localeCompare(b.attr.column));
-    for (const u of uniques) {
-      await this.run(W.lockUniqueValue, [`${this.ct.table}.${u.attr.column}=${JSON.stringify(u.value)}`]);
+    // Locks taken in a stable order, so two writers of the same two values cannot deadlock; the checks
+    // then run in the model's order, which is the order Strapi reports them in.
+    const key = (u: Normalized['uniques'][number]) => `${this.ct.table}.${u.attr.column}=${JSON.stringify(u.value)}`;
+    for (const k of n.uniques.map(key).sort()) await this.run(W.lockUniqueValue, [k]);
+    for (const u of n.uniques) {
       const hit = await this.run(W.uniqueTaken(this.ct, u.attr.column), [u.value, documentId, locale]);
       if (hit.length) errors.push({ path: [u.attr.name], message: 'This attribute must be unique', name: 'ValidationError' as const, value: u.value });
     }
