@@ -132,14 +132,28 @@ export class BodyValidator {
     return out;
   }
 
-  /** The entry as Strapi's relation processing saw it: locale and publishedAt, then attributes (given or defaulted) in reverse model order. */
+  /**
+   * The entry as Strapi's relation processing saw it: locale and publishedAt (a draft's null; set on a
+   * type without draft & publish), then attributes (given or defaulted) in reverse model order, component
+   * instances the same way.
+   */
   private strapiEntry(data: Record<string, unknown>): Record<string, unknown> {
     const entry: Record<string, unknown> = {};
     if (this.ct.localized) entry.locale = this.locale;
-    entry.publishedAt = null;
-    for (const a of [...this.ct.attributes].reverse()) {
-      if (Object.prototype.hasOwnProperty.call(data, a.name)) entry[a.name] = data[a.name];
-      else if (this.creating && a.kind === 'scalar' && a.default !== undefined) entry[a.name] = a.default;
+    entry.publishedAt = this.ct.draftAndPublish ? null : new Date().toISOString();
+    return this.entryValues(this.ct.attributes, data, entry);
+  }
+
+  private entryValues(attributes: Attribute[], data: Record<string, unknown>, entry: Record<string, unknown> = {}): Record<string, unknown> {
+    const instance = (c: Component, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? this.entryValues(c.attributes, v as Record<string, unknown>) : v);
+    for (const a of [...attributes].reverse()) {
+      if (Object.prototype.hasOwnProperty.call(data, a.name)) {
+        const v = data[a.name];
+        if (a.kind === 'component') {
+          const c = this.schema.components.get(a.component)!;
+          entry[a.name] = Array.isArray(v) ? v.map((x) => instance(c, x)) : instance(c, v);
+        } else entry[a.name] = v;
+      } else if (this.creating && a.kind === 'scalar' && a.default !== undefined) entry[a.name] = a.default;
       else if (this.creating && a.kind === 'component' && a.repeatable) entry[a.name] = [];
     }
     return entry;

@@ -3,13 +3,14 @@
 // rules as relations (write-relations.ts): a draft links to drafts, a published row to published rows,
 // a localized target in the row's locale (or the one the reference names). An item given by `id` links
 // that very row, as Strapi's entity manager does. Like Strapi, links made on create have no `field`,
-// links connected or set on update name the attribute, and a publish re-resolves the draft's links
-// toward the targets' published versions.
+// links connected or set on update name the attribute, connected links are ordered as Strapi's
+// relations orderer does, and a publish re-resolves the draft's links toward the targets' published versions.
 import type { ContentType, MorphJoin, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { validation } from '../../compiler/errors.ts';
 import type { MorphOp, MorphRef } from './validate.ts';
 import type { RowRef } from './write-relations.ts';
+import { orderAfterConnect, type Connect } from './relation-order.ts';
 
 type Run = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
@@ -32,16 +33,20 @@ export class MorphWriter {
     if (op.set) {
       links = op.set.flatMap((r) => idsOf(r).map((id) => ({ id, type: r.type, field })));
     } else {
+      // Ordered as Strapi's relations orderer does (relation-order.ts), on `type:id` keys.
       const drop = new Set(op.disconnect.flatMap((r) => idsOf(r).map((id) => linkKey(r.type, id))));
-      links = current.filter((l) => !drop.has(linkKey(l.type, l.id)));
-      for (const r of op.connect) {
-        const add = idsOf(r).map((id): Link => ({ id, type: r.type, field }));
-        const present = add.filter((a) => links.some((l) => l.id === a.id && l.type === a.type));
-        // Connecting a linked item again keeps its place unless a position moves it.
-        if (present.length === add.length && !r.position) continue;
-        links = links.filter((l) => !add.some((a) => a.id === l.id && a.type === l.type));
-        links.splice(this.position(links, r, rows), 0, ...add);
-      }
+      const remaining = current.filter((l) => !drop.has(linkKey(l.type, l.id)));
+      const byKey = new Map(remaining.map((l) => [linkKey(l.type, l.id), l]));
+      const anchor = (type: string, doc: string | undefined) => {
+        const id = doc === undefined ? undefined : rows.get(docKey(type, doc))?.[0];
+        return id === undefined ? undefined : linkKey(type, id);
+      };
+      const connects: Array<Connect<string>> = op.connect.flatMap((r) => {
+        const t = (r.position as { __type?: string } | undefined)?.__type ?? r.type;
+        const position = r.position ? { before: anchor(t, r.position.before), after: anchor(t, r.position.after), start: r.position.start, end: r.position.end } : undefined;
+        return idsOf(r).map((id) => { byKey.set(linkKey(r.type, id), { id, type: r.type, field }); return { id: linkKey(r.type, id), position }; });
+      });
+      links = orderAfterConnect(remaining.map((l) => linkKey(l.type, l.id)), connects).map((k) => byKey.get(k)!);
     }
     const seen = new Set<string>();
     links = links.filter((l) => { const k = linkKey(l.type, l.id); if (seen.has(k)) return false; seen.add(k); return true; });
@@ -70,18 +75,6 @@ export class MorphWriter {
   private async write(j: MorphJoin, owner: number, links: Link[]): Promise<void> {
     await this.run(W.deleteMorphLinks(j), [owner]);
     if (links.length) await this.run(W.insertMorphLinks(j), [owner, links.map((l) => l.id), links.map((l) => l.type), links.map((l) => l.field)]);
-  }
-
-  /** Where a connected item goes: before/after an item of the list (a document of the position's type), first, or last. */
-  private position(links: Link[], r: MorphRef, rows: Map<string, number[]>): number {
-    const p = r.position;
-    if (p?.start) return 0;
-    const anchor = p?.before ?? p?.after;
-    if (anchor === undefined) return links.length;
-    const ids = rows.get(docKey(r.type, anchor)) ?? [];
-    const i = links.findIndex((l) => l.type === r.type && ids.includes(l.id));
-    if (i < 0) return links.length;
-    return p?.before !== undefined ? i : i + 1;
   }
 
   /** The rows each referenced document (and position anchor) reaches; items by id must exist. */

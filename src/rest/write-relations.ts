@@ -9,6 +9,7 @@ import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { validation } from '../../compiler/errors.ts';
 import type { RelationOp, RelRef } from './validate.ts';
+import { orderAfterConnect, type Connect } from './relation-order.ts';
 
 type Run = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
@@ -35,8 +36,12 @@ export class RelationWriter {
       : [];
     const currentDocs = [...new Set(current.map((c) => c.document_id))];
     let docs: string[];
-    if (a.toMany) {
-      docs = op.set ? [...new Set(op.set.map((r) => r.documentId))] : reorder(currentDocs, op, resolved);
+    let ordered: number[] | null = null;
+    if (a.toMany && !op.set) {
+      ordered = connectRows(current.map((c) => ({ id: Number(c.target), doc: c.document_id })), op, resolved);
+      docs = [];
+    } else if (a.toMany) {
+      docs = [...new Set(op.set!.map((r) => r.documentId))];
     } else {
       let next: string | null | undefined;
       if (op.set) next = op.set.length ? op.set[op.set.length - 1].documentId : null;
@@ -49,7 +54,7 @@ export class RelationWriter {
     const kept = new Map<string, number[]>();
     for (const c of current) kept.set(c.document_id, [...(kept.get(c.document_id) ?? []), Number(c.target)]);
     const fromSet = new Set(op.set?.map((r) => r.documentId) ?? []);
-    const targets = docs.flatMap((d) => (!fromSet.has(d) && kept.has(d) ? kept.get(d)! : (resolved.get(d) ?? []).map((t) => t.id)));
+    const targets = ordered ?? docs.flatMap((d) => (!fromSet.has(d) && kept.has(d) ? kept.get(d)! : (resolved.get(d) ?? []).map((t) => t.id)));
     // The other side holds one of this side: the targets leave the rows of other documents.
     const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
     if (bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length) {
@@ -134,11 +139,17 @@ export class RelationWriter {
   }
 }
 
-/** Applies disconnect, then each connect in order (with its position), to an ordered list of documentIds. */
-function reorder(current: string[], op: RelationOp, rows: Map<string, TargetRow[]>): string[] {
+/**
+ * Disconnect, then connect (with positions) on the rows of a list, as Strapi orders them: each document
+ * stands for the rows it resolved to (a draft before its published version), a position for the first
+ * row of its anchor (relation-order.ts).
+ */
+function connectRows(current: Array<{ id: number; doc: string }>, op: RelationOp, rows: Map<string, TargetRow[]>): number[] {
   const drop = new Set(op.disconnect.map((r) => r.documentId));
-  const list = current.filter((d) => !drop.has(d));
+  const remaining = current.filter((c) => !drop.has(c.doc)).map((c) => c.id);
+  const rowsOf = (doc: string) => [...(rows.get(doc) ?? [])].sort((x, y) => Number(x.published) - Number(y.published) || x.id - y.id).map((t) => t.id);
   const positioned = new Set<string>();
+  const connects: Array<Connect<number>> = [];
   for (const r of op.connect) {
     if (r.position) {
       if (positioned.has(r.documentId)) {
@@ -146,17 +157,10 @@ function reorder(current: string[], op: RelationOp, rows: Map<string, TargetRow[
       }
       positioned.add(r.documentId);
     }
-    const at = list.indexOf(r.documentId);
-    if (at >= 0) {
-      if (!r.position) continue;
-      list.splice(at, 1);
-    }
     const p = r.position;
-    let idx = list.length;
-    if (p?.start) idx = 0;
-    else if (p?.before !== undefined) { const i = list.indexOf(p.before); idx = i >= 0 ? i : list.length; }
-    else if (p?.after !== undefined) { const i = list.indexOf(p.after); idx = i >= 0 ? i + 1 : list.length; }
-    list.splice(idx, 0, r.documentId);
+    const anchor = (d: string | undefined) => (d === undefined ? undefined : rowsOf(d)[0]);
+    const position = p ? { before: anchor(p.before), after: anchor(p.after), start: p.start, end: p.end } : undefined;
+    for (const id of rowsOf(r.documentId)) connects.push({ id, position });
   }
-  return list;
+  return orderAfterConnect(remaining, connects);
 }
