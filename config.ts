@@ -167,6 +167,14 @@ export const ConfigSchema = Type.Object({
       secure: Type.Boolean(),
     }),
   }),
+  /** The response cache (src/cache/): final replies of reads, invalidated by what writes change. */
+  cache: Type.Object({
+    enabled: Type.Boolean(),
+    /** Bytes of replies kept per worker (least recently used out first). */
+    maxBytes: Int(1024),
+    /** Milliseconds between checks for writes made outside this server (Strapi's admin, SQL). */
+    watchInterval: Int(50, 3_600_000),
+  }),
   graphql: Type.Object({
     /** Path of the GraphQL endpoint. */
     endpoint: Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }),
@@ -254,6 +262,7 @@ export const defaults: Config = {
     emailConfirmation: null, emailConfirmationRedirection: null, defaultRole: null, emailResetPassword: null, uniqueEmail: null, allowRegister: null,
   },
   email: { provider: null, from: '', replyTo: '', smtp: { host: '', port: 587, user: '', password: '', secure: false } },
+  cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000 },
   graphql: {
     endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, playgroundAlways: false, introspection: null, extensions: '',
   },
@@ -342,6 +351,9 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['GRAPHQL_DEPTH_LIMIT', 'graphql.depthLimit', 'int'],
   ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],
   ['GRAPHQL_MAX_COST', 'graphql.maxCost', 'int'],
+  ['RESPONSE_CACHE', 'cache.enabled', 'bool'],
+  ['RESPONSE_CACHE_SIZE', 'cache.maxBytes', 'int'],
+  ['RESPONSE_CACHE_WATCH', 'cache.watchInterval', 'int'],
   ['GRAPHQL_PLAYGROUND_ALWAYS', 'graphql.playgroundAlways', 'bool'],
   ['GRAPHQL_INTROSPECTION', 'graphql.introspection', 'bool'],
   ['GRAPHQL_EXTENSIONS', 'graphql.extensions', 'string'],

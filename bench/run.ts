@@ -27,8 +27,11 @@ const IDLE_WAIT_SECONDS = 120;
 
 interface Probe { status: number; body: string; contentType: string }
 
+/** Uncached scenarios bypass the response cache (the server answers `no-cache` requests afresh). */
+const FRESH = { 'cache-control': 'no-cache' };
+
 async function probe(origin: string, method: string, path: string, body?: string): Promise<Probe> {
-  const res = await fetch(origin + path, { method, body, headers: body ? { 'content-type': JSON_TYPE } : {} });
+  const res = await fetch(origin + path, { method, body, headers: { ...(body ? { 'content-type': JSON_TYPE } : {}), ...FRESH } });
   return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? JSON_TYPE };
 }
 
@@ -85,8 +88,23 @@ async function runRead(ctx: Ctx, s: ReadScenario): Promise<Row> {
   row.bodyBytes = Buffer.byteLength(first.body);
 
   await settle(ctx, s.name);
-  row = withLoad(row, await loads.run(loadSpec(ctx, server.url, 'GET', path, null), s.name, progress));
+  const spec = loadSpec(ctx, server.url, 'GET', path, null);
+  row = withLoad(row, await loads.run(s.cached ? spec : { ...spec, headers: { ...spec.headers, ...FRESH } }, s.name, progress));
 
+  if (!s.cached) row.dbLimit = await readDbLimit(ctx, s);
+  await settle(ctx, s.name);
+  const ceiling = await startStaticServer(first.body, first.contentType);
+  try {
+    row.httpCeiling = (await loads.run(loadSpec(ctx, ceiling.url, 'GET', path, null), `${s.name} (HTTP ceiling)`, progress)).rps;
+  } finally {
+    ceiling.close();
+  }
+  return row;
+}
+
+/** PostgreSQL alone running the read's statement, as many at once as the server's connections. */
+async function readDbLimit(ctx: Ctx, s: ReadScenario): Promise<number | null> {
+  const { server, progress } = ctx;
   const ct = ctx.schema.routes.get(s.route);
   if (!ct) throw new Error(`scenario ${s.name}: no content-type at /api/${s.route}`);
   const plan = ctx.compiler.read(ct, s.shape, s.query, s.documentId);
@@ -96,16 +114,7 @@ async function runRead(ctx: Ctx, s: ReadScenario): Promise<Row> {
     url: server.databaseUrl, poolSize: Math.max(1, workers) * db.poolSize, concurrency: ctx.opts.connections,
     duration: ctx.opts.duration, text: plan.sql.text, params: plan.params,
   }, s.name, progress);
-  row.dbLimit = dbLimit.qps;
-
-  await settle(ctx, s.name);
-  const ceiling = await startStaticServer(first.body, first.contentType);
-  try {
-    row.httpCeiling = (await loads.run(loadSpec(ctx, ceiling.url, 'GET', path, null), `${s.name} (HTTP ceiling)`, progress)).rps;
-  } finally {
-    ceiling.close();
-  }
-  return row;
+  return dbLimit.qps;
 }
 
 async function runWrite(ctx: Ctx, s: WriteScenario): Promise<Row> {
@@ -140,8 +149,8 @@ async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
     try { await probe(server.url, 'POST', path, s.body); } finally { queryTap.fn = null; }
   }
   await settle(ctx, s.name);
-  row = withLoad(row, await loads.run({ ...loadSpec(ctx, server.url, 'POST', path, null), headers: { 'content-type': JSON_TYPE }, body: s.body }, s.name, progress));
-  if (seen.length === 1) {
+  row = withLoad(row, await loads.run({ ...loadSpec(ctx, server.url, 'POST', path, null), headers: { 'content-type': JSON_TYPE, ...(s.cached ? {} : FRESH) }, body: s.body }, s.name, progress));
+  if (seen.length === 1 && !s.cached) {
     await settle(ctx, s.name);
     row.dbLimit = (await measureDbLimit({
       url: server.databaseUrl, poolSize: server.config.db.poolSize, concurrency: ctx.opts.connections,
@@ -201,7 +210,7 @@ async function main(): Promise<number> {
     }
     const pgVersion = (await admin<Array<{ v: string }>>`select current_setting('server_version') as v`)[0].v;
     const schema = loadModels(server.config.modelsDir, server.config.i18n);
-    const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest }), loads, progress, admin };
+    const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize }), loads, progress, admin };
     const chosen = scenarios(opts.size).filter((s) => !opts.scenario || opts.scenario.test(s.name));
     if (chosen.length === 0) { console.error(`no scenario matches ${String(opts.scenario)}`); return 2; }
     console.log(`server: ${server.config.workers} worker(s) × ${server.config.db.poolSize} DB connections, PostgreSQL ${pgVersion}, ${cpus().length} CPUs, Node ${process.version}`);

@@ -13,6 +13,8 @@ export interface ReadScenario {
   query: string;
   /** What a correct answer looks like beyond a 2xx: guards against benchmarking an empty result. */
   expect: 'non-empty-list' | 'object';
+  /** Answered from the response cache (the others send `Cache-Control: no-cache`, which bypasses it). */
+  cached?: boolean;
 }
 
 /** The load thread turns `vary` into an autocannon setupRequest (functions cannot cross threads). */
@@ -30,6 +32,7 @@ export interface GraphqlScenario {
   kind: 'graphql';
   name: string;
   body: string;
+  cached?: boolean;
 }
 
 export type Scenario = ReadScenario | WriteScenario | GraphqlScenario;
@@ -80,6 +83,9 @@ export function scenarios(size: SizeName): Scenario[] {
     },
     { kind: 'read', name: 'get one', route: 'articles', shape: 'one', documentId: middle, query: '', expect: 'object' },
     { kind: 'read', name: 'single type', route: 'global', shape: 'one', query: '', expect: 'object' },
+    // The same requests answered from the response cache (a hit costs about what a static reply does).
+    { kind: 'read', name: 'list populate=* (cached)', route: 'articles', shape: 'list', query: qs([['populate', '*']]), expect: 'non-empty-list', cached: true },
+    { kind: 'read', name: 'get one (cached)', route: 'articles', shape: 'one', documentId: middle, query: '', expect: 'object', cached: true },
     { kind: 'write', name: 'create tag', method: 'POST', path: '/api/tags', vary: 'create-tag' },
     { kind: 'write', name: 'update tag', method: 'PUT', path: `/api/tags/${docId('tag', UPDATE_TAG)}`, vary: 'update-tag' },
     {
@@ -89,6 +95,10 @@ export function scenarios(size: SizeName): Scenario[] {
     {
       kind: 'graphql', name: 'graphql get one',
       body: gql('query ($id: ID!) { article(documentId: $id) { documentId title description views author { name } seo { metaTitle } } }', { id: middle }),
+    },
+    {
+      kind: 'graphql', name: 'graphql list nested (cached)', cached: true,
+      body: gql('query { articles(pagination: {pageSize: 25}) { documentId title slug views publishedAt author { name email } category { name slug } tags { name } } }'),
     },
   ];
 }

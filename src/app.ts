@@ -14,9 +14,14 @@ import { log } from './log.ts';
 import type { Plugin } from './plugins/types.ts';
 import { plugins as loadPlugins } from './plugins/index.ts';
 import { represent } from './http/representation.ts';
+import { ResponseCache, type CacheStats } from './cache/response-cache.ts';
+import { Invalidator } from './cache/invalidation.ts';
+import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
+import { UP } from './auth/tables.ts';
+import { FILES } from '../compiler/layout.ts';
 
 /** What a worker tells /metrics about itself. */
-export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']> }
+export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats }
 
 /** The path the front end sends readiness probes on (never routed from outside: /_ready is answered by the front end). */
 export const READY_PATH = '/_ready';
@@ -38,9 +43,15 @@ export function createApp(config: Config, databaseUrl: string): App {
     user: (id) => userState(db, id),
   };
   const representation = { etag: config.http.etag, compression: config.http.compression };
+  const cache = config.cache.enabled ? new ResponseCache(config.cache.maxBytes) : null;
+  const invalidator = cache ? new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }) : null;
+  // Nothing is served from the cache before this node hears other nodes' writes.
+  let cacheLive = false;
+  invalidator?.start().then(() => { cacheLive = true; }, (e: unknown) => log.warn('response cache: could not listen for writes; the cache stays off', { error: String(e) }));
+  const onWrite = invalidator ? (tables: string[]) => invalidator.written(tables) : undefined;
   return {
     db,
-    stats: () => ({ poolSize: config.db.poolSize, planCache: compiler.stats() }),
+    stats: () => ({ poolSize: config.db.poolSize, planCache: compiler.stats(), ...(cache ? { responseCache: cache.stats() } : {}) }),
     async handle(task: Task): Promise<Reply> {
       if (task.path === READY_PATH && task.internal) {
         try { await ping(db); return { status: 204, body: '' }; } catch (e) {
@@ -49,22 +60,39 @@ export function createApp(config: Config, databaseUrl: string): App {
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; } };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite };
       let reply: Reply;
+      let key: string | null = null;
+      let since = 0;
       try {
         const plugin = plugins.find((p) => p.claims(task.path));
         if (!plugin && !task.path.startsWith('/api/')) throw notFound();
         const caller = await auth.caller(task.authorization, lookups);
+        if (cache && cacheLive && caller) {
+          key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
+          const hit = key === null || wantsFresh(task) ? undefined : cache.get(key);
+          if (hit) return serve(hit, task, exposeCount);
+          since = cache.begin();
+          ctx.reads = new Set();
+        }
         reply = plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
+        if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
       } catch (e) {
         reply = errorReply(toApiError(e));
       }
       if (exposeCount) (reply.headers ??= []).push(['x-sql-statements', String(statements)]);
-      return represent(reply, task, representation);
+      if (!key || !reply.cacheable || !ctx.reads?.size) return represent(reply, task, representation);
+      // Stored as the full 200 (with its ETag); this client's If-None-Match is answered by serve().
+      const full = represent(reply, unconditional(task), representation);
+      if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
+      return serve(full, task, exposeCount, false);
     },
-    close: () => db.end({ timeout: 5 }),
+    close: async () => { await invalidator?.stop(); await db.end({ timeout: 5 }); },
   };
 }
+
+/** Tables the plugins' writes change (users, uploads): cached reads that populated them are dropped. */
+const PLUGIN_WRITES: Record<string, string[]> = { 'users-permissions': [UP.users, UP.userRole.table], upload: [FILES.table, FILES.related] };
 
 /** Errors that mean the database cannot answer now (cancelled, shutting down, unreachable): 503, not 500. */
 const UNAVAILABLE = new Set([

@@ -69,6 +69,9 @@ export function serverEnv(db: TestDatabase, modelsDir: string, extra: Record<str
     LOG_LEVEL: 'warn',
     API_TOKENS: `test:full-access:${TOKEN}`,
     PUBLIC_PERMISSIONS: '*:find,findOne',
+    // Suites change rows behind the server's back (SQL) and count statements per request: the response
+    // cache is tested on its own (test/response-cache.test.ts).
+    RESPONSE_CACHE: 'false',
     ...(db.url ? { DATABASE_URL: db.url } : {}),
     ...extra,
   };

@@ -2,7 +2,7 @@
 // worker (with what the extensions module registered), and answers POST (JSON body) and GET (query
 // string, behind Apollo's CSRF preflight rule); browsers get GraphiQL and its assets.
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { GraphQLScalarType, type GraphQLSchema } from 'graphql';
+import { GraphQLScalarType, Kind, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { unauthorized } from '../../compiler/errors.ts';
@@ -36,9 +36,12 @@ export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin
   const built = buildResolvers({ schema, config, users, sdl });
   const service = ext ?? new ExtensionService();
   const strapi = strapiLike(config, schema, service);
+  // Root queries whose answer is what Shadow CRUD reads through the compiler: the response cache may keep them.
+  const shadowQueries = new Set([...built.auth.keys()].filter((k) => k.startsWith('Query.')).map((k) => k.slice('Query.'.length)));
   if (!ext || ext.isEmpty()) {
     const gql = makeExecutableSchema({ typeDefs: sdl.typeDefs, resolvers: built.map as ExecutableResolvers });
     wrapResolvers(gql, built.auth, {}, strapi);
+    CACHEABLE_QUERIES.set(gql, shadowQueries);
     return gql;
   }
   const gen = ext.generate(strapi);
@@ -56,7 +59,20 @@ export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin
   checkResolvers(gql, gen.resolvers);
   for (const p of gen.plugins) gql = p(gql) ?? gql;
   wrapResolvers(gql, built.auth, gen.resolversConfig, strapi);
+  // A query an extension replaced, or gave middlewares or policies (which may look at the user), is not kept.
+  for (const n of Object.keys((gen.resolvers as Record<string, Record<string, unknown>>).Query ?? {})) shadowQueries.delete(n);
+  for (const k of Object.keys(gen.resolversConfig)) if (k.startsWith('Query.')) shadowQueries.delete(k.slice('Query.'.length));
+  CACHEABLE_QUERIES.set(gql, shadowQueries);
   return gql;
+}
+
+const CACHEABLE_QUERIES = new WeakMap<GraphQLSchema, Set<string>>();
+
+/** A query whose every root field is a cacheable Shadow CRUD read (see buildGraphqlSchema). */
+function cacheableOperation(gql: GraphQLSchema, op: OperationDefinitionNode): boolean {
+  const names = CACHEABLE_QUERIES.get(gql);
+  if (!names || op.operation !== 'query') return false;
+  return op.selectionSet.selections.every((s) => s.kind === Kind.FIELD && (s.name.value === '__typename' || names.has(s.name.value)));
 }
 
 function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlContext {
@@ -176,7 +192,10 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
       }
       ctx.access = ctx.auth.access(caller);
       const variables = (req.variables ?? undefined) as Record<string, unknown> | undefined;
-      return toReply(await eng.execute(prepared, contextOf(ctx, caller, task), variables));
+      const reply = toReply(await eng.execute(prepared, contextOf(ctx, caller, task), variables));
+      // Answers with errors are never kept: they may be passing (a database outage).
+      if (reply.status === 200 && typeof reply.body === 'string' && reply.body.startsWith('{"data":') && cacheableOperation(eng.schema, prepared.operation)) reply.cacheable = true;
+      return reply;
     },
   };
 }

@@ -36,7 +36,7 @@ export interface Front { port: number; inflight(): number; stopListening(): void
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Headers passed on to plugins in Task.headers (GraphQL: CSRF preflight, playground; content negotiation). */
-const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name', 'strapi-response-format', 'accept-encoding', 'if-none-match'];
+const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name', 'strapi-response-format', 'cache-control', 'pragma', 'accept-encoding', 'if-none-match'];
 
 /** One request as the main thread sees it, from its first byte to its last. */
 export interface Exchange {

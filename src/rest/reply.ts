@@ -8,6 +8,11 @@ export interface Reply {
   body: string | Uint8Array;
   contentType?: string;
   headers?: Array<[string, string]>;
+  /**
+   * The answer depends only on the request, the caller's permissions and the tables its reads named
+   * (RestContext.reads): the response cache may keep it until one of them is written.
+   */
+  cacheable?: boolean;
 }
 
 export const json = (status: number, body: string): Reply => ({ status, body });

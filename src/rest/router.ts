@@ -25,7 +25,9 @@ export async function routeRest(ctx: RestContext, task: Task, caller: Caller | n
   if (!ct) throw notFound();
   if (!caller) throw unauthorized();
   const reply = await dispatch(ctx, task, caller, ct, parts);
-  return wantsV4(task.headers) ? toV4(ctx.schema, ct, reply) : reply;
+  const out = wantsV4(task.headers) ? toV4(ctx.schema, ct, reply) : reply;
+  if (task.method === 'GET') out.cacheable = true;
+  return out;
 }
 
 async function dispatch(ctx: RestContext, task: Task, caller: Caller, ct: ContentType, parts: string[]): Promise<Reply> {

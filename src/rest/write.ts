@@ -7,6 +7,7 @@ import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import { anyDocument } from '../../compiler/write-sql.ts';
+import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { jsonBody, type Task } from '../task.ts';
@@ -16,7 +17,11 @@ import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 
-export interface WriteContext extends ReadContext { schema: Schema; config: Config; compiler: Compiler; db: Db }
+export interface WriteContext extends ReadContext {
+  schema: Schema; config: Config; compiler: Compiler; db: Db;
+  /** Called once a write's transaction committed, with every table it may have changed (the response cache). */
+  onWrite?: (tables: string[]) => void;
+}
 
 function parseBody(task: Task): Record<string, unknown> {
   const body = jsonBody(task);
@@ -58,14 +63,18 @@ function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParam
 
 async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>): Promise<void> {
   let n = 0;
-  await ctx.db.begin(async (tx) => {
-    const w = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
-    try {
-      await fn(w);
-      await w.refreshRenders();
-    } finally { n = w.statements; }
-  });
-  ctx.count(n);
+  try {
+    await ctx.db.begin(async (tx) => {
+      const w = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+      try {
+        await fn(w);
+        await w.refreshRenders();
+      } finally { n = w.statements; }
+    });
+  } finally { ctx.count(n); }
+  // Committed (a rolled-back write changed nothing): cached reads of what it may have changed go now,
+  // before its answer is sent.
+  ctx.onWrite?.(writeTables(ctx.schema, ct));
 }
 
 /**
