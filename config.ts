@@ -47,6 +47,11 @@ export const ConfigSchema = Type.Object({
     statementTimeout: Int(0, 3_600_000),
     /** PostgreSQL's plan_cache_mode for the server's connections (see src/db/connect.ts). */
     planCacheMode: Type.Union([Type.Literal('auto'), Type.Literal('force_generic_plan'), Type.Literal('force_custom_plan')]),
+    /**
+     * Milliseconds a statement may wait for a connection (the pool busy, the database unreachable or
+     * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
+     */
+    connectionDeadline: Int(100, 60_000),
   }),
   http: Type.Object({
     maxBodySize: Int(1024),
@@ -223,7 +228,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan' },
+  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -285,6 +290,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
+  ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
   ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
   ['MAX_JSON_DEPTH', 'http.maxJsonDepth', 'int'],
   ['MAX_RESPONSE_SIZE', 'http.maxResponseSize', 'int'],

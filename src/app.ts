@@ -96,8 +96,9 @@ const PLUGIN_WRITES: Record<string, string[]> = { 'users-permissions': [UP.users
 
 /** Errors that mean the database cannot answer now (cancelled, shutting down, unreachable): 503, not 500. */
 const UNAVAILABLE = new Set([
-  '57014', '57P01', '57P02', '57P03', '53300', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED',
-  'CONNECT_TIMEOUT', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT',
+  '57014', '57P01', '57P02', '57P03', '57P04', '57P05', '53300', '08000', '08001', '08003', '08004', '08006',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'CONNECTION_DEADLINE', 'CLIENT_GONE',
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN',
 ]);
 
 /** Anything thrown that is not an ApiError is a bug or an infrastructure failure: log it, answer 500. */
@@ -117,7 +118,8 @@ export function toApiError(e: unknown): ApiError {
   if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', PG_INPUT_ERRORS[pg.code] ?? 'Invalid input', {});
   // Cancelled by statement_timeout, or the database is going away: the client may retry later.
   if (pg?.code && UNAVAILABLE.has(pg.code)) {
-    log.warn('database unavailable', { code: pg.code, message: pg.message });
+    // A statement cancelled because its client went away: nobody reads the answer, nothing to report.
+    if (pg.code !== 'CLIENT_GONE' && !(pg.code === '57014' && pg.message?.includes('user request'))) log.warn('database unavailable', { code: pg.code, message: pg.message });
     return new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {});
   }
   log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });

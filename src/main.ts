@@ -8,6 +8,10 @@ import { SchemaSyncError } from './db/schema-sync.ts';
 import { PermissionConfigError } from './auth/permissions.ts';
 import { loadEnvFile } from './env-file.ts';
 import { log } from './log.ts';
+import { installCrashHandlers } from './crash.ts';
+
+// Uncaught exceptions and unhandled rejections are JSON log lines, and the node keeps serving (src/crash.ts).
+installCrashHandlers('main');
 
 // As Strapi: a .env in the working directory fills in what the environment does not set.
 const fromFile = loadEnvFile(process.cwd());

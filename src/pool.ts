@@ -3,12 +3,18 @@
 import { Piscina } from 'piscina';
 import { BroadcastChannel } from 'node:worker_threads';
 import { cloneableConfig, type Config } from '../config.ts';
-import type { Task } from './task.ts';
-import type { Reply } from './rest/reply.ts';
+import { ClientSignal, type Task } from './task.ts';
+import { errorReply, type Reply } from './rest/reply.ts';
 import { createApp, type AppStats } from './app.ts';
+import { setConnectionDeadline } from './db/connect.ts';
+import { testCrash } from './crash.ts';
+import { log } from './log.ts';
+import { ApiError } from '../compiler/errors.ts';
 
 export interface Pool {
   run(task: Task): Promise<Reply>;
+  /** The client of a task given to run() went away: its statements are cancelled (Task.signal). */
+  abort(task: Task): void;
   /** What each worker last reported (for /metrics). */
   stats(): AppStats[];
   close(): Promise<void>;
@@ -16,11 +22,25 @@ export interface Pool {
 
 /** Workers report their stats here every few seconds (Piscina cannot address one worker in particular). */
 export const STATS_CHANNEL = 'fastrapi:stats';
+/** The main thread posts the cancelId of a task whose client went away; the worker running it aborts it. */
+export const ABORT_CHANNEL = 'fastrapi:abort';
+
+/** The answer for requests a worker thread was running when it died. */
+const workerGone = (): Reply => errorReply(new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {}));
 
 export function createPool(config: Config, databaseUrl: string): Pool {
   if (config.workers === 0) {
+    setConnectionDeadline(config.db.connectionDeadline);
     const app = createApp(config, databaseUrl);
-    return { run: (t) => app.handle(t), stats: () => [app.stats()], close: () => app.close() };
+    return {
+      run: (t) => {
+        t.signal = new ClientSignal();
+        return testCrash(t, 'main') ?? app.handle(t);
+      },
+      abort: (t) => t.signal?.abort(),
+      stats: () => [app.stats()],
+      close: () => app.close(),
+    };
   }
   const piscina = new Piscina({
     filename: new URL('./worker.ts', import.meta.url).href,
@@ -30,6 +50,8 @@ export function createPool(config: Config, databaseUrl: string): Pool {
     idleTimeout: 0,
     workerData: { config: cloneableConfig(config), databaseUrl },
   });
+  // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).
+  piscina.on('error', (e: unknown) => log.error('worker thread failed', { error: String((e as Error)?.stack ?? e) }));
   const latest = new Map<number, AppStats>();
   const channel = new BroadcastChannel(STATS_CHANNEL);
   channel.onmessage = (e) => {
@@ -37,9 +59,22 @@ export function createPool(config: Config, databaseUrl: string): Pool {
     latest.set(threadId, stats);
   };
   channel.unref();
+  const aborts = new BroadcastChannel(ABORT_CHANNEL);
+  aborts.unref();
+  let seq = 0;
+  let closing = false;
   return {
-    run: (t) => piscina.run(t) as Promise<Reply>,
+    run: (t) => {
+      t.cancelId = ++seq;
+      // worker.ts catches every error of a task: a rejection here means its thread died (an uncaught
+      // exception, process.exit, out of memory) or could not take the task. Piscina starts another.
+      return (piscina.run(t) as Promise<Reply>).catch((e: unknown) => {
+        if (!closing) log.error('worker thread died with requests in flight: 503', { error: String((e as Error)?.message ?? e), requestId: t.requestId });
+        return workerGone();
+      });
+    },
+    abort: (t) => { if (t.cancelId) aborts.postMessage(t.cancelId); },
     stats: () => [...latest.values()],
-    close: async () => { channel.close(); await piscina.destroy(); },
+    close: async () => { closing = true; channel.close(); aborts.close(); await piscina.destroy(); },
   };
 }

@@ -3,7 +3,7 @@
 import { loadConfig, type Config, type DeepPartial } from '../config.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
-import { connect } from './db/connect.ts';
+import { connect, setConnectionDeadline } from './db/connect.ts';
 import { syncSchema } from './db/schema-sync.ts';
 import { setupRenderCache, startRefresher, type RenderCacheRefresher } from './db/render-cache.ts';
 import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
@@ -38,6 +38,7 @@ export interface Server {
 export async function startServer(opts: { env?: Record<string, string | undefined>; argv?: string[]; overrides?: DeepPartial<Config> } = {}): Promise<Server> {
   const config = loadConfig(opts.env ?? process.env, opts.argv ?? [], opts.overrides ?? {});
   setLogLevel(config.logLevel);
+  setConnectionDeadline(config.db.connectionDeadline);
   const schema = loadModels(config.modelsDir, config.i18n);
   let embedded: EmbeddedDb | null = null;
   let pool: Pool | null = null;
@@ -86,7 +87,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       upload: config.upload, cors: config.http.cors, security: config.http.security.enabled, proxy: config.proxy,
       accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint,
       metrics: config.metrics.enabled ? { token: config.metrics.token, gauges } : null,
-    }, pool.run);
+    }, pool.run, pool.abort);
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
     const f = front, p = pool, e = embedded, r = refresher, c = cacheDb;
     let stopping: Promise<void> | null = null;

@@ -18,7 +18,37 @@ export interface Task {
   requestId?: string;
   /** Set only by the front end for its own probes (readiness), so no client request can pose as one. */
   internal?: boolean;
+  /**
+   * Set by the pool in the thread that handles the task (it cannot cross to a worker): aborted when the
+   * client goes away before its answer. Statements run through `cancelOnAbort()` (src/db/connect.ts) are cancelled.
+   */
+  signal?: ClientSignal;
+  /** The pool's number for the task when it goes to a worker (how an abort finds it there). */
+  cancelId?: number;
 }
+
+/**
+ * AbortSignal-like, without EventTarget (whose listeners cost microseconds to add and remove on every
+ * statement): a flag and a few callbacks.
+ */
+export class ClientSignal {
+  aborted = false;
+  private fns: Array<() => void> | null = null;
+  /** Runs `fn` when the client goes away (at once if it has); returns a function that unregisters it. */
+  onAbort(fn: () => void): () => void {
+    if (this.aborted) { fn(); return noop; }
+    (this.fns ??= []).push(fn);
+    return () => { const i = this.fns?.indexOf(fn) ?? -1; if (i >= 0) this.fns!.splice(i, 1); };
+  }
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const fns = this.fns;
+    this.fns = null;
+    if (fns) for (const fn of fns) fn();
+  }
+}
+const noop = () => {};
 
 /** Deepest nesting of arrays and objects a JSON request body may have (config `http.maxJsonDepth`). */
 let maxJsonDepth = 64;

@@ -1,14 +1,19 @@
 // Piscina worker entry: each thread builds its own App (models, postgres.js pool, plan cache).
 import { workerData, threadId, BroadcastChannel } from 'node:worker_threads';
 import { createApp } from './app.ts';
-import { setLogLevel } from './log.ts';
-import { STATS_CHANNEL } from './pool.ts';
+import { setLogLevel, log } from './log.ts';
+import { ABORT_CHANNEL, STATS_CHANNEL } from './pool.ts';
+import { setConnectionDeadline } from './db/connect.ts';
+import { installCrashHandlers, testCrash } from './crash.ts';
+import { ClientSignal, type Task } from './task.ts';
+import { errorReply, type Reply } from './rest/reply.ts';
+import { ApiError } from '../compiler/errors.ts';
 import type { Config } from '../config.ts';
-import type { Task } from './task.ts';
-import type { Reply } from './rest/reply.ts';
 
 const { config, databaseUrl } = workerData as { config: Config; databaseUrl: string };
 setLogLevel(config.logLevel);
+installCrashHandlers('worker');
+setConnectionDeadline(config.db.connectionDeadline);
 const app = createApp(config, databaseUrl);
 
 if (config.metrics.enabled) {
@@ -19,6 +24,23 @@ if (config.metrics.enabled) {
   setInterval(report, 5000).unref();
 }
 
-export default function handle(task: Task): Promise<Reply> {
-  return app.handle(task);
+/** Tasks running in this thread by the pool's cancelId, so an abort posted by the main thread finds its own. */
+const running = new Map<number, ClientSignal>();
+const aborts = new BroadcastChannel(ABORT_CHANNEL);
+aborts.unref();
+aborts.onmessage = (e) => { running.get((e as { data: number }).data)?.abort(); };
+
+export default async function handle(task: Task): Promise<Reply> {
+  const id = task.cancelId;
+  const signal = (task.signal = new ClientSignal());
+  if (id) running.set(id, signal);
+  try {
+    return await (testCrash(task, 'worker') ?? app.handle(task));
+  } catch (e) {
+    // A rejection would read as this thread's death in the main thread (503): a bug here is a 500.
+    log.error('unhandled error', { error: String((e as Error)?.stack ?? e), requestId: task.requestId });
+    return errorReply(new ApiError(500, 'InternalServerError', 'Internal Server Error', {}));
+  } finally {
+    if (id) running.delete(id);
+  }
 }

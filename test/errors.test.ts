@@ -153,11 +153,11 @@ describe('routing', () => {
     assert.equal((await demo.fetchJson('GET', `/api/tags/${tag}`)).body.data.name, 'REST');
   });
 
-  test('a query string longer than the limit: 400', async () => {
+  test('a query string longer than the limit: 414 in the envelope (Koa has no limit; Node answers 431 past 16 KiB of headers)', async () => {
     const r = await demo.fetchJson('GET', `/api/tags?filters[name][$eq]=${'x'.repeat(17000)}`);
-    assert.equal(r.status, 400);
+    assert.equal(r.status, 414);
     assert.equal(r.body.data, null);
-    assert.equal(r.body.error.name, 'ValidationError');
+    assert.equal(r.body.error.name, 'URITooLongError');
   });
 });
 

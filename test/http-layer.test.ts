@@ -268,7 +268,7 @@ describe('HTTP layer (default configuration, an origin list)', () => {
     assert.equal(r.status, 405);
     assert.equal(r.text, 'Method Not Allowed');
     const long = await s.fetchJson('GET', `/api/tags?filters[name][$eq]=${'x'.repeat(17000)}`);
-    assert.ok(isErrorEnvelope(long.body, 400));
+    assert.ok(isErrorEnvelope(long.body, 414));
     const auth = await raw(s.url, 'GET', '/api/tags', { authorization: `Bearer ${'x'.repeat(3000)}` });
     assert.equal(auth.status, 401);
     assert.ok(isErrorEnvelope(JSON.parse(auth.body.toString()), 401));

@@ -57,11 +57,16 @@ export interface Exchange {
   writeCommon(ownCsp?: boolean): void;
   /** Records the answer (access line, metrics). */
   done(status: number, bytes: number): void;
+  /** Set once the request is handed to the pool: cancels its work if the client goes away. */
+  cancel?: () => void;
 }
 
 const errorBody = (status: number, name: string, message: string) => envelope(new ApiError(status, name, message, {}));
 
-export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>): Promise<Front> {
+/** Seconds a client should wait before retrying a 503 (database unreachable, worker died, shutting down). */
+const RETRY_AFTER = '1';
+
+export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>, abort: (t: Task) => void = () => {}): Promise<Front> {
   let inflight = 0;
   let closing = false;
   let listenSocket: uWS.us_listen_socket | null = null;
@@ -113,8 +118,9 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
     inflight++;
     res.onAborted(() => {
       ex.aborted = true;
-      // The client went away before its answer: logged as nginx does (499).
+      // The client went away before its answer: logged as nginx does (499), its statements cancelled.
       ex.done(499, 0);
+      ex.cancel?.();
     });
     if (cors && origin) {
       const allowed = cors.allowOrigin(origin, { method, path });
@@ -139,6 +145,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
       if (!noBody) res.writeHeader('Content-Type', reply.contentType ?? 'application/json; charset=utf-8');
       ex.writeCommon(hasCsp(reply.headers));
       if (reply.headers) for (const [k, v] of reply.headers) res.writeHeader(k, v);
+      if (reply.status === 503 && !reply.headers?.some(([k]) => k.toLowerCase() === 'retry-after')) res.writeHeader('Retry-After', RETRY_AFTER);
       if (noBody) res.endWithoutBody();
       else {
         bytes = typeof reply.body === 'string' ? Buffer.byteLength(reply.body) : reply.body.byteLength;
@@ -210,10 +217,13 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>)
       const v = req.getHeader(h);
       if (v) (task.headers ??= {})[h] = v;
     }
-    if (task.query.length > opts.maxQueryStringLength) {
-      return fail(ex, new ApiError(400, 'ValidationError', `Query string longer than ${opts.maxQueryStringLength} characters`, { source: 'query' }));
+    // Koa has no URL limit (Node's 16 KiB header limit answers 431 before Strapi sees the request); this
+    // server's own limit answers 414 in Strapi's envelope (http-errors' name for 414).
+    if (task.query.length > opts.maxQueryStringLength || task.path.length > opts.maxQueryStringLength) {
+      return fail(ex, new ApiError(414, 'URITooLongError', `URL longer than ${opts.maxQueryStringLength} characters (limit http.maxQueryStringLength)`, {}));
     }
     const dispatch = () => {
+      ex.cancel = () => abort(task);
       run(task).then((reply) => send(ex, reply), (e) => {
         log.error('worker failed', { error: String((e as Error)?.stack ?? e), requestId: ex.id });
         send(ex, { status: 500, body: errorBody(500, 'InternalServerError', 'Internal Server Error') });
