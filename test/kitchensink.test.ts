@@ -3,68 +3,20 @@
 // relations, a localized single type) against what a live Strapi 5.54 answered to the same requests
 // (test/fixtures/kitchensink: steps.ts, recorded by record.ts into cases.jsonl), and the schema this
 // server creates for it against the one Strapi made.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
-import { firstDiff, runSteps, type Answer } from './fixtures/kitchensink/run.ts';
-import { catalogSnapshot } from '../src/db/verify.ts';
+import { TOKEN } from './helpers.ts';
+import { recordedSuite } from './recorded.ts';
+import { STEPS } from './fixtures/kitchensink/steps.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const MODELS = here('./fixtures/models-kitchensink');
-const recorded: Answer[] = readFileSync(here('./fixtures/kitchensink/cases.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Answer);
-
-let s: TestServer;
-let answers: Answer[];
-
-before(async () => {
-  s = await startTestServer({ modelsDir: MODELS, env: { GRAPHQL_SHAPE: 'v5', LOCALES: 'en,fr' } });
-  answers = await runSteps({
-    token: TOKEN,
-    sql: async (text) => { await s.sql().unsafe(text); },
-    send: async (method, path, body, token, headers) => {
-      const r = await s.fetchJson(method, path, body, token, headers);
-      // An empty body (a 204) reads as null, as the recorder's fetch gives it.
-      return { status: r.status, body: r.text === '' ? null : r.body };
-    },
-  });
-});
-after(async () => { await s?.stop(); });
-
-test('the schema created for the kitchensink models is the one Strapi 5.54 made', async () => {
-  const strapi = JSON.parse(readFileSync(here('./fixtures/kitchensink/strapi-catalog.json'), 'utf8')) as Record<string, unknown[]>;
-  const mine = await catalogSnapshot(s.sql());
-  for (const [k, rows] of Object.entries(mine)) assert.deepEqual(rows, strapi[k], `catalog ${k}`);
-});
-
-test('every step answers as Strapi 5.54 did', () => {
-  assert.equal(answers.length, recorded.length, 'the steps are the recorded ones');
-  const failures: string[] = [];
-  recorded.forEach((want, i) => {
-    const got = answers[i];
-    assert.equal(got.name, want.name);
-    if (want.defect) {
-      if (got.status >= 500) failures.push(`${want.name}: ${got.status} (Strapi's answer is a defect: ${want.defect}; anything below 500 will do)`);
-      return;
-    }
-    if (want.loose) {
-      const e = (b: unknown) => { const x = (b as { error?: { name?: string; message?: string } } | null)?.error; return [x?.name, x?.message]; };
-      if (got.status !== want.status || e(got.body).join() !== e(want.body).join()) failures.push(`${want.name}: ${got.status} ${e(got.body).join(': ')}, want ${want.status} ${e(want.body).join(': ')}`);
-      return;
-    }
-    if (got.status !== want.status) failures.push(`${want.name}: status ${got.status}, want ${want.status}: ${JSON.stringify(got.body).slice(0, 300)}`);
-    else {
-      const d = firstDiff(got.body, want.body);
-      if (d) failures.push(`${want.name}: ${d}`);
-    }
-  });
-  assert.deepEqual(failures, []);
-});
+const server = recordedSuite('kitchensink', here('./fixtures/models-kitchensink'), here('./fixtures/kitchensink'), STEPS);
 
 // Strapi 5.54's GraphQL fails on every morph field ("Missing schema in validateQuery", checked live):
 // here they answer as a client of a GenericMorph union expects, each item resolving to its own type.
 test('GraphQL: morph relations are GenericMorph unions resolved by their type', async () => {
+  const s = server();
   const r = await s.fetchJson('POST', '/graphql', {
     query: `{
       boards(sort: "name") { name items { __typename ... on Tag { name } ... on Article { title locale } } }
