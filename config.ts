@@ -120,6 +120,31 @@ export const ConfigSchema = Type.Object({
     folder: Type.String(),
     /** Largest accepted file in bytes (a bigger one is answered 413). */
     maxFileSize: Int(1),
+    /** Strapi's upload `provider`: `local` (files in `folder`, served at /uploads) or `aws-s3` (see src/upload/s3.ts). */
+    provider: Type.Union([Type.Literal('local'), Type.Literal('aws-s3')]),
+    /** Strapi's `providerOptions` of @strapi/provider-upload-aws-s3 (used when provider is `aws-s3`). */
+    providerOptions: Type.Object({
+      /** A CDN or custom domain object URLs start with ('' = the bucket's own URL). */
+      baseUrl: Type.String(),
+      /** Key prefix of every object ('' = none). */
+      rootPath: Type.String(),
+      s3Options: Type.Object({
+        /** Both '' = the AWS SDK's default chain (AWS_SECRET_ACCESS_KEY, a profile, an instance role). */
+        credentials: Type.Object({ accessKeyId: Type.String(), secretAccessKey: Type.String() }),
+        region: Type.String(),
+        /** An S3-compatible service's URL ('' = AWS S3). */
+        endpoint: Type.String(),
+        /** null: path-style URLs with an endpoint, virtual-hosted on AWS. */
+        forcePathStyle: Type.Union([Type.Boolean(), Type.Null()]),
+        params: Type.Object({
+          Bucket: Type.String(),
+          /** Canned ACL of new objects ('' = none sent, for buckets with ACLs disabled); `private` signs read URLs. */
+          ACL: Type.String(),
+          /** Seconds a signed URL is valid. */
+          signedUrlExpires: Int(1, 604800),
+        }),
+      }),
+    }),
   }),
   auth: Type.Object({
     /** Until real permissions are configured, make every content-type readable and writable by anyone. */
@@ -250,7 +275,17 @@ export const defaults: Config = {
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
-  upload: { folder: '', maxFileSize: 200 * 1024 * 1024 },
+  upload: {
+    folder: '', maxFileSize: 200 * 1024 * 1024, provider: 'local',
+    providerOptions: {
+      baseUrl: '', rootPath: '',
+      s3Options: {
+        credentials: { accessKeyId: '', secretAccessKey: '' }, region: '', endpoint: '', forcePathStyle: null,
+        // Strapi's provider sends `public-read` unless told otherwise; signed URLs last 15 minutes.
+        params: { Bucket: '', ACL: 'public-read', signedUrlExpires: 15 * 60 },
+      },
+    },
+  },
   auth: {
     publicAccess: false,
     publicPermissions: '',
@@ -327,6 +362,17 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['LOCALES', 'i18n.locales', 'list'],
   ['UPLOAD_DIR', 'upload.folder', 'string'],
   ['UPLOAD_MAX_FILE_SIZE', 'upload.maxFileSize', 'int'],
+  ['UPLOAD_PROVIDER', 'upload.provider', 'string'],
+  ['AWS_ACCESS_KEY_ID', 'upload.providerOptions.s3Options.credentials.accessKeyId', 'string'],
+  ['AWS_ACCESS_SECRET', 'upload.providerOptions.s3Options.credentials.secretAccessKey', 'string'],
+  ['AWS_REGION', 'upload.providerOptions.s3Options.region', 'string'],
+  ['AWS_ENDPOINT', 'upload.providerOptions.s3Options.endpoint', 'string'],
+  ['AWS_FORCE_PATH_STYLE', 'upload.providerOptions.s3Options.forcePathStyle', 'bool'],
+  ['AWS_BUCKET', 'upload.providerOptions.s3Options.params.Bucket', 'string'],
+  ['AWS_ACL', 'upload.providerOptions.s3Options.params.ACL', 'string'],
+  ['AWS_SIGNED_URL_EXPIRES', 'upload.providerOptions.s3Options.params.signedUrlExpires', 'int'],
+  ['CDN_URL', 'upload.providerOptions.baseUrl', 'string'],
+  ['CDN_ROOT_PATH', 'upload.providerOptions.rootPath', 'string'],
   ['PUBLIC_ACCESS', 'auth.publicAccess', 'bool'],
   ['PUBLIC_PERMISSIONS', 'auth.publicPermissions', 'string'],
   ['AUTHENTICATED_PERMISSIONS', 'auth.authenticatedPermissions', 'string'],
@@ -489,6 +535,16 @@ export function loadConfig(
   config.dataDir = resolve(config.dataDir);
   config.modelsDir = resolve(config.modelsDir);
   config.upload.folder = resolve(config.upload.folder || join(config.dataDir, 'uploads'));
+  if (config.upload.provider === 'aws-s3') {
+    const s3 = config.upload.providerOptions.s3Options;
+    // AWS_ACL=none: send no ACL (buckets whose ACLs are disabled refuse any).
+    if (s3.params.ACL === 'none') s3.params.ACL = '';
+    if (!s3.params.Bucket) throw new ConfigError('Invalid configuration: UPLOAD_PROVIDER=aws-s3 needs a bucket (AWS_BUCKET)');
+    if (!s3.region && !s3.endpoint) throw new ConfigError('Invalid configuration: UPLOAD_PROVIDER=aws-s3 needs AWS_REGION (or AWS_ENDPOINT for an S3-compatible service)');
+    for (const [key, name] of [[s3.endpoint, 'AWS_ENDPOINT'], [config.upload.providerOptions.baseUrl, 'CDN_URL']] as const) {
+      if (key && !URL.canParse(/^[a-z][a-z0-9+.-]*:\/\//i.test(key) ? key : `https://${key}`)) throw new ConfigError(`Invalid configuration: ${name}="${key}" is not a URL`);
+    }
+  }
   if (config.graphql.extensions) {
     config.graphql.extensions = resolve(config.graphql.extensions);
     if (!existsSync(config.graphql.extensions)) {

@@ -1,5 +1,7 @@
 // GET /api/upload/files (a bare array, no envelope), GET and DELETE /api/upload/files/:id (the record;
-// DELETE answers the deleted one). Unknown ids answer Strapi's `file.notFound`.
+// DELETE answers the deleted one). Unknown ids answer Strapi's `file.notFound`. With a private provider
+// (aws-s3 with the `private` ACL) the records read here carry signed URLs, as Strapi's upload service's
+// findOne/findMany sign them (signFileUrls).
 import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
@@ -7,7 +9,7 @@ import { ApiError } from '../../compiler/errors.ts';
 import { FILES } from '../../compiler/layout.ts';
 import { listSql } from './list-query.ts';
 import { recordColumns, storedFileNames } from './record.ts';
-import { PROVIDER } from './storage.ts';
+import type { Storage } from './storage.ts';
 import type { UploadDeps } from './upload-route.ts';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -20,19 +22,33 @@ export function fileId(segment: string): number {
   return Number(segment);
 }
 
-export async function listFiles(ctx: RestContext, task: Task): Promise<Reply> {
+interface SignableFormat { hash: string; ext: string; url: string; isUrlSigned?: boolean }
+interface SignableRecord extends SignableFormat { provider: string; formats: Record<string, SignableFormat> | null; isUrlSigned: boolean }
+
+/** Strapi's signFileUrls on rendered records: this provider's files (and each format) get a signed URL and isUrlSigned. */
+export async function signRecords(storage: Storage, json: string): Promise<string> {
+  if (!storage.isPrivate()) return json;
+  const parsed = JSON.parse(json) as SignableRecord | SignableRecord[];
+  const records = Array.isArray(parsed) ? parsed : [parsed];
+  const sign = async (f: SignableFormat) => { f.url = await storage.signedUrl(f); f.isUrlSigned = true; };
+  await Promise.all(records.filter((r) => r.provider === storage.provider)
+    .flatMap((r) => [sign(r), ...Object.values(r.formats ?? {}).map(sign)]));
+  return JSON.stringify(parsed);
+}
+
+export async function listFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
   const { where, orderBy, limit, params } = listSql(ctx.schema, ctx.compiler.parse(task.query), ctx.config.api.rest);
   const text = `select coalesce(json_agg(x), '[]')::text as data from (select ${recordColumns('f')} from ${q(FILES.table)} f ${where} ${orderBy}${limit}) x`;
   const rows = await ctx.db.unsafe<Array<{ data: string }>>(text, params as never[]);
   ctx.count(1);
-  return { status: 200, body: rows[0].data };
+  return { status: 200, body: await signRecords(deps.storage, rows[0].data) };
 }
 
 export async function getFile(ctx: RestContext, deps: UploadDeps, id: number): Promise<Reply> {
   const json = await deps.records.findOne(ctx.db, id);
   ctx.count(1);
   if (!json) throw fileNotFound();
-  return { status: 200, body: json };
+  return { status: 200, body: await signRecords(deps.storage, json) };
 }
 
 export async function deleteFile(ctx: RestContext, deps: UploadDeps, id: number): Promise<Reply> {
@@ -44,7 +60,9 @@ export async function deleteFile(ctx: RestContext, deps: UploadDeps, id: number)
   });
   ctx.count(3);
   if (!result?.json) throw fileNotFound();
-  // Files go once the record is gone: a failure here leaves an orphan file, never a broken record.
-  if (result.stored.provider === PROVIDER) await deps.storage.removeAll(storedFileNames(result.stored));
-  return { status: 200, body: result.json };
+  // Files go once the record is gone: a failure here leaves an orphan file, never a broken record. Only
+  // the current provider's (Strapi leaves another provider's files alone).
+  if (result.stored.provider === deps.storage.provider) await deps.storage.removeAll(storedFileNames(result.stored));
+  // Strapi answers the record it read (findOne, signed) before removing it.
+  return { status: 200, body: await signRecords(deps.storage, result.json) };
 }

@@ -8,7 +8,8 @@ import type { Caller } from '../auth/permissions.ts';
 import type { RestContext } from '../rest/router.ts';
 import { methodNotAllowed } from '../rest/reply.ts';
 import { FileRecords } from './record.ts';
-import { LocalStorage } from './storage.ts';
+import { LocalStorage, type Storage } from './storage.ts';
+import { S3Storage } from './s3.ts';
 import { postUpload, type UploadDeps } from './upload-route.ts';
 import { listFiles, getFile, deleteFile, fileId } from './files-route.ts';
 
@@ -22,8 +23,13 @@ function guard(ctx: RestContext, caller: Caller | null, action: UploadAction): v
   if (!read && !ctx.auth.allowsPlugin(caller, `plugin::upload.content-api.${action}`)) throw forbidden();
 }
 
+/** The configured provider (Strapi's `plugin::upload` `provider`). */
+export function createStorage(upload: Config['upload']): Storage {
+  return upload.provider === 'aws-s3' ? new S3Storage(upload.providerOptions) : new LocalStorage(upload.folder);
+}
+
 export function uploadPlugin(config: Config, schema: Schema): Plugin {
-  const deps: UploadDeps = { records: new FileRecords(), storage: new LocalStorage(config.upload.folder), maxFileSize: config.upload.maxFileSize };
+  const deps: UploadDeps = { records: new FileRecords(), storage: createStorage(config.upload), maxFileSize: config.upload.maxFileSize };
   return {
     name: 'upload',
     claims: (path) => path === '/api/upload' || path.startsWith('/api/upload/'),
@@ -39,7 +45,7 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
       if (parts.length === 1 || parts[1] === '') {
         if (m !== 'GET') return methodNotAllowed();
         guard(ctx, caller, 'find');
-        return listFiles(ctx, task);
+        return listFiles(ctx, deps, task);
       }
       if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1])); }
       if (m === 'DELETE') { guard(ctx, caller, 'destroy'); return deleteFile(ctx, deps, fileId(parts[1])); }

@@ -3,7 +3,7 @@
 import { ApiError } from '../../compiler/errors.ts';
 import { processImage, InvalidImageError } from './image.ts';
 import { isValidFilename, nameFile } from './names.ts';
-import { PROVIDER, urlOf, type StoredBlob } from './storage.ts';
+import type { Storage, StoredBlob } from './storage.ts';
 import type { FileRow, FormatEntry } from './record.ts';
 import type { FileInfo, Incoming } from './form.ts';
 
@@ -27,8 +27,8 @@ const invalid = (message: string) => new ApiError(400, 'ApplicationError', messa
 // Types whose bytes must decode as that image: a "PNG" that sharp cannot read is a broken upload.
 const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
 
-/** `keep` pins hash and ext (replacing a file keeps its URL). */
-export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: number, keep?: { hash: string; ext: string }): Promise<Prepared> {
+/** `keep` pins hash and ext (replacing a file keeps its URL); URLs and the provider name are `storage`'s. */
+export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: number, storage: Storage, keep?: { hash: string; ext: string }): Promise<Prepared> {
   if (file.data.length > maxFileSize) throw tooLarge(file.filename, maxFileSize);
   if (!isValidFilename(file.filename) || (info.name != null && !isValidFilename(info.name))) throw invalid('File name contains invalid characters');
   const naming = nameFile(file.filename, file.contentType, info.name);
@@ -41,13 +41,13 @@ export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: n
   }
   if (!image && IMAGE_MIMES.has(naming.mime)) throw invalid('File is not a valid image');
   const data = image?.data ?? file.data;
-  const blobs: StoredBlob[] = [{ fileName: `${hash}${ext}`, data }];
+  const blobs: StoredBlob[] = [{ fileName: `${hash}${ext}`, data, mime: naming.mime }];
   let formats: Record<string, FormatEntry> | null = null;
   for (const f of image?.formats ?? []) {
     const fHash = `${f.key}_${hash}`;
-    blobs.push({ fileName: `${fHash}${ext}`, data: f.data });
+    blobs.push({ fileName: `${fHash}${ext}`, data: f.data, mime: naming.mime });
     (formats ??= {})[f.key] = {
-      ext, url: urlOf(`${fHash}${ext}`), hash: fHash, mime: naming.mime, name: `${f.key}_${naming.name}`, path: null,
+      ext, url: storage.urlOf(`${fHash}${ext}`), hash: fHash, mime: naming.mime, name: `${f.key}_${naming.name}`, path: null,
       size: kb(f.data.length), width: f.width, height: f.height, sizeInBytes: f.data.length,
     };
   }
@@ -56,7 +56,7 @@ export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: n
     row: {
       name: naming.name, alternativeText: info.alternativeText ?? null, caption: info.caption ?? null,
       width: image ? image.width : null, height: image ? image.height : null, formats, hash, ext, mime: naming.mime,
-      size: kb(data.length), url: urlOf(`${hash}${ext}`), provider: PROVIDER,
+      size: kb(data.length), url: storage.urlOf(`${hash}${ext}`), provider: storage.provider,
     },
   };
 }

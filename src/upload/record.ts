@@ -92,12 +92,15 @@ export class FileRecords {
     [id, info.name ?? null, info.alternativeText ?? null, info.caption ?? null]);
   }
 
-  /** New content for an existing record (keeps id, hash, ext and url; alt text and caption unless given). */
+  /**
+   * New content for an existing record (keeps id, hash and ext; alt text and caption unless given). The
+   * url and provider are the storing provider's: the same as before unless the provider was changed.
+   */
   replace(run: Runner, id: number, r: FileRow): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = $5::integer,
-      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, updated_at = ${NOW} where id = $1::integer returning *)
+      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text, updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
-    [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size]);
+    [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size, r.url, r.provider]);
   }
 
   /** Deletes the record; its folder link and its uses (files_related_mph) go by their foreign keys' cascade. */

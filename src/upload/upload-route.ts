@@ -10,9 +10,9 @@ import { prepareFile, type Prepared } from './prepare.ts';
 import { attachFiles } from './attach.ts';
 import { storedFileNames, type FileRecords } from './record.ts';
 import { apiUploadFolder } from './folder.ts';
-import type { LocalStorage } from './storage.ts';
+import type { Storage } from './storage.ts';
 
-export interface UploadDeps { records: FileRecords; storage: LocalStorage; maxFileSize: number }
+export interface UploadDeps { records: FileRecords; storage: Storage; maxFileSize: number }
 
 const notFoundEntity = () => new ApiError(404, 'NotFoundError', 'Entity not found', {});
 
@@ -41,7 +41,7 @@ export async function postUpload(ctx: RestContext, deps: UploadDeps, task: Task)
 async function create(ctx: RestContext, deps: UploadDeps, files: Incoming[], infos: FileInfo[], target: Target | null): Promise<Reply> {
   // Every file is checked and transformed before the first byte is stored.
   const prepared: Prepared[] = [];
-  for (let i = 0; i < files.length; i++) prepared.push(await prepareFile(files[i], infos[i] ?? {}, deps.maxFileSize));
+  for (let i = 0; i < files.length; i++) prepared.push(await prepareFile(files[i], infos[i] ?? {}, deps.maxFileSize, deps.storage));
   const names = prepared.flatMap((p) => p.blobs.map((b) => b.fileName));
   await deps.storage.writeAll(prepared.flatMap((p) => p.blobs));
   try {
@@ -72,20 +72,25 @@ async function updateInfo(ctx: RestContext, deps: UploadDeps, id: number, info: 
   return { status: 200, body: json };
 }
 
-/** New content under the same hash and extension, so the URL stays; stale formats are removed. */
+/**
+ * New content under the same hash and extension, so the URL stays; stale formats are removed. A file
+ * another provider stored (the provider was changed since) is uploaded anew to this one, its record
+ * taking the new URLs and provider, and its old files are left where they are, as Strapi does.
+ */
 async function replace(ctx: RestContext, deps: UploadDeps, id: number, file: Incoming, info: FileInfo): Promise<Reply> {
   const current = await deps.records.stored(ctx.db, id, false);
   ctx.count(1);
   if (!current) throw notFoundEntity();
-  const p = await prepareFile(file, info, deps.maxFileSize, { hash: current.hash, ext: current.ext });
+  const p = await prepareFile(file, info, deps.maxFileSize, deps.storage, { hash: current.hash, ext: current.ext });
   const result = await ctx.db.begin(async (tx) => {
     // Locked again inside the transaction: a concurrent delete or replace waits or wins cleanly.
     const locked = await deps.records.stored(tx, id, true);
     if (!locked) return null;
-    await deps.storage.writeAll(p.blobs, { replace: true });
+    const same = locked.provider === deps.storage.provider;
+    await deps.storage.writeAll(p.blobs, { replace: same });
     const json = await deps.records.replace(tx, id, p.row);
     ctx.count(2);
-    return { json, old: storedFileNames(locked) };
+    return { json, old: same ? storedFileNames(locked) : [] };
   });
   if (!result?.json) throw notFoundEntity();
   const kept = new Set(p.blobs.map((b) => b.fileName));
