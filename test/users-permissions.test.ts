@@ -1,10 +1,16 @@
 // Issue 17 (part A): users-permissions as Strapi 5.54 ships it — account flows with emails (log
 // provider), users and roles administration, permissions, settings from config and core store — and
-// i18n locales, over REST.
+// i18n locales, over REST; and over GraphQL in both shapes (account mutations, role and user CRUD
+// mutations, a role's users and permissions, the users-permissions/i18n part of Strapi 5.54's SDL).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { sentEmails } from '../src/email/log.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildClientSchema, buildSchema, getIntrospectionQuery, isInputObjectType, isObjectType, type GraphQLSchema, type GraphQLUnionType, type IntrospectionQuery } from 'graphql';
+
+const RECORDED_SDL = fileURLToPath(new URL('../../shared/conformance/schema.graphql', import.meta.url));
 
 const lastEmailTo = (to: string) => [...sentEmails()].reverse().find((m) => m.to === to);
 
@@ -237,6 +243,39 @@ for (const shape of ['v5', 'v4'] as const) {
       assert.ok(login.body.data.login.jwt, login.text);
     });
 
+    test('users-permissions and i18n types and root fields as Strapi 5.54\'s recorded SDL', async (t) => {
+      if (shape !== 'v5') { t.skip('the recorded SDL is v5'); return; }
+      if (!existsSync(RECORDED_SDL)) { t.skip('recorded SDL not available'); return; }
+      const r = await gql(getIntrospectionQuery(), {}, TOKEN);
+      assert.equal(r.status, 200, r.text);
+      const ours = buildClientSchema(r.body.data as IntrospectionQuery);
+      const recorded = buildSchema(readFileSync(RECORDED_SDL, 'utf8'));
+      const signature = (sch: GraphQLSchema, name: string) => {
+        const type = sch.getType(name);
+        if (!type) return null;
+        if (isObjectType(type)) return Object.values(type.getFields()).map((f) => `${f.name}(${f.args.map((a) => `${a.name}:${a.type}=${JSON.stringify(a.defaultValue)}`).join(',')}):${f.type}${f.deprecationReason ? ' @deprecated' : ''}`);
+        if (isInputObjectType(type)) return Object.values(type.getFields()).map((f) => `${f.name}:${f.type}`);
+        return String(type);
+      };
+      const names = Object.keys(recorded.getTypeMap()).filter((n) => /^(UsersPermissions|I18N)/.test(n));
+      assert.ok(names.length >= 20, names.join());
+      for (const name of names) assert.deepEqual(signature(ours, name), signature(recorded, name), `type ${name}`);
+      const members = (sch: GraphQLSchema) => (sch.getType('GenericMorph') as GraphQLUnionType).getTypes().map(String).filter((n) => /^(UsersPermissions|I18N)/.test(n));
+      assert.deepEqual(members(ours), members(recorded));
+      for (const root of ['Query', 'Mutation'] as const) {
+        const mine = (root === 'Query' ? ours.getQueryType() : ours.getMutationType())!.getFields();
+        const theirs = (root === 'Query' ? recorded.getQueryType() : recorded.getMutationType())!.getFields();
+        const wanted = Object.keys(theirs).filter((n) => /^(usersPermissions|i18N|(create|update|delete)UsersPermissions|me$|login$|register$|forgotPassword$|resetPassword$|changePassword$|emailConfirmation$)/.test(n));
+        assert.ok(wanted.length >= 6, wanted.join());
+        for (const name of wanted) {
+          assert.ok(mine[name], `${root}.${name} exists`);
+          assert.deepEqual(mine[name].args.map((a) => `${a.name}:${a.type}`), theirs[name].args.map((a) => `${a.name}:${a.type}`), `${root}.${name} arguments`);
+          assert.equal(String(mine[name].type), String(theirs[name].type), `${root}.${name} type`);
+          assert.equal(mine[name].description ?? null, theirs[name].description ?? null, `${root}.${name} description`);
+        }
+      }
+    });
+
     test('usersPermissionsRoles and i18NLocales', async () => {
       const q = shape === 'v5'
         ? '{ usersPermissionsRoles(sort: "name") { name type } i18NLocales(sort: "code:asc") { code name } }'
@@ -249,6 +288,91 @@ for (const shape of ['v5', 'v4'] as const) {
       assert.deepEqual(locales, [{ code: 'en', name: 'English (en)' }, { code: 'fr', name: 'French (fr)' }]);
       const denied = await gql('{ usersPermissionsRoles { __typename } }');
       assert.ok(denied.body.errors?.length, denied.text);
+    });
+
+    test('role and user CRUD mutations, a role\'s users and permissions', async () => {
+      const v5 = shape === 'v5';
+      // Roles: {ok: true} payloads; ids are the roles' numeric ids in both shapes.
+      const denied = await gql('mutation { createUsersPermissionsRole(data: { name: "Nope" }) { ok } }');
+      assert.equal(denied.body.errors?.[0]?.message, 'Forbidden access', denied.text);
+      assert.equal(denied.body.data?.createUsersPermissionsRole ?? null, null);
+      const made = await gql('mutation($d: UsersPermissionsRoleInput!) { createUsersPermissionsRole(data: $d) { ok } }', { d: { name: `Writers ${shape}`, description: 'w' } }, TOKEN);
+      assert.deepEqual(made.body.data, { createUsersPermissionsRole: { ok: true } }, made.text);
+      const empty = await gql('mutation { createUsersPermissionsRole(data: {}) { ok } }', {}, TOKEN);
+      assert.equal(empty.body.errors[0].message, 'Request body cannot be empty', empty.text);
+      const roles = (await s.fetchJson('GET', '/api/users-permissions/roles', undefined, TOKEN)).body.roles as Array<{ id: number; name: string; type: string }>;
+      const writers = roles.find((r) => r.name === `Writers ${shape}`)!;
+      assert.equal(writers.type, `writers_v_${shape.slice(1)}`); // lodash's snakeCase splits the digits off
+      const grant = { 'api::tag': { controllers: { tag: { find: { enabled: true } } } } };
+      await s.fetchJson('PUT', `/api/users-permissions/roles/${writers.id}`, { name: `Writers ${shape}`, permissions: grant }, TOKEN);
+      // GraphQL's input takes permissions as [ID], which Strapi's role service does not read: an update leaves the role no actions.
+      const renamed = await gql('mutation($id: ID!) { updateUsersPermissionsRole(id: $id, data: { name: "Authors", description: "a", permissions: ["1"] }) { ok } }', { id: writers.id }, TOKEN);
+      assert.deepEqual(renamed.body.data, { updateUsersPermissionsRole: { ok: true } }, renamed.text);
+      assert.equal((await s.sql()`select count(*)::int as n from up_permissions_role_lnk where role_id = ${writers.id}`)[0].n, 0);
+      await s.fetchJson('PUT', `/api/users-permissions/roles/${writers.id}`, { name: 'Authors', description: 'a', permissions: grant }, TOKEN);
+      const missing = await gql('mutation { updateUsersPermissionsRole(id: "9999", data: { name: "x" }) { ok } }', {}, TOKEN);
+      assert.equal(missing.body.errors[0].message, 'Role not found', missing.text);
+
+      // Users: UsersPermissionsUserEntityResponse {data}, read back with the operation's selection.
+      const sel = v5 ? 'data { documentId username email confirmed blocked role { name } }' : 'data { id attributes { username email confirmed blocked role { data { id attributes { name } } } } }';
+      const created = await gql(`mutation($d: UsersPermissionsUserInput!) { createUsersPermissionsUser(data: $d) { ${sel} } }`,
+        { d: { username: `writer${shape}`, email: `Writer-${shape}@example.test`, password: 'secret-9', role: String(writers.id), confirmed: true } }, TOKEN);
+      assert.equal(created.status, 200, created.text);
+      const user = created.body.data.createUsersPermissionsUser.data;
+      const userId = v5 ? (await s.sql()`select id from up_users where document_id = ${user.documentId}`)[0].id : user.id;
+      if (v5) {
+        assert.deepEqual(user, { documentId: user.documentId, username: `writer${shape}`, email: `writer-${shape}@example.test`, confirmed: true, blocked: false, role: { name: 'Authors' } });
+      } else {
+        assert.deepEqual(user, { id: user.id, attributes: { username: `writer${shape}`, email: `writer-${shape}@example.test`, confirmed: true, blocked: false,
+          role: { data: { id: String(writers.id), attributes: { name: 'Authors' } } } } });
+      }
+      const taken = await gql('mutation($d: UsersPermissionsUserInput!) { createUsersPermissionsUser(data: $d) { data { __typename } } }',
+        { d: { username: `other${shape}`, email: `writer-${shape}@example.test`, password: 'secret-9', role: String(writers.id) } }, TOKEN);
+      assert.equal(taken.body.errors[0].message, 'Email already taken', taken.text);
+      const noRole = await gql('mutation { createUsersPermissionsUser(data: { username: "norole", email: "norole@example.test", password: "secret-9" }) { data { __typename } } }', {}, TOKEN);
+      assert.equal(noRole.body.errors[0].message, 'role is a required field', noRole.text);
+      const forbidden = await gql('mutation { deleteUsersPermissionsUser(id: "1") { data { __typename } } }');
+      assert.equal(forbidden.body.errors[0].message, 'Forbidden access', forbidden.text);
+
+      const upd = await gql(`mutation($id: ID!) { updateUsersPermissionsUser(id: $id, data: { username: "renamed${shape}", blocked: true }) { ${sel} } }`, { id: userId }, TOKEN);
+      const u2 = upd.body.data.updateUsersPermissionsUser.data;
+      assert.equal(v5 ? u2.username : u2.attributes.username, `renamed${shape}`, upd.text);
+      assert.equal(v5 ? u2.blocked : u2.attributes.blocked, true);
+      const nobody = await gql('mutation { updateUsersPermissionsUser(id: "9999", data: { username: "ghost" }) { data { __typename } } }', {}, TOKEN);
+      assert.equal(nobody.body.errors[0].message, 'User not found', nobody.text);
+
+      // A role's users and permissions (v5: lists and _connection; v4: RelationResponseCollection), a permission's role.
+      const rq = v5
+        ? `{ usersPermissionsRoles(filters: { name: { eq: "Authors" } }) { name users { username } users_connection { nodes { username } } permissions { action role { name } } permissions_connection { nodes { action } } } }`
+        : `{ usersPermissionsRoles(filters: { name: { eq: "Authors" } }) { data { attributes { name users { data { attributes { username } } } permissions { data { attributes { action role { data { attributes { name } } } } } } } } } }`;
+      const r = await gql(rq, {}, TOKEN);
+      assert.equal(r.status, 200, r.text);
+      if (v5) {
+        assert.deepEqual(r.body.data.usersPermissionsRoles, [{
+          name: 'Authors', users: [{ username: `renamed${shape}` }], users_connection: { nodes: [{ username: `renamed${shape}` }] },
+          permissions: [{ action: 'api::tag.tag.find', role: { name: 'Authors' } }], permissions_connection: { nodes: [{ action: 'api::tag.tag.find' }] },
+        }]);
+      } else {
+        assert.deepEqual(r.body.data.usersPermissionsRoles.data[0].attributes, {
+          name: 'Authors', users: { data: [{ attributes: { username: `renamed${shape}` } }] },
+          permissions: { data: [{ attributes: { action: 'api::tag.tag.find', role: { data: { attributes: { name: 'Authors' } } } } }] },
+        });
+      }
+      const byUser = await gql(v5 ? `{ usersPermissionsRoles(filters: { users: { username: { eq: "renamed${shape}" } } }) { name } }`
+        : `{ usersPermissionsRoles(filters: { users: { username: { eq: "renamed${shape}" } } }) { data { attributes { name } } } }`, {}, TOKEN);
+      assert.equal(JSON.stringify(byUser.body.data).includes('"Authors"'), true, byUser.text);
+
+      const del = await gql(`mutation($id: ID!) { deleteUsersPermissionsUser(id: $id) { ${sel} } }`, { id: userId }, TOKEN);
+      const gone = del.body.data.deleteUsersPermissionsUser.data;
+      assert.equal(v5 ? gone.username : gone.attributes.username, `renamed${shape}`, del.text);
+      const again = await gql(`mutation($id: ID!) { deleteUsersPermissionsUser(id: $id) { data { __typename } } }`, { id: userId }, TOKEN);
+      assert.deepEqual(again.body.data, { deleteUsersPermissionsUser: { data: null } }, again.text);
+
+      const pub = roles.find((x) => x.type === 'public')!;
+      const keep = await gql('mutation($id: ID!) { deleteUsersPermissionsRole(id: $id) { ok } }', { id: pub.id }, TOKEN);
+      assert.equal(keep.body.errors[0].message, 'Cannot delete public role', keep.text);
+      const dr = await gql('mutation($id: ID!) { deleteUsersPermissionsRole(id: $id) { ok } }', { id: writers.id }, TOKEN);
+      assert.deepEqual(dr.body.data, { deleteUsersPermissionsRole: { ok: true } }, dr.text);
     });
   });
 }

@@ -9,10 +9,12 @@ function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAtt
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
 }
 
-function synthetic(uid: string, table: string, singular: string, plural: string, attributes: Attribute[]): ContentType {
+function synthetic(uid: string, table: string, singular: string, plural: string, attributes: Attribute[], graphqlName?: string): ContentType {
   return {
     uid, kind: 'collectionType', singularName: singular, pluralName: plural, apiName: singular, table,
     draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
+    // Plugin types: no route, no Shadow CRUD of their own, never a morph or populate `on` target.
+    ...(graphqlName ? { builtin: { graphqlName } } : {}),
   };
 }
 
@@ -29,7 +31,7 @@ export function filesType(schema: Schema): ContentType {
 export function rolesType(): ContentType {
   return synthetic('plugin::users-permissions.role', UP.roles, 'role', 'roles', [
     scalar('name', 'string'), scalar('description', 'string'), scalar('type', 'string'),
-  ]);
+  ], 'UsersPermissionsRole');
 }
 
 /** users-permissions users (`up_users`); `role` is Strapi's manyToOne relation to the roles, a link table. */
@@ -43,7 +45,34 @@ export function usersType(roles: ContentType): ContentType {
   return synthetic('plugin::users-permissions.user', UP.users, 'user', 'users', [
     scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
     scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'), role,
-  ]);
+  ], 'UsersPermissionsUser');
+}
+
+/**
+ * users-permissions permissions (`up_permissions`: an action and its role), and the role's other sides:
+ * `permissions` and `users` (oneToMany, mappedBy `role`), in Strapi's attribute order. Adds them to `roles`.
+ */
+export function permissionsType(roles: ContentType, users: ContentType): ContentType {
+  const P = UP.permissionRole;
+  const L = UP.userRole;
+  const role: RelationAttr = {
+    kind: 'relation', name: 'role', relation: 'manyToOne', target: roles.uid, toMany: false, owner: true, inversedBy: 'permissions',
+    join: { table: P.table, source: P.permission, target: P.role, order: null, inverseOrder: P.order },
+    required: false, private: false, localized: false,
+  };
+  const permission = synthetic('plugin::users-permissions.permission', UP.permissions, 'permission', 'permissions',
+    [scalar('action', 'string'), role], 'UsersPermissionsPermission');
+  const side = (name: string, target: ContentType, table: string, self: string, other: string, order: string): RelationAttr => ({
+    kind: 'relation', name, relation: 'oneToMany', target: target.uid, toMany: true, owner: false, mappedBy: 'role',
+    join: { table, source: self, target: other, order, inverseOrder: null }, required: false, private: false, localized: false,
+  });
+  if (!roles.byName.has('permissions')) {
+    for (const a of [side('permissions', permission, P.table, P.role, P.permission, P.order), side('users', users, L.table, L.role, L.user, L.order)]) {
+      roles.attributes.push(a);
+      roles.byName.set(a.name, a);
+    }
+  }
+  return permission;
 }
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language' });

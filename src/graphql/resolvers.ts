@@ -11,6 +11,7 @@ import { responseTooLarge } from '../../compiler/index.ts';
 import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
+import { cancelOnAbort } from '../db/connect.ts';
 import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
@@ -18,7 +19,8 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, rolesType, usersType } from './builtin.ts';
+import { filesType, permissionsType, rolesType, usersType } from './builtin.ts';
+import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
 import type { SdlResult } from './sdl.ts';
@@ -93,13 +95,14 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const files = filesType(schema);
   const roles = rolesType();
   const users = usersType(roles);
+  const permissions = permissionsType(roles, users);
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
   // Shadow CRUD loops below keep iterating the models' own types.
-  const readSchema: Schema = { ...schema, contentTypes: new Map([...schema.contentTypes, [roles.uid, roles]]) };
+  const readSchema: Schema = { ...schema, contentTypes: new Map([...schema.contentTypes, ...[roles, users, permissions].map((ct) => [ct.uid, ct] as const)]) };
   const models: PlanModels = {
     schema: readSchema, shape: config.graphql.shape,
-    nameOf: (ct) => (ct === files ? 'UploadFile' : ct === users ? 'UsersPermissionsUser' : ct === roles ? 'UsersPermissionsRole' : typeName(ct)),
+    nameOf: (ct) => (ct === files ? 'UploadFile' : ct.builtin?.graphqlName ?? typeName(ct)),
   };
   const amount = config.graphql.amountLimit;
   const limits: ReadLimits = {
@@ -148,7 +151,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await ctx.rest.db.unsafe<Array<{ data: string | null; total?: string; oversize?: boolean }>>(sql.text, params as never[], { prepare: true });
+    const rows = await cancelOnAbort((ctx.rest.reader?.() ?? ctx.rest.db).unsafe<Array<{ data: string | null; total?: string; oversize?: boolean }>>(sql.text, params as never[], { prepare: true }), ctx.rest.signal);
     ctx.rest.count(1);
     if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];
@@ -413,9 +416,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   map.UploadFile = v4 ? { related: () => [] } : { ...selfFields, related: () => [] };
   map.I18NLocale = v4 ? {} : { ...selfFields };
-  map.UsersPermissionsRole = v4 ? {} : { ...selfFields };
-  map.UsersPermissionsUser = v4 ? { role: (p) => one(asRow(p).role) } : { ...selfFields };
-  if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
+  // A role's users and permissions, a permission's role, a user's role: relations as the models' (v4: wrapped).
+  for (const ct of [roles, users, permissions]) map[ct.builtin!.graphqlName] = attributeResolvers(ct.attributes);
+  if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
 
   /** A plugin type's three root queries (one, list, v5 connection) over a synthetic content-type. */
   const pluginQueries = (ct: ContentType, single: string, plural: string, allowed: (ctx: GqlContext, action: 'find' | 'findOne') => boolean) => {
@@ -521,6 +524,13 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     ctx.rest.count(1);
     return rows[0] ?? null;
   };
+
+  const upMutations = usersPermissionsMutations({
+    users: deps.users, usersType: users,
+    readOne: async (ctx, ct, args, info) => (await read(ctx, ct, 'one', args, info)).data,
+  });
+  Object.assign(Mutation, upMutations.Mutation);
+  for (const [path, check] of upMutations.auth) authOf.set(path, check);
 
   map.Query = Query;
   map.Mutation = Mutation;

@@ -40,6 +40,18 @@ type UsersPermissionsPasswordPayload {
   ok: Boolean!
 }
 
+type UsersPermissionsCreateRolePayload {
+  ok: Boolean!
+}
+
+type UsersPermissionsUpdateRolePayload {
+  ok: Boolean!
+}
+
+type UsersPermissionsDeleteRolePayload {
+  ok: Boolean!
+}
+
 input PaginationArg {
   page: Int
   pageSize: Int
@@ -54,4 +66,14 @@ export const ACCOUNT_MUTATIONS = [
   '\n  """\n  Reset user password. Confirm with a code (resetToken from forgotPassword)\n  """\n  resetPassword(password: String!, passwordConfirmation: String!, code: String!): UsersPermissionsLoginPayload',
   '\n  """Change user password. Confirm with the current password."""\n  changePassword(currentPassword: String!, password: String!, passwordConfirmation: String!): UsersPermissionsLoginPayload',
   '\n  """Confirm an email users email address"""\n  emailConfirmation(confirmation: String!): UsersPermissionsLoginPayload',
+];
+
+/** users-permissions role and user mutations, as Strapi 5.54 declares them (both shapes: numeric ids). */
+export const USERS_PERMISSIONS_MUTATIONS = [
+  '\n  """Create a new role"""\n  createUsersPermissionsRole(data: UsersPermissionsRoleInput!): UsersPermissionsCreateRolePayload',
+  '\n  """Update an existing role"""\n  updateUsersPermissionsRole(id: ID!, data: UsersPermissionsRoleInput!): UsersPermissionsUpdateRolePayload',
+  '\n  """Delete an existing role"""\n  deleteUsersPermissionsRole(id: ID!): UsersPermissionsDeleteRolePayload',
+  '\n  """Create a new user"""\n  createUsersPermissionsUser(data: UsersPermissionsUserInput!): UsersPermissionsUserEntityResponse!',
+  '\n  """Update an existing user"""\n  updateUsersPermissionsUser(id: ID!, data: UsersPermissionsUserInput!): UsersPermissionsUserEntityResponse!',
+  '\n  """Delete an existing user"""\n  deleteUsersPermissionsUser(id: ID!): UsersPermissionsUserEntityResponse!',
 ];

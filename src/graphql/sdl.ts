@@ -4,7 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { ACCOUNT_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
 
 const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
 const COLLECTION_ARGS = (filters: string) => `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [])`;
@@ -129,17 +129,58 @@ type I18NLocaleEntityResponseCollection {
   meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
 }
 
+input UsersPermissionsPermissionFiltersInput {
+  documentId: IDFilterInput
+  action: StringFilterInput
+  role: UsersPermissionsRoleFiltersInput
+  createdAt: DateTimeFilterInput
+  updatedAt: DateTimeFilterInput
+  publishedAt: DateTimeFilterInput
+  and: [UsersPermissionsPermissionFiltersInput]
+  or: [UsersPermissionsPermissionFiltersInput]
+  not: UsersPermissionsPermissionFiltersInput
+}
+
+type UsersPermissionsPermission {
+  id: ID! @deprecated(reason: "Use \`documentId\` instead")
+  documentId: ID!
+  attributes: UsersPermissionsPermission! ${DEPRECATED_SELF}
+  data: UsersPermissionsPermission! ${DEPRECATED_SELF}
+  action: String!
+  role: UsersPermissionsRole
+  createdAt: DateTime
+  updatedAt: DateTime
+  publishedAt: DateTime
+}
+
+type UsersPermissionsPermissionRelationResponseCollection {
+  nodes: [UsersPermissionsPermission!]!
+  data: [UsersPermissionsPermission!]! @deprecated(reason: "Use \`nodes\` field instead")
+}
+
 input UsersPermissionsRoleFiltersInput {
   documentId: IDFilterInput
   name: StringFilterInput
   description: StringFilterInput
   type: StringFilterInput
+  permissions: UsersPermissionsPermissionFiltersInput
+  users: UsersPermissionsUserFiltersInput
   createdAt: DateTimeFilterInput
   updatedAt: DateTimeFilterInput
   publishedAt: DateTimeFilterInput
   and: [UsersPermissionsRoleFiltersInput]
   or: [UsersPermissionsRoleFiltersInput]
   not: UsersPermissionsRoleFiltersInput
+}
+
+input UsersPermissionsRoleInput {
+  name: String
+  description: String
+  type: String
+  permissions: [ID]
+  users: [ID]
+  publishedAt: DateTime
+  locale: String
 }
 
 type UsersPermissionsRole {
@@ -150,6 +191,10 @@ type UsersPermissionsRole {
   name: String!
   description: String
   type: String
+  permissions_connection${COLLECTION_ARGS('UsersPermissionsPermissionFiltersInput')}: UsersPermissionsPermissionRelationResponseCollection
+  permissions${COLLECTION_ARGS('UsersPermissionsPermissionFiltersInput')}: [UsersPermissionsPermission]!
+  users_connection${COLLECTION_ARGS('UsersPermissionsUserFiltersInput')}: UsersPermissionsUserRelationResponseCollection
+  users${COLLECTION_ARGS('UsersPermissionsUserFiltersInput')}: [UsersPermissionsUser]!
   createdAt: DateTime
   updatedAt: DateTime
   publishedAt: DateTime
@@ -178,6 +223,20 @@ input UsersPermissionsUserFiltersInput {
   not: UsersPermissionsUserFiltersInput
 }
 
+input UsersPermissionsUserInput {
+  username: String
+  email: String
+  provider: String
+  password: String
+  resetPasswordToken: String
+  confirmationToken: String
+  confirmed: Boolean
+  blocked: Boolean
+  role: ID
+  publishedAt: DateTime
+  locale: String
+}
+
 type UsersPermissionsUser {
   id: ID! @deprecated(reason: "Use \`documentId\` instead")
   documentId: ID!
@@ -194,11 +253,20 @@ type UsersPermissionsUser {
   publishedAt: DateTime
 }
 
+type UsersPermissionsUserEntityResponse {
+  data: UsersPermissionsUser
+}
+
 type UsersPermissionsUserEntityResponseCollection {
   nodes: [UsersPermissionsUser!]!
   pageInfo: Pagination!
   data: [UsersPermissionsUser!]! @deprecated(reason: "Use \`nodes\` field instead")
   meta: ResponseCollectionMeta! @deprecated(reason: "Use the \`pageInfo\` field instead")
+}
+
+type UsersPermissionsUserRelationResponseCollection {
+  nodes: [UsersPermissionsUser!]!
+  data: [UsersPermissionsUser!]! @deprecated(reason: "Use \`nodes\` field instead")
 }
 
 ${sharedAuthSdl(true)}`;
@@ -431,7 +499,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     }
   }
 
-  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsRole', 'UsersPermissionsUser',
+  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
     ...[...schema.contentTypes.values()].map(typeName)];
   unions.set('GenericMorph', morph);
   out.push(`union GenericMorph = ${morph.join(' | ')}`);
@@ -484,6 +552,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     }
   }
   q.push('  me: UsersPermissionsMe');
+  m.push(...USERS_PERMISSIONS_MUTATIONS);
   m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
   m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
   out.push(`type Query {\n${q.join('\n')}\n}`);

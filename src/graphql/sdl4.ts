@@ -7,7 +7,7 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { ACCOUNT_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -84,10 +84,32 @@ type I18NLocale {
 
 ${wrappers('I18NLocale', true).join('\n\n')}
 
+input UsersPermissionsPermissionFiltersInput {
+  id: IDFilterInput
+  action: StringFilterInput
+  role: UsersPermissionsRoleFiltersInput
+  createdAt: DateTimeFilterInput
+  updatedAt: DateTimeFilterInput
+  and: [UsersPermissionsPermissionFiltersInput]
+  or: [UsersPermissionsPermissionFiltersInput]
+  not: UsersPermissionsPermissionFiltersInput
+}
+
+type UsersPermissionsPermission {
+  action: String!
+  role: UsersPermissionsRoleEntityResponse
+  createdAt: DateTime
+  updatedAt: DateTime
+}
+
+${wrappers('UsersPermissionsPermission', true).join('\n\n')}
+
 type UsersPermissionsRole {
   name: String!
   description: String
   type: String
+  permissions${ARGS('UsersPermissionsPermissionFiltersInput', false)}: UsersPermissionsPermissionRelationResponseCollection
+  users${ARGS('UsersPermissionsUserFiltersInput', false)}: UsersPermissionsUserRelationResponseCollection
   createdAt: DateTime
   updatedAt: DateTime
 }
@@ -99,11 +121,21 @@ input UsersPermissionsRoleFiltersInput {
   name: StringFilterInput
   description: StringFilterInput
   type: StringFilterInput
+  permissions: UsersPermissionsPermissionFiltersInput
+  users: UsersPermissionsUserFiltersInput
   createdAt: DateTimeFilterInput
   updatedAt: DateTimeFilterInput
   and: [UsersPermissionsRoleFiltersInput]
   or: [UsersPermissionsRoleFiltersInput]
   not: UsersPermissionsRoleFiltersInput
+}
+
+input UsersPermissionsRoleInput {
+  name: String
+  description: String
+  type: String
+  permissions: [ID]
+  users: [ID]
 }
 
 input UsersPermissionsUserFiltersInput {
@@ -119,6 +151,18 @@ input UsersPermissionsUserFiltersInput {
   and: [UsersPermissionsUserFiltersInput]
   or: [UsersPermissionsUserFiltersInput]
   not: UsersPermissionsUserFiltersInput
+}
+
+input UsersPermissionsUserInput {
+  username: String
+  email: String
+  provider: String
+  password: String
+  resetPasswordToken: String
+  confirmationToken: String
+  confirmed: Boolean
+  blocked: Boolean
+  role: ID
 }
 
 type UsersPermissionsUser {
@@ -301,11 +345,12 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     m.push(`  delete${n}(id: ID!${loc}): ${n}EntityResponse`);
     if (ct.localized) m.push(`  create${n}Localization(id: ID, data: ${n}Input, locale: I18NLocaleCode): ${n}EntityResponse`);
   }
-  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsRole', 'UsersPermissionsUser',
+  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
     ...[...schema.contentTypes.values()].map(typeName)];
   unions.set('GenericMorph', morph);
   out.push(`union GenericMorph = ${morph.join(' | ')}`);
   q.push('  me: UsersPermissionsMe');
+  m.push(...USERS_PERMISSIONS_MUTATIONS);
   m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
   m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
   out.push(`type Query {\n${q.join('\n')}\n}`);
