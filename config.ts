@@ -52,6 +52,12 @@ export const ConfigSchema = Type.Object({
      * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
      */
     connectionDeadline: Int(100, 60_000),
+    /** Read replicas (streaming standbys of the primary): reads that may go to one (see src/db/replicas.ts). */
+    readUrls: Type.Array(Type.String({ minLength: 1 })),
+    /** Bytes of WAL a replica may lag behind the primary and still take reads. */
+    replicaMaxLag: Int(0),
+    /** Milliseconds between checks of the replicas' health and replay position. */
+    replicaCheckInterval: Int(20, 60_000),
   }),
   http: Type.Object({
     maxBodySize: Int(1024),
@@ -253,7 +259,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000 },
+  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -326,6 +332,9 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
+  ['DATABASE_READ_URL', 'db.readUrls', 'list'],
+  ['DB_REPLICA_MAX_LAG', 'db.replicaMaxLag', 'int'],
+  ['DB_REPLICA_CHECK_INTERVAL', 'db.replicaCheckInterval', 'int'],
   ['MAX_BODY_SIZE', 'http.maxBodySize', 'int'],
   ['MAX_JSON_DEPTH', 'http.maxJsonDepth', 'int'],
   ['MAX_RESPONSE_SIZE', 'http.maxResponseSize', 'int'],

@@ -16,6 +16,7 @@ import { plugins as loadPlugins } from './plugins/index.ts';
 import { represent } from './http/representation.ts';
 import { ResponseCache, type CacheStats } from './cache/response-cache.ts';
 import { Invalidator } from './cache/invalidation.ts';
+import { ReadRouter, type WrittenPosition } from './db/replicas.ts';
 import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
 import { UP } from './auth/tables.ts';
 import { FILES } from '../compiler/layout.ts';
@@ -28,7 +29,8 @@ export const READY_PATH = '/_ready';
 
 export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void>; stats(): AppStats; db: Db }
 
-export function createApp(config: Config, databaseUrl: string): App {
+/** `written`: the node's shared write position (read replicas), when several threads serve it. */
+export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition): App {
   const schema = loadModels(config.modelsDir, config.i18n);
   setMaxJsonDepth(config.http.maxJsonDepth);
   const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode);
@@ -44,10 +46,17 @@ export function createApp(config: Config, databaseUrl: string): App {
   };
   const representation = { etag: config.http.etag, compression: config.http.compression };
   const cache = config.cache.enabled ? new ResponseCache(config.cache.maxBytes) : null;
-  const invalidator = cache ? new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }) : null;
-  // Nothing is served from the cache before this node hears other nodes' writes.
-  let cacheLive = false;
-  invalidator?.start().then(() => { cacheLive = true; }, (e: unknown) => log.warn('response cache: could not listen for writes; the cache stays off', { error: String(e) }));
+  const replicas = config.db.readUrls.length
+    ? new ReadRouter(db, config.db.readUrls, (url) => connect(url, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode),
+      { maxLagBytes: config.db.replicaMaxLag, checkInterval: config.db.replicaCheckInterval }, written)
+    : null;
+  const invalidator = cache || replicas ? new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }, replicas) : null;
+  // Nothing is served from the cache (or a replica) before this node hears other nodes' writes.
+  let live = false;
+  Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
+    (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
+  const cacheLive = () => live && cache !== null;
+  const reader = replicas ? () => (live ? replicas.reader() : db) : undefined;
   const onWrite = invalidator ? (tables: string[]) => invalidator.written(tables) : undefined;
   return {
     db,
@@ -60,7 +69,7 @@ export function createApp(config: Config, databaseUrl: string): App {
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, reader, signal: task.signal };
       let reply: Reply;
       let key: string | null = null;
       let since = 0;
@@ -68,7 +77,7 @@ export function createApp(config: Config, databaseUrl: string): App {
         const plugin = plugins.find((p) => p.claims(task.path));
         if (!plugin && !task.path.startsWith('/api/')) throw notFound();
         const caller = await auth.caller(task.authorization, lookups);
-        if (cache && cacheLive && caller) {
+        if (cache && cacheLive() && caller) {
           key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
           const hit = key === null || wantsFresh(task) ? undefined : cache.get(key);
           if (hit) return serve(hit, task, exposeCount);
@@ -87,7 +96,7 @@ export function createApp(config: Config, databaseUrl: string): App {
       if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
       return serve(full, task, exposeCount, false);
     },
-    close: async () => { await invalidator?.stop(); await db.end({ timeout: 5 }); },
+    close: async () => { await invalidator?.stop(); await replicas?.stop(); await db.end({ timeout: 5 }); },
   };
 }
 

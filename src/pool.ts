@@ -6,6 +6,7 @@ import { cloneableConfig, type Config } from '../config.ts';
 import { ClientSignal, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import { createApp, type AppStats } from './app.ts';
+import { WrittenPosition } from './db/replicas.ts';
 import { setConnectionDeadline } from './db/connect.ts';
 import { testCrash } from './crash.ts';
 import { log } from './log.ts';
@@ -42,13 +43,14 @@ export function createPool(config: Config, databaseUrl: string): Pool {
       close: () => app.close(),
     };
   }
+  const written = new WrittenPosition();
   const piscina = new Piscina({
     filename: new URL('./worker.ts', import.meta.url).href,
     minThreads: config.workers,
     maxThreads: config.workers,
     concurrentTasksPerWorker: 256,
     idleTimeout: 0,
-    workerData: { config: cloneableConfig(config), databaseUrl },
+    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer },
   });
   // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).
   piscina.on('error', (e: unknown) => log.error('worker thread failed', { error: String((e as Error)?.stack ?? e) }));

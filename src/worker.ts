@@ -1,6 +1,7 @@
 // Piscina worker entry: each thread builds its own App (models, postgres.js pool, plan cache).
 import { workerData, threadId, BroadcastChannel } from 'node:worker_threads';
 import { createApp } from './app.ts';
+import { WrittenPosition } from './db/replicas.ts';
 import { setLogLevel, log } from './log.ts';
 import { ABORT_CHANNEL, STATS_CHANNEL } from './pool.ts';
 import { setConnectionDeadline } from './db/connect.ts';
@@ -10,11 +11,11 @@ import { errorReply, type Reply } from './rest/reply.ts';
 import { ApiError } from '../compiler/errors.ts';
 import type { Config } from '../config.ts';
 
-const { config, databaseUrl } = workerData as { config: Config; databaseUrl: string };
+const { config, databaseUrl, written } = workerData as { config: Config; databaseUrl: string; written: SharedArrayBuffer };
 setLogLevel(config.logLevel);
 installCrashHandlers('worker');
 setConnectionDeadline(config.db.connectionDeadline);
-const app = createApp(config, databaseUrl);
+const app = createApp(config, databaseUrl, new WrittenPosition(written));
 
 if (config.metrics.enabled) {
   const channel = new BroadcastChannel(STATS_CHANNEL);

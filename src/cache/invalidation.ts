@@ -13,6 +13,7 @@ import { writeTables } from '../../compiler/tables.ts';
 import { FILES } from '../../compiler/layout.ts';
 import { UP } from '../auth/tables.ts';
 import type { ResponseCache } from './response-cache.ts';
+import type { ReadRouter } from '../db/replicas.ts';
 import { log } from '../log.ts';
 
 export const CACHE_CHANNEL = 'fastrapi_cache';
@@ -32,7 +33,11 @@ export class Invalidator {
   /** Node id in notifications: a node skips its own (it invalidated already). */
   private readonly self = Math.random().toString(36).slice(2, 10);
 
-  constructor(private db: Sql, private cache: ResponseCache, schema: Schema, private opts: InvalidationOptions) {
+  /**
+   * `cache`: the response cache to keep current (null: none); `router`: read replicas, told the WAL position
+   * of every write (this node's and those announced) so reads wait for a replica that has it.
+   */
+  constructor(private db: Sql, private cache: ResponseCache | null, schema: Schema, private opts: InvalidationOptions, private router: ReadRouter | null = null) {
     this.watched = [...schema.contentTypes.values()].filter((ct) => !ct.builtin).map((ct) => ({ table: ct.table, invalidates: writeTables(schema, ct), last: null }));
     this.watched.push({ table: FILES.table, invalidates: [FILES.table, FILES.related], last: null });
     if ([...schema.contentTypes.values()].some((ct) => ct.table === UP.users)) this.watched.push({ table: UP.users, invalidates: [UP.users], last: null });
@@ -42,30 +47,41 @@ export class Invalidator {
     let first = true;
     const listener = await this.db.listen(CACHE_CHANNEL, (payload) => this.heard(payload), () => {
       // (Re)connected: what was written while the connection was down went unheard.
-      if (!first) { log.warn('response cache: the notification connection was re-established; dropping every cached response'); this.cache.clear(); }
+      if (!first && this.cache) { log.warn('response cache: the notification connection was re-established; dropping every cached response'); this.cache.clear(); }
       first = false;
     });
     this.unlisten = () => listener.unlisten();
     await this.watch();
   }
 
-  /** A write of this node committed: drop what read its tables here, and tell the other nodes. */
-  written(tables: string[]): void {
+  /**
+   * A write of this node committed: drop what read its tables here, learn the primary's WAL position
+   * (replicas must reach it before answering again), and tell the other nodes both.
+   */
+  async written(tables: string[]): Promise<void> {
     if (!tables.length) return;
-    this.cache.invalidate(tables);
-    this.db.notify(CACHE_CHANNEL, `${this.self} ${tables.join(',')}`).catch((e: unknown) => {
-      log.warn('response cache: could not notify the other nodes of a write', { error: String(e) });
+    this.cache?.invalidate(tables);
+    let lsn = 0n;
+    if (this.router) {
+      try { lsn = await this.router.primaryPosition(); this.router.wrote(lsn); } catch (e) {
+        log.warn('read replicas: could not read the position of a write; reads stay on the primary until the next check', { error: String(e) });
+        this.router.wroteUnknown();
+      }
+    }
+    this.db.notify(CACHE_CHANNEL, `${this.self} ${lsn} ${tables.join(',')}`).catch((e: unknown) => {
+      log.warn('could not notify the other nodes of a write', { error: String(e) });
     });
   }
 
   private heard(payload: string): void {
-    const [from, list = ''] = payload.split(' ');
+    const [from, lsn = '0', list = ''] = payload.split(' ');
     if (from === this.self) return;
-    this.cache.invalidate(list.split(',').filter(Boolean));
+    if (/^\d+$/.test(lsn)) this.router?.wrote(BigInt(lsn));
+    this.cache?.invalidate(list.split(',').filter(Boolean));
   }
 
   private async watch(): Promise<void> {
-    if (this.stopped || !this.watched.length) return;
+    if (this.stopped || !this.watched.length || !this.cache) return;
     const started = Date.now();
     try {
       const text = this.watched.map((w, i) => `select ${i} as i, count(*)::text || '/' || coalesce(max(id)::text, '') || '/' || coalesce(max(updated_at)::text, '') as s from ${q(w.table)}`).join(' union all ');
@@ -76,10 +92,14 @@ export class Invalidator {
         if (w.last !== null && w.last !== r.s) changed.push(...w.invalidates);
         w.last = r.s;
       }
-      if (changed.length) this.cache.invalidate(changed);
+      if (changed.length) {
+        // Replicas must have replayed what was seen before their answers may be cached again.
+        if (this.router) this.router.wrote(await this.router.primaryPosition());
+        this.cache?.invalidate(changed);
+      }
     } catch (e) {
       // The database is unreachable: writes may happen unseen meanwhile.
-      this.cache.clear();
+      this.cache?.clear();
       for (const w of this.watched) w.last = null;
       log.warn('response cache: the change watch failed; dropping every cached response', { error: String(e) });
     }

@@ -2,7 +2,8 @@
 import type { ContentType } from '../../compiler/schema.ts';
 import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
 import { notFound } from '../../compiler/errors.ts';
-import type { Db } from '../db/connect.ts';
+import { cancelOnAbort, type Db } from '../db/connect.ts';
+import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
 
 export interface ReadContext {
@@ -13,6 +14,10 @@ export interface ReadContext {
   access?: { key: string; canRead: (uid: string) => boolean };
   /** Tables the request's reads depended on (the response cache invalidates by them); undefined = not collected. */
   reads?: Set<string>;
+  /** Where reads go (a read replica that has replayed every known write), asked at each read; unset = db. */
+  reader?: () => Db;
+  /** Fires when the client went away: its running statement is cancelled (nobody reads the answer). */
+  signal?: ClientSignal;
 }
 
 const DATA = Buffer.from('{"data":');
@@ -25,7 +30,8 @@ const ONE_END = Buffer.from(',"meta":{}}');
  * JS string; the envelope is put around the bytes with one copy.
  */
 async function firstRawRow(ctx: ReadContext, plan: ReadPlan): Promise<Array<Buffer | null> | undefined> {
-  const rows = await ctx.db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
+  const db = ctx.reader?.() ?? ctx.db;
+  const rows = await cancelOnAbort(db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }), ctx.signal).raw() as unknown as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   return rows[0];

@@ -19,8 +19,12 @@ import { Writer, type VersionRow } from './writer.ts';
 
 export interface WriteContext extends ReadContext {
   schema: Schema; config: Config; compiler: Compiler; db: Db;
-  /** Called once a write's transaction committed, with every table it may have changed (the response cache). */
-  onWrite?: (tables: string[]) => void;
+  /**
+   * Called once a write's transaction committed, with every table it may have changed (the response
+   * cache; read replicas learn the position the next reads must have replayed). Awaited before the
+   * write's answer is read.
+   */
+  onWrite?: (tables: string[]) => void | Promise<void>;
 }
 
 function parseBody(task: Task): Record<string, unknown> {
@@ -74,7 +78,7 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
   } finally { ctx.count(n); }
   // Committed (a rolled-back write changed nothing): cached reads of what it may have changed go now,
   // before its answer is sent.
-  ctx.onWrite?.(writeTables(ctx.schema, ct));
+  await ctx.onWrite?.(writeTables(ctx.schema, ct));
 }
 
 /**
