@@ -20,7 +20,7 @@ export interface Task {
   internal?: boolean;
   /**
    * Set by the pool in the thread that handles the task (it cannot cross to a worker): aborted when the
-   * client goes away before its answer. Statements run through `cancelOnAbort()` (src/db/connect.ts) are cancelled.
+   * client goes away before its answer. Reads check it before issuing a statement (`skipIfGone()`, src/db/connect.ts).
    */
   signal?: ClientSignal;
   /** The pool's number for the task when it goes to a worker (how an abort finds it there). */

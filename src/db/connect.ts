@@ -71,7 +71,7 @@ export function setConnectionDeadline(ms: number): void { connectionDeadline = m
 
 /** The fields of postgres.js's Query this module relies on (src/query.js, src/connection.js of 3.4.x). */
 interface RawQuery {
-  handler: unknown; canceller: ((q: RawQuery) => Promise<void>) | null; executed: boolean;
+  handler: unknown; executed: boolean;
   /** Set by the connection that takes the statement (it is then running or pipelined on it). */
   state: unknown;
   tagged: boolean; strings: readonly string[]; args: unknown[]; options: { onexecute?: unknown };
@@ -121,20 +121,13 @@ function sweep(): void {
 }
 
 /**
- * Gives up on a statement. On a connection, PostgreSQL is asked to cancel it (it then fails with 57014).
- * Still waiting for one, it cannot be taken back: postgres.js loses the connection for good when a
+ * Gives up on a statement still waiting for a connection. It cannot be taken back: postgres.js loses the connection for good when a
  * statement it is opening a connection for, or has queued, turns out cancelled (the connection stays in
  * its connecting/full state with nothing to run). So its text becomes `select 1` (and a transaction's
  * BEGIN forgets its transaction) and it runs harmlessly whenever a connection takes it; its promise
  * rejects now.
  */
 function abandon(q: RawQuery, error: Error): void {
-  if (q.state) {
-    const cancel = q.canceller;
-    q.canceller = null;
-    cancel?.(q).catch(() => { /* the database is gone: the statement fails with its connection */ });
-    return;
-  }
   if (!q.executed) { q.executed = true; q.reject(error); return; }
   q.tagged = false;
   q.strings = ['select 1'];
@@ -144,18 +137,15 @@ function abandon(q: RawQuery, error: Error): void {
 }
 
 /**
- * Cancels `query` when the client goes away (`task.signal`): on its connection PostgreSQL cancels the
- * statement (57014), otherwise it is abandoned; either way the query rejects and the request, whose
- * answer nobody will read, ends. Returns the query; without a signal it does nothing.
- *
- *   const rows = await cancelOnAbort(db`select ...`.raw(), task.signal);
+ * Throws ClientGoneError when the client of a request went away (`task.signal`), so a statement whose
+ * answer nobody will read is not issued (under overload, requests queued in a worker whose clients gave
+ * up cost nothing). A statement already issued is not cancelled: postgres.js pipelines statements on a
+ * connection, and a PostgreSQL cancel request (per backend, not per statement) may hit the statement
+ * after it, and postgres.js 3.4.9 then attributes the cancelled statement's rows to the next one
+ * (measured in the benchmark: wrong rows, then 503s).
  */
-export function cancelOnAbort<Q extends PendingQuery<any>>(query: Q, signal: ClientSignal | undefined): Q {
-  if (!signal) return query;
-  const off = signal.onAbort(() => abandon(query as unknown as RawQuery, new ClientGoneError()));
-  // Unregisters once settled, without starting the query (Query#then would).
-  Promise.prototype.then.call(query, off, off);
-  return query;
+export function skipIfGone(signal: ClientSignal | undefined): void {
+  if (signal?.aborted) throw new ClientGoneError();
 }
 
 /** Readiness probe: the database answers a trivial statement. */

@@ -2,7 +2,7 @@
 import type { ContentType } from '../../compiler/schema.ts';
 import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
 import { notFound } from '../../compiler/errors.ts';
-import { cancelOnAbort, type Db } from '../db/connect.ts';
+import { skipIfGone, type Db } from '../db/connect.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
 
@@ -16,7 +16,7 @@ export interface ReadContext {
   reads?: Set<string>;
   /** Where reads go (a read replica that has replayed every known write), asked at each read; unset = db. */
   reader?: () => Db;
-  /** Fires when the client went away: its running statement is cancelled (nobody reads the answer). */
+  /** Set when the client went away: no further statement is issued for it (nobody reads the answer). */
   signal?: ClientSignal;
 }
 
@@ -31,7 +31,8 @@ const ONE_END = Buffer.from(',"meta":{}}');
  */
 async function firstRawRow(ctx: ReadContext, plan: ReadPlan): Promise<Array<Buffer | null> | undefined> {
   const db = ctx.reader?.() ?? ctx.db;
-  const rows = await cancelOnAbort(db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }), ctx.signal).raw() as unknown as Array<Array<Buffer | null>>;
+  skipIfGone(ctx.signal);
+  const rows = await db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   return rows[0];
