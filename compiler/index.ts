@@ -22,6 +22,13 @@ export interface CompilerOptions extends ReadLimits {
   maxPopulate?: number;
 }
 
+/**
+ * Turns a route's own query parameters into the content API's before validation (the users routes take
+ * Strapi's database-query spelling: top-level `start`/`limit`, no default limit). Deterministic: plans
+ * are cached by the raw text, so one Compiler instance must always use the same rewrite for a type.
+ */
+export type QueryRewrite = (q: { [k: string]: QueryValue }) => { [k: string]: QueryValue };
+
 export interface ReadPlan {
   sql: CompiledRead;
   params: unknown[];
@@ -81,13 +88,13 @@ export class Compiler {
    * A read plan for a list ('list') or one document ('one', by documentId or the single type's row).
    * `access` names what the caller may read (its key is part of the cache keys: plans differ by it).
    */
-  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }): ReadPlan {
+  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite): ReadPlan {
     const key = `${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
     }
-    const q = this.parse(raw);
+    const q = rewrite ? rewrite(this.parse(raw)) : this.parse(raw);
     checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;

@@ -420,7 +420,8 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
     if (field && i === names.length - 1) return { path, field, desc };
     const attr = scope.attr(name);
     const p = i === 0 ? null : names.slice(0, i).join('.');
-    if (!attr || attr.private) throw invalidKey('sort', name, p);
+    // A private attribute exists: Strapi names its own path; an unknown one the path it was looked up in.
+    if (!attr || attr.private) throw invalidKey('sort', name, attr ? names.slice(0, i + 1).join('.') : p);
     if (attr.kind === 'relation') {
       // Through a to-many relation an entry sorts by its first value in the direction asked (checked live).
       path.push(attr);

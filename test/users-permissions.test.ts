@@ -112,6 +112,92 @@ describe('users-permissions account flow (email confirmation on, log provider)',
   });
 });
 
+describe('users query parameters (GET /users, /users/:id, /users/me, /users/count, as Strapi 5.54 answers them)', () => {
+  let s: TestServer;
+  let jwt: string;
+  const get = (path: string, token: string | null = TOKEN) => s.fetchJson('GET', path, undefined, token);
+  const names = (body: Array<{ username: string }>) => body.map((u) => u.username);
+  before(async () => {
+    s = await startTestServer({ env: { AUTH_RATE_LIMIT: '1000' } });
+    const roles = (await get('/api/users-permissions/roles')).body.roles as Array<{ id: number; type: string }>;
+    const role = roles.find((r) => r.type === 'authenticated')!.id;
+    for (const n of ['user1', 'user2', 'user3']) {
+      const r = await s.fetchJson('POST', '/api/users', { username: n, email: `${n}@example.test`, password: 'secret-123', role, confirmed: true }, TOKEN);
+      assert.equal(r.status, 201, r.text);
+    }
+    jwt = (await s.fetchJson('POST', '/api/auth/local', { identifier: 'user1', password: 'secret-123' })).body.jwt;
+  });
+  after(() => s.stop());
+
+  test('filters, sort, fields, _q; a bare array of sanitized users', async () => {
+    const all = await get('/api/users');
+    assert.equal(all.status, 200);
+    assert.deepEqual(Object.keys(all.body[0]), ['id', 'documentId', 'username', 'email', 'provider', 'confirmed', 'blocked', 'createdAt', 'updatedAt', 'publishedAt']);
+    assert.deepEqual(names((await get('/api/users?filters[username][$eq]=user2')).body), ['user2']);
+    const sorted = await get('/api/users?sort=username:desc&fields[0]=username');
+    assert.deepEqual(sorted.body.map((u: object) => Object.keys(u)), [['id', 'documentId', 'username'], ['id', 'documentId', 'username'], ['id', 'documentId', 'username']]);
+    assert.deepEqual(names(sorted.body), ['user3', 'user2', 'user1']);
+    assert.deepEqual(names((await get('/api/users?_q=user3&fields[0]=username')).body), ['user3']);
+    assert.deepEqual(names((await get('/api/users?filters[role][name][$eq]=Authenticated&sort=id&fields[0]=username')).body), ['user1', 'user2', 'user3']);
+    assert.deepEqual((await get('/api/users?filters[username][$eq]=nobody')).body, []);
+  });
+
+  test('pagination is top-level start/limit; no limit answers every user; pagination[…], page and pageSize are ignored', async () => {
+    assert.deepEqual(names((await get('/api/users?start=1&limit=1&fields[0]=username')).body), ['user2']);
+    for (const q of ['limit=-1', 'limit=0', 'pagination[page]=2&pagination[pageSize]=1', 'pagination[start]=1&pagination[limit]=1', 'page=2&pageSize=1']) {
+      assert.deepEqual(names((await get(`/api/users?${q}&fields[0]=username`)).body), ['user1', 'user2', 'user3'], q);
+    }
+    const badStart = await get('/api/users?start=-1&limit=1');
+    assert.equal(badStart.status, 400);
+    assert.equal(badStart.body.error.message, 'convertStartQueryParams expected a positive integer got -1');
+    assert.equal((await get('/api/users?start=abc')).body.error.message, 'convertStartQueryParams expected a positive integer got NaN');
+    assert.equal((await get('/api/users?limit=abc')).body.error.message, 'convertLimitQueryParams expected a positive integer got NaN');
+  });
+
+  test('populate: the role (fields, filters, a role\'s permissions), for callers that may read roles', async () => {
+    const role = await get('/api/users?populate=role&fields[0]=username&limit=1');
+    assert.deepEqual(Object.keys(role.body[0].role), ['id', 'documentId', 'name', 'description', 'type', 'createdAt', 'updatedAt', 'publishedAt']);
+    assert.equal(role.body[0].role.type, 'authenticated');
+    assert.deepEqual((await get('/api/users?populate=*&fields[0]=username&limit=1')).body[0].role, role.body[0].role);
+    const picked = await get('/api/users/1?fields[0]=username&populate[role][fields][0]=type');
+    assert.deepEqual(picked.body, { id: 1, documentId: picked.body.documentId, username: 'user1', role: { id: role.body[0].role.id, documentId: role.body[0].role.documentId, type: 'authenticated' } });
+    assert.equal((await get('/api/users?populate[role][filters][name][$eq]=x&fields[0]=username&limit=1')).body[0].role, null);
+    const deep = await get('/api/users?populate[role][populate]=*&fields[0]=username&limit=1');
+    assert.ok(deep.body[0].role.permissions.some((p: { action: string }) => p.action === 'plugin::users-permissions.auth.logout'), deep.text);
+    // A user's own JWT (the authenticated role cannot read roles): fields apply, the role is left out.
+    const me = await get('/api/users/me?populate=role&fields[0]=username', jwt);
+    assert.deepEqual(me.body, { id: 1, documentId: picked.body.documentId, username: 'user1' });
+    assert.deepEqual(Object.keys((await get('/api/users/me?fields[0]=email', jwt)).body), ['id', 'documentId', 'email']);
+  });
+
+  test('one user: filters too; none is an empty 204; count takes filters', async () => {
+    assert.equal((await get('/api/users/1?fields[0]=username')).body.username, 'user1');
+    for (const path of ['/api/users/1?filters[username][$eq]=nobody', '/api/users/999']) {
+      const r = await get(path);
+      assert.equal(r.status, 204, path);
+      assert.equal(r.text, '');
+    }
+    assert.equal((await get('/api/users/count?filters[username][$eq]=user2')).text, '1');
+    assert.equal((await get('/api/users/count?username=user2')).text, '3');
+    assert.equal((await get('/api/users/count?filters[nope][$eq]=1')).status, 400);
+  });
+
+  test('private attributes and unknown keys: Strapi\'s Invalid key errors', async () => {
+    const cases: Array<[string, string, string, string | null]> = [
+      ['filters[password][$eq]=x', 'filters', 'password', 'password'], ['sort=password', 'sort', 'password', 'password'],
+      ['sort=nope', 'sort', 'nope', null], ['fields[0]=password', 'fields', 'password', 'password'],
+      ['populate=nope', 'populate', 'nope', 'nope'], ['filters[nope][$eq]=1', 'filters', 'nope', null],
+      ['filters[resetPasswordToken][$null]=true', 'filters', 'resetPasswordToken', 'resetPasswordToken'],
+    ];
+    for (const [q, param, key, path] of cases) {
+      const r = await get(`/api/users?${q}`);
+      assert.equal(r.status, 400, q);
+      assert.deepEqual(r.body.error, { status: 400, name: 'ValidationError', message: `Invalid key ${key}`, details: { key, path, source: 'query', param } }, q);
+    }
+    assert.equal((await get('/api/users', null)).status, 403);
+  });
+});
+
 describe('users, roles and permissions administration', () => {
   let s: TestServer;
   before(async () => { s = await startTestServer({ env: { AUTH_RATE_LIMIT: '1000' } }); });

@@ -19,7 +19,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, permissionsType, rolesType, usersType } from './builtin.ts';
+import { filesType, permissionsType, rolesType, usersType } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';

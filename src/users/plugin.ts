@@ -10,7 +10,7 @@ import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from '../rest/reply.ts';
-import { methodNotAllowed } from '../rest/reply.ts';
+import { methodNotAllowed, noContent } from '../rest/reply.ts';
 import { ApiError, forbidden, notFound, unauthorized, validation } from '../../compiler/errors.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -18,10 +18,11 @@ import { RateLimiter } from './rate-limit.ts';
 import { UP } from '../auth/tables.ts';
 import { emailProvider } from '../email/index.ts';
 import { readAdvanced } from './settings.ts';
-import { userId, userJson, usersJson } from './user-json.ts';
+import { userId, userJson } from './user-json.ts';
+import { UsersQuery } from './users-query.ts';
 import { objectBody } from './validate.ts';
 import * as account from './account.ts';
-import { countUsers, createUser, deleteUser, updateUser } from './users-crud.ts';
+import { createUser, deleteUser, updateUser } from './users-crud.ts';
 import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, updateRole } from './roles.ts';
 
 const L = UP.userRole;
@@ -46,6 +47,7 @@ export function isUsersPlugin(p: Plugin): p is UsersPlugin {
 }
 
 export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
+  const query = new UsersQuery(schema, config);
   const limiter = new RateLimiter(config.auth.authRateLimit, 60_000);
   const deps: account.AccountDeps = { config, email: emailProvider(config.email) };
   const limited = (task: Task) => {
@@ -152,27 +154,26 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     const withRole = ctx.auth.allowsPlugin(caller, `${UPP}.role.find`);
     const m = task.method;
     if (rest.length === 0) {
-      if (m === 'GET') { allow(ctx, caller, 'user.find'); const data = await usersJson(ctx.db); ctx.count(1); return { status: 200, body: data }; }
+      if (m === 'GET') { allow(ctx, caller, 'user.find'); return { status: 200, body: await query.list(ctx, caller, task.query) }; }
       if (m === 'POST') { allow(ctx, caller, 'user.create'); return createUser(ctx, config, body(task), withRole); }
       return methodNotAllowed();
     }
     if (rest.length !== 1) throw notFound();
     if (rest[0] === 'me' && m === 'GET') {
       if (caller.kind !== 'user' || !caller.userId || !ctx.auth.allowsPlugin(caller, `${UPP}.user.me`)) throw forbidden();
-      const user = await userJson(ctx.db, caller.userId);
-      ctx.count(1);
+      const user = await query.one(ctx, caller, caller.userId, task.query);
       if (!user) throw unauthorized();
       return { status: 200, body: user };
     }
-    if (rest[0] === 'count' && m === 'GET') { allow(ctx, caller, 'user.count'); return countUsers(ctx); }
+    if (rest[0] === 'count' && m === 'GET') { allow(ctx, caller, 'user.count'); return { status: 200, body: String(await query.count(ctx, caller, task.query)) }; }
     const id = userId(rest[0]);
     switch (m) {
       case 'GET': {
         allow(ctx, caller, 'user.findOne');
-        const user = id === null ? null : await userJson(ctx.db, id);
-        ctx.count(1);
-        if (!user) throw notFound();
-        return { status: 200, body: user };
+        if (id === null) throw notFound();
+        // Strapi answers a user the filters exclude, or none, with an empty 204.
+        const user = await query.one(ctx, caller, id, task.query);
+        return user ? { status: 200, body: user } : noContent();
       }
       case 'PUT': allow(ctx, caller, 'user.update'); return updateUser(ctx, config, id, body(task), withRole);
       case 'DELETE': allow(ctx, caller, 'user.destroy'); return deleteUser(ctx, id);

@@ -20,13 +20,6 @@ export async function userJson(db: Sql, id: number, withRole = false): Promise<s
   return rows[0]?.data ?? null;
 }
 
-/** Every user, by id (Strapi's `GET /users` without query parameters). */
-export async function usersJson(db: Sql): Promise<string> {
-  const rows = await db.unsafe<Array<{ data: string | null }>>(
-    `select coalesce(json_agg(x order by x.id), '[]')::text as data from (select ${USER_FIELDS} from ${UP.users} u) x`, [], { prepare: true });
-  return rows[0]?.data ?? '[]';
-}
-
 /** A user id from a path segment (Strapi's numeric ids), or null. */
 export function userId(segment: string | undefined): number | null {
   return segment !== undefined && /^\d{1,10}$/.test(segment) && Number(segment) >= 1 && Number(segment) <= 2147483647 ? Number(segment) : null;

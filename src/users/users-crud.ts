@@ -17,12 +17,6 @@ const L = UP.userRole;
 const NOW = `date_trunc('milliseconds', now())`;
 const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
 
-export async function countUsers(ctx: RestContext): Promise<Reply> {
-  const rows = await ctx.db.unsafe<Array<{ n: number }>>(`select count(*)::int as n from ${UP.users}`, [], { prepare: true });
-  ctx.count(1);
-  return { status: 200, body: String(rows[0].n) };
-}
-
 /** A role reference as Strapi's relation inputs take it: an id, a documentId, or `{connect: [{id | documentId}]}`. */
 type RoleRef = { id: number } | { documentId: string };
 

@@ -1,9 +1,10 @@
-// The plugin types GraphQL exposes next to the models (media library files, users-permissions users),
+// The plugin types served next to the models (media library files, users-permissions users, roles and
+// permissions: GraphQL's plugin types, the users REST routes' queries),
 // described as content-types so the same compiler reads them in one statement.
-import type { Attribute, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
-import { snake } from '../../compiler/schema.ts';
-import { FILES } from '../../compiler/layout.ts';
-import { UP } from '../auth/tables.ts';
+import type { Attribute, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema } from '../compiler/schema.ts';
+import { snake } from '../compiler/schema.ts';
+import { FILES } from '../compiler/layout.ts';
+import { UP } from './auth/tables.ts';
 
 function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAttr {
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
@@ -44,6 +45,9 @@ export function usersType(roles: ContentType): ContentType {
   };
   return synthetic('plugin::users-permissions.user', UP.users, 'user', 'users', [
     scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
+    // Private: never answered, and named in Strapi's `Invalid key` errors as attributes that exist.
+    { ...scalar('password', 'password'), private: true }, { ...scalar('resetPasswordToken', 'string'), private: true },
+    { ...scalar('confirmationToken', 'string'), private: true },
     scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'), role,
   ], 'UsersPermissionsUser');
 }
@@ -84,4 +88,11 @@ export function localeList(schema: Schema): Array<Record<string, unknown>> {
     try { name = languageNames.of(code) ?? code; } catch { /* not a BCP 47 tag */ }
     return { id: i + 1, documentId: code, name: `${name} (${code})`, code, createdAt: null, updatedAt: null, publishedAt: null };
   });
+}
+
+/** users-permissions' three types, related as in Strapi (a user's role, a role's users and permissions). */
+export function usersPermissionsTypes(): { roles: ContentType; users: ContentType; permissions: ContentType } {
+  const roles = rolesType();
+  const users = usersType(roles);
+  return { roles, users, permissions: permissionsType(roles, users) };
 }
