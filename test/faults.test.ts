@@ -25,7 +25,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 class Cluster {
   readonly dir = mkdtempSync(join(tmpdir(), 'fastrapi-faults-'));
   readonly data = join(this.dir, 'data');
-  readonly port = 30000 + Math.floor(Math.random() * 20000);
+  // Below Linux's ephemeral range (32768-60999), where the suite's own outgoing connections take ports.
+  port = 10000 + Math.floor(Math.random() * 10000);
   /** Runs a command as `postgres` without blocking the event loop (the load goes on meanwhile). */
   private async run(cmd: string, args: string[]): Promise<void> {
     const root = process.getuid?.() === 0;
@@ -47,6 +48,16 @@ class Cluster {
   }
   private get options(): string { return `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=60`; }
   start(): Promise<void> { return this.run(`${BIN}/pg_ctl`, ['-D', this.data, '-l', join(this.dir, 'log'), '-w', '-t', '30', '-o', this.options, 'start']); }
+  /** The first start: another port when the chosen one is taken. */
+  async startFirst(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try { await this.start(); return; } catch (e) {
+        const log = existsSync(join(this.dir, 'log')) ? readFileSync(join(this.dir, 'log'), 'utf8') : '';
+        if (attempt >= 4 || !/could not bind|already in use/i.test(log)) throw new Error(`${String(e)}\n${log.slice(-2000)}`);
+        this.port = 10000 + Math.floor(Math.random() * 10000);
+      }
+    }
+  }
   /** Starts again after a kill -9: orphaned backends may hold the shared memory for a moment. */
   async startAfterCrash(): Promise<void> {
     const end = Date.now() + 15_000;
@@ -125,7 +136,7 @@ describe('database faults under load (external PostgreSQL 15)', { timeout: 240_0
   let node: Node;
   before(async () => {
     cluster.init();
-    await cluster.start();
+    await cluster.startFirst();
     const admin = postgres(cluster.url(), { max: 1, onnotice: () => {} });
     try { await admin`create database fastrapi`; } finally { await admin.end({ timeout: 5 }); }
     node = new Node({ DATABASE_URL: cluster.url('fastrapi'), WORKERS: '0', DB_CONNECTION_DEADLINE: String(DEADLINE), DB_POOL_SIZE: '4', FASTRAPI_TEST_CRASH_PATH: CRASH_PATH });

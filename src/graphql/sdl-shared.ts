@@ -77,3 +77,28 @@ export const USERS_PERMISSIONS_MUTATIONS = [
   '\n  """Update an existing user"""\n  updateUsersPermissionsUser(id: ID!, data: UsersPermissionsUserInput!): UsersPermissionsUserEntityResponse!',
   '\n  """Delete an existing user"""\n  deleteUsersPermissionsUser(id: ID!): UsersPermissionsUserEntityResponse!',
 ];
+
+/** The user and role inputs of the CRUD mutations; v5 adds Strapi 5's `publishedAt` and `locale` to every input. */
+export function usersPermissionsInputs(v5: boolean): { user: string; role: string } {
+  const extra = v5 ? '\n  publishedAt: DateTime\n  locale: String' : '';
+  return {
+    user: `input UsersPermissionsUserInput {
+  username: String
+  email: String
+  provider: String
+  password: String
+  resetPasswordToken: String
+  confirmationToken: String
+  confirmed: Boolean
+  blocked: Boolean
+  role: ID${extra}
+}`,
+    role: `input UsersPermissionsRoleInput {
+  name: String
+  description: String
+  type: String
+  permissions: [ID]
+  users: [ID]${extra}
+}`,
+  };
+}

@@ -4,7 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
 
 const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
 const COLLECTION_ARGS = (filters: string) => `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [])`;
@@ -173,15 +173,7 @@ input UsersPermissionsRoleFiltersInput {
   not: UsersPermissionsRoleFiltersInput
 }
 
-input UsersPermissionsRoleInput {
-  name: String
-  description: String
-  type: String
-  permissions: [ID]
-  users: [ID]
-  publishedAt: DateTime
-  locale: String
-}
+${usersPermissionsInputs(true).role}
 
 type UsersPermissionsRole {
   id: ID! @deprecated(reason: "Use \`documentId\` instead")
@@ -223,19 +215,7 @@ input UsersPermissionsUserFiltersInput {
   not: UsersPermissionsUserFiltersInput
 }
 
-input UsersPermissionsUserInput {
-  username: String
-  email: String
-  provider: String
-  password: String
-  resetPasswordToken: String
-  confirmationToken: String
-  confirmed: Boolean
-  blocked: Boolean
-  role: ID
-  publishedAt: DateTime
-  locale: String
-}
+${usersPermissionsInputs(true).user}
 
 type UsersPermissionsUser {
   id: ID! @deprecated(reason: "Use \`documentId\` instead")

@@ -7,7 +7,7 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -130,13 +130,7 @@ input UsersPermissionsRoleFiltersInput {
   not: UsersPermissionsRoleFiltersInput
 }
 
-input UsersPermissionsRoleInput {
-  name: String
-  description: String
-  type: String
-  permissions: [ID]
-  users: [ID]
-}
+${usersPermissionsInputs(false).role}
 
 input UsersPermissionsUserFiltersInput {
   id: IDFilterInput
@@ -153,17 +147,7 @@ input UsersPermissionsUserFiltersInput {
   not: UsersPermissionsUserFiltersInput
 }
 
-input UsersPermissionsUserInput {
-  username: String
-  email: String
-  provider: String
-  password: String
-  resetPasswordToken: String
-  confirmationToken: String
-  confirmed: Boolean
-  blocked: Boolean
-  role: ID
-}
+${usersPermissionsInputs(false).user}
 
 type UsersPermissionsUser {
   username: String!
