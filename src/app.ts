@@ -55,7 +55,6 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   let live = false;
   Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
-  const cacheLive = () => live && cache !== null;
   const reader = replicas ? () => (live ? replicas.reader() : db) : undefined;
   const onWrite = invalidator ? (tables: string[]) => invalidator.written(tables) : undefined;
   return {
@@ -77,7 +76,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         const plugin = plugins.find((p) => p.claims(task.path));
         if (!plugin && !task.path.startsWith('/api/')) throw notFound();
         const caller = await auth.caller(task.authorization, lookups);
-        if (cache && cacheLive() && caller) {
+        if (cache && live && caller) {
           key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
           const hit = key === null || wantsFresh(task) ? undefined : cache.get(key);
           if (hit) return serve(hit, task, exposeCount);

@@ -29,14 +29,14 @@ export function filesType(schema: Schema): ContentType {
 }
 
 /** users-permissions roles (`up_roles`), populated as a user's `role`. */
-export function rolesType(): ContentType {
+function rolesType(): ContentType {
   return synthetic('plugin::users-permissions.role', UP.roles, 'role', 'roles', [
     scalar('name', 'string'), scalar('description', 'string'), scalar('type', 'string'),
   ], 'UsersPermissionsRole');
 }
 
 /** users-permissions users (`up_users`); `role` is Strapi's manyToOne relation to the roles, a link table. */
-export function usersType(roles: ContentType): ContentType {
+function usersType(roles: ContentType): ContentType {
   const L = UP.userRole;
   const role: RelationAttr = {
     kind: 'relation', name: 'role', relation: 'manyToOne', target: roles.uid, toMany: false, owner: true, inversedBy: 'users',
@@ -56,7 +56,7 @@ export function usersType(roles: ContentType): ContentType {
  * users-permissions permissions (`up_permissions`: an action and its role), and the role's other sides:
  * `permissions` and `users` (oneToMany, mappedBy `role`), in Strapi's attribute order. Adds them to `roles`.
  */
-export function permissionsType(roles: ContentType, users: ContentType): ContentType {
+function permissionsType(roles: ContentType, users: ContentType): ContentType {
   const P = UP.permissionRole;
   const L = UP.userRole;
   const role: RelationAttr = {

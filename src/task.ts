@@ -27,28 +27,11 @@ export interface Task {
   cancelId?: number;
 }
 
-/**
- * AbortSignal-like, without EventTarget (whose listeners cost microseconds to add and remove on every
- * statement): a flag and a few callbacks.
- */
+/** AbortSignal-like, without EventTarget: a flag reads check before issuing a statement (`skipIfGone()`). */
 export class ClientSignal {
   aborted = false;
-  private fns: Array<() => void> | null = null;
-  /** Runs `fn` when the client goes away (at once if it has); returns a function that unregisters it. */
-  onAbort(fn: () => void): () => void {
-    if (this.aborted) { fn(); return noop; }
-    (this.fns ??= []).push(fn);
-    return () => { const i = this.fns?.indexOf(fn) ?? -1; if (i >= 0) this.fns!.splice(i, 1); };
-  }
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    const fns = this.fns;
-    this.fns = null;
-    if (fns) for (const fn of fns) fn();
-  }
+  abort(): void { this.aborted = true; }
 }
-const noop = () => {};
 
 /** Deepest nesting of arrays and objects a JSON request body may have (config `http.maxJsonDepth`). */
 let maxJsonDepth = 64;

@@ -19,7 +19,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, permissionsType, rolesType, usersType } from '../plugin-types.ts';
+import { filesType, usersPermissionsTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
@@ -93,9 +93,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const v4 = config.graphql.shape === 'v4';
   const index = nameIndex(schema);
   const files = filesType(schema);
-  const roles = rolesType();
-  const users = usersType(roles);
-  const permissions = permissionsType(roles, users);
+  const { roles, users, permissions } = usersPermissionsTypes();
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
   // Shadow CRUD loops below keep iterating the models' own types.

@@ -26,27 +26,24 @@ const NONE = Buffer.alloc(0);
 const ONE_END = Buffer.from(',"meta":{}}');
 
 /**
- * Rows come back raw (Buffers, postgres.js `.raw()`): the JSON PostgreSQL built is never decoded into a
- * JS string; the envelope is put around the bytes with one copy.
+ * Runs a read plan: its one row, raw (Buffers, postgres.js `.raw()`: the JSON PostgreSQL built is never
+ * decoded into a JS string; the envelope is put around the bytes with one copy). On `db` when given
+ * (reads that must see the primary), else where `ctx.reader` sends reads. A read whose data passed
+ * http.maxResponseSize comes back without it, flagged in its last column: refused here.
  */
-async function firstRawRow(ctx: ReadContext, plan: ReadPlan): Promise<Array<Buffer | null> | undefined> {
-  const db = ctx.reader?.() ?? ctx.db;
+export async function planRow(ctx: ReadContext, plan: ReadPlan, db: Db = ctx.reader?.() ?? ctx.db): Promise<Array<Buffer | null> | undefined> {
   skipIfGone(ctx.signal);
   const rows = await db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
-  return rows[0];
-}
-
-/** A read whose data passed http.maxResponseSize comes back without it, flagged in its last column. */
-function checkSize(plan: ReadPlan, row: Array<Buffer | null> | undefined): void {
+  const row = rows[0];
   if (plan.sql.sizeChecked && row && String(row[row.length - 1]) === 't') throw responseTooLarge(plan.sql.maxBytes!);
+  return row;
 }
 
 export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access);
-  const row = (await firstRawRow(ctx, plan))!;
-  checkSize(plan, row);
+  const row = (await planRow(ctx, plan))!;
   const total = plan.sql.withTotal ? Number(String(row[1])) : null;
   // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
   const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
@@ -56,8 +53,7 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 /** findOne by documentId, or the single type's document when documentId is undefined. */
 export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access);
-  const row = await firstRawRow(ctx, plan);
-  checkSize(plan, row);
+  const row = await planRow(ctx, plan);
   const data = row?.[0];
   if (!data) throw notFound();
   return { status, body: Buffer.concat([DATA, data, ONE_END]) };

@@ -6,11 +6,12 @@
 // is Strapi's sanitized users: a bare array or object, no envelope; a populated role only for a caller
 // that may read roles. One statement each, compiled (and cached) like any content-type read.
 import type { ContentType, Schema } from '../../compiler/schema.ts';
-import { Compiler, responseTooLarge, type QueryRewrite } from '../../compiler/index.ts';
+import { Compiler, type QueryRewrite } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { validation } from '../../compiler/errors.ts';
 import type { Config } from '../../config.ts';
 import type { RestContext } from '../rest/router.ts';
+import { planRow } from '../rest/read.ts';
 import type { Caller } from '../auth/permissions.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
 
@@ -79,11 +80,8 @@ export class UsersQuery {
   private async run(ctx: RestContext, caller: Caller, raw: string, rewrite: QueryRewrite, key: string): Promise<Array<Buffer | null>> {
     // The rewrite differs per id: the exact-text plan cache is keyed by it through the raw text.
     const plan = this.compiler.read(this.users, 'list', `${key}&${raw}`, undefined, ctx.auth.access(caller), rewrite);
-    const rows = await ctx.db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
-    ctx.count(1);
-    const row = rows[0];
-    if (plan.sql.sizeChecked && String(row[row.length - 1]) === 't') throw responseTooLarge(plan.sql.maxBytes!);
-    return row;
+    // On the primary: user writes announce no WAL position for replicas to wait for.
+    return (await planRow(ctx, plan, ctx.db))!;
   }
 
   /** `GET /users`: a JSON array. */
