@@ -35,8 +35,10 @@ export const ConfigSchema = Type.Object({
     token: Type.String(),
   }),
   db: Type.Object({
-    /** Connections per worker (each worker has its own pool). */
+    /** Connections per worker for content reads (each worker has its own pools). */
     poolSize: Int(1, 500),
+    /** Connections per worker for everything else: writes, authentication, users-permissions, upload. */
+    writePoolSize: Int(1, 500),
     /** Port of the embedded PostgreSQL; 0 picks a free one at start. */
     embeddedPort: Int(0, 65535),
     /** Allow schema sync to drop columns and tables that the models no longer have. */
@@ -52,6 +54,11 @@ export const ConfigSchema = Type.Object({
      * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
      */
     connectionDeadline: Int(100, 60_000),
+    /**
+     * Cancel a read's running statement when its client goes away. Reads then run on a connection
+     * reserved for the statement rather than pipelined (see readStatement() in src/db/connect.ts).
+     */
+    cancelOnDisconnect: Type.Boolean(),
     /** Read replicas (streaming standbys of the primary): reads that may go to one (see src/db/replicas.ts). */
     readUrls: Type.Array(Type.String({ minLength: 1 })),
     /** Bytes of WAL a replica may lag behind the primary and still take reads. */
@@ -259,7 +266,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -326,12 +333,14 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['MODELS_DIR', 'modelsDir', 'string'],
   ['LOG_LEVEL', 'logLevel', 'string'],
   ['DB_POOL_SIZE', 'db.poolSize', 'int'],
+  ['DB_WRITE_POOL_SIZE', 'db.writePoolSize', 'int'],
   ['DB_PORT', 'db.embeddedPort', 'int'],
   ['ALLOW_DESTRUCTIVE_SCHEMA', 'db.allowDestructive', 'bool'],
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
+  ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],
   ['DATABASE_READ_URL', 'db.readUrls', 'list'],
   ['DB_REPLICA_MAX_LAG', 'db.replicaMaxLag', 'int'],
   ['DB_REPLICA_CHECK_INTERVAL', 'db.replicaCheckInterval', 'int'],

@@ -213,7 +213,7 @@ async function main(): Promise<number> {
     const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize }), loads, progress, admin };
     const chosen = scenarios(opts.size).filter((s) => !opts.scenario || opts.scenario.test(s.name));
     if (chosen.length === 0) { console.error(`no scenario matches ${String(opts.scenario)}`); return 2; }
-    console.log(`server: ${server.config.workers} worker(s) × ${server.config.db.poolSize} DB connections, PostgreSQL ${pgVersion}, ${cpus().length} CPUs, Node ${process.version}`);
+    console.log(`server: ${server.config.workers} worker(s) × ${server.config.db.poolSize} DB read connections, PostgreSQL ${pgVersion}, ${cpus().length} CPUs, Node ${process.version}`);
 
     const rows: Row[] = [];
     for (const s of chosen) {

@@ -3,6 +3,7 @@
 import type { Config } from '../config.ts';
 import { loadModels } from './models.ts';
 import { connect, ping, type Db } from './db/connect.ts';
+import { toApiError } from './db/errors.ts';
 import { Compiler } from '../compiler/index.ts';
 import { ApiError, notFound } from '../compiler/errors.ts';
 import { Authorizer, type AuthLookups } from './auth/permissions.ts';
@@ -33,7 +34,11 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
 export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition): App {
   const schema = loadModels(config.modelsDir, config.i18n);
   setMaxJsonDepth(config.http.maxJsonDepth);
-  const db = connect(databaseUrl, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode);
+  // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
+  // connection with writes and the rest, which a cancel meant for a read could otherwise stop.
+  const pool = (url: string, size: number, readsOnly: boolean) => connect(url, size, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode, readsOnly);
+  const db = pool(databaseUrl, config.db.writePoolSize, false);
+  const primaryReads = pool(databaseUrl, config.db.poolSize, true);
   const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
@@ -47,7 +52,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const representation = { etag: config.http.etag, compression: config.http.compression };
   const cache = config.cache.enabled ? new ResponseCache(config.cache.maxBytes) : null;
   const replicas = config.db.readUrls.length
-    ? new ReadRouter(db, config.db.readUrls, (url) => connect(url, config.db.poolSize, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode),
+    ? new ReadRouter(primaryReads, db, config.db.readUrls, (url) => pool(url, config.db.poolSize, true),
       { maxLagBytes: config.db.replicaMaxLag, checkInterval: config.db.replicaCheckInterval }, written)
     : null;
   const invalidator = cache || replicas ? new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }, replicas) : null;
@@ -55,11 +60,11 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   let live = false;
   Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
-  const reader = replicas ? () => (live ? replicas.reader() : db) : undefined;
+  const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
   const onWrite = invalidator ? (tables: string[]) => invalidator.written(tables) : undefined;
   return {
     db,
-    stats: () => ({ poolSize: config.db.poolSize, planCache: compiler.stats(), ...(cache ? { responseCache: cache.stats() } : {}) }),
+    stats: () => ({ poolSize: config.db.poolSize + config.db.writePoolSize, planCache: compiler.stats(), ...(cache ? { responseCache: cache.stats() } : {}) }),
     async handle(task: Task): Promise<Reply> {
       if (task.path === READY_PATH && task.internal) {
         try { await ping(db); return { status: 204, body: '' }; } catch (e) {
@@ -68,7 +73,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, reader, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, reader, primaryReads, signal: task.signal };
       let reply: Reply;
       let key: string | null = null;
       let since = 0;
@@ -95,41 +100,10 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
       return serve(full, task, exposeCount, false);
     },
-    close: async () => { await invalidator?.stop(); await replicas?.stop(); await db.end({ timeout: 5 }); },
+    close: async () => { await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 })]); },
   };
 }
 
 /** Tables the plugins' writes change (users, uploads): cached reads that populated them are dropped. */
 const PLUGIN_WRITES: Record<string, string[]> = { 'users-permissions': [UP.users, UP.userRole.table], upload: [FILES.table, FILES.related] };
 
-/** Errors that mean the database cannot answer now (cancelled, shutting down, unreachable): 503, not 500. */
-const UNAVAILABLE = new Set([
-  '57014', '57P01', '57P02', '57P03', '57P04', '57P05', '53300', '08000', '08001', '08003', '08004', '08006',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'CONNECTION_DEADLINE', 'CLIENT_GONE',
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN',
-]);
-
-/** Anything thrown that is not an ApiError is a bug or an infrastructure failure: log it, answer 500. */
-/** Messages for input PostgreSQL refused (SQLSTATE classes 22 and 23) that validation let through. */
-const PG_INPUT_ERRORS: Record<string, string> = {
-  '22001': 'A value is too long', '22003': 'A number is out of range', '22007': 'Invalid date or time', '22008': 'A date or time is out of range',
-  '22P02': 'Invalid value for the attribute type', '22P05': 'Invalid character in a value', '22021': 'Invalid character in a value',
-  '22012': 'Division by zero', '2201B': 'Invalid regular expression', '22025': 'Invalid escape in a pattern', '22019': 'Invalid escape character',
-  '23505': 'This attribute must be unique', '23503': 'A related entry does not exist', '23502': 'A required value is missing',
-};
-
-export function toApiError(e: unknown): ApiError {
-  if (e instanceof ApiError) return e;
-  const pg = e as { code?: string; message?: string };
-  // Invalid input that slipped past validation must not become a 500.
-  // PostgreSQL's own text never reaches a client: the answer names the kind of problem.
-  if (pg?.code && /^(22|23)/.test(pg.code)) return new ApiError(400, 'ValidationError', PG_INPUT_ERRORS[pg.code] ?? 'Invalid input', {});
-  // Cancelled by statement_timeout, or the database is going away: the client may retry later.
-  if (pg?.code && UNAVAILABLE.has(pg.code)) {
-    // A statement cancelled because its client went away: nobody reads the answer, nothing to report.
-    if (pg.code !== 'CLIENT_GONE' && !(pg.code === '57014' && pg.message?.includes('user request'))) log.warn('database unavailable', { code: pg.code, message: pg.message });
-    return new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {});
-  }
-  log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
-  return new ApiError(500, 'InternalServerError', 'Internal Server Error', {});
-}

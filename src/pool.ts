@@ -3,11 +3,11 @@
 import { Piscina } from 'piscina';
 import { BroadcastChannel } from 'node:worker_threads';
 import { cloneableConfig, type Config } from '../config.ts';
-import { ClientSignal, type Task } from './task.ts';
+import { ClientSignal, GoneTasks, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import { createApp, type AppStats } from './app.ts';
 import { WrittenPosition } from './db/replicas.ts';
-import { setConnectionDeadline } from './db/connect.ts';
+import { applyDbConfig } from './db/connect.ts';
 import { testCrash } from './crash.ts';
 import { log } from './log.ts';
 import { ApiError } from '../compiler/errors.ts';
@@ -23,7 +23,7 @@ export interface Pool {
 
 /** Workers report their stats here every few seconds (Piscina cannot address one worker in particular). */
 export const STATS_CHANNEL = 'fastrapi:stats';
-/** The main thread posts the cancelId of a task whose client went away; the worker running it aborts it. */
+/** The main thread posts the cancelId of a task whose client went away; the worker running it aborts it (see GoneTasks). */
 export const ABORT_CHANNEL = 'fastrapi:abort';
 
 /** The answer for requests a worker thread was running when it died. */
@@ -31,7 +31,7 @@ const workerGone = (): Reply => errorReply(new ApiError(503, 'ServiceUnavailable
 
 export function createPool(config: Config, databaseUrl: string): Pool {
   if (config.workers === 0) {
-    setConnectionDeadline(config.db.connectionDeadline);
+    applyDbConfig(config.db);
     const app = createApp(config, databaseUrl);
     return {
       run: (t) => {
@@ -44,13 +44,14 @@ export function createPool(config: Config, databaseUrl: string): Pool {
     };
   }
   const written = new WrittenPosition();
+  const gone = new GoneTasks();
   const piscina = new Piscina({
     filename: new URL('./worker.ts', import.meta.url).href,
     minThreads: config.workers,
     maxThreads: config.workers,
     concurrentTasksPerWorker: 256,
     idleTimeout: 0,
-    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer },
+    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer },
   });
   // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).
   piscina.on('error', (e: unknown) => log.error('worker thread failed', { error: String((e as Error)?.stack ?? e) }));
@@ -67,7 +68,7 @@ export function createPool(config: Config, databaseUrl: string): Pool {
   let closing = false;
   return {
     run: (t) => {
-      t.cancelId = ++seq;
+      t.cancelId = seq = (seq % 0x7fffffff) + 1;
       // worker.ts catches every error of a task: a rejection here means its thread died (an uncaught
       // exception, process.exit, out of memory) or could not take the task. Piscina starts another.
       return (piscina.run(t) as Promise<Reply>).catch((e: unknown) => {
@@ -75,7 +76,11 @@ export function createPool(config: Config, databaseUrl: string): Pool {
         return workerGone();
       });
     },
-    abort: (t) => { if (t.cancelId) aborts.postMessage(t.cancelId); },
+    abort: (t) => {
+      if (!t.cancelId) return;
+      gone.mark(t.cancelId);
+      aborts.postMessage(t.cancelId);
+    },
     stats: () => [...latest.values()],
     close: async () => { closing = true; channel.close(); aborts.close(); await piscina.destroy(); },
   };

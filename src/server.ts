@@ -3,7 +3,7 @@
 import { loadConfig, type Config, type DeepPartial } from '../config.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
-import { connect, setConnectionDeadline } from './db/connect.ts';
+import { connect, applyDbConfig } from './db/connect.ts';
 import { syncSchema } from './db/schema-sync.ts';
 import { setupRenderCache, startRefresher, type RenderCacheRefresher } from './db/render-cache.ts';
 import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
@@ -38,7 +38,7 @@ export interface Server {
 export async function startServer(opts: { env?: Record<string, string | undefined>; argv?: string[]; overrides?: DeepPartial<Config> } = {}): Promise<Server> {
   const config = loadConfig(opts.env ?? process.env, opts.argv ?? [], opts.overrides ?? {});
   setLogLevel(config.logLevel);
-  setConnectionDeadline(config.db.connectionDeadline);
+  applyDbConfig(config.db);
   const schema = loadModels(config.modelsDir, config.i18n);
   let embedded: EmbeddedDb | null = null;
   let pool: Pool | null = null;

@@ -20,17 +20,51 @@ export interface Task {
   internal?: boolean;
   /**
    * Set by the pool in the thread that handles the task (it cannot cross to a worker): aborted when the
-   * client goes away before its answer. Reads check it before issuing a statement (`skipIfGone()`, src/db/connect.ts).
+   * client goes away before its answer: reads issue no statement for it and cancel the one running (`readStatement()`, src/db/connect.ts).
    */
   signal?: ClientSignal;
   /** The pool's number for the task when it goes to a worker (how an abort finds it there). */
   cancelId?: number;
 }
 
-/** AbortSignal-like, without EventTarget: a flag reads check before issuing a statement (`skipIfGone()`). */
+/**
+ * AbortSignal-like, without EventTarget (one per request, so kept minimal): a flag reads check before
+ * issuing a statement, and callbacks that cancel the statements running when the client goes away
+ * (`readStatement()`, src/db/connect.ts).
+ */
 export class ClientSignal {
   aborted = false;
-  abort(): void { this.aborted = true; }
+  private listeners: Array<() => void> | null = null;
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const ls = this.listeners;
+    this.listeners = null;
+    if (ls) for (const l of ls) l();
+  }
+  /** Calls `fn` on abort (at once when already aborted); returns what removes it. */
+  onAbort(fn: () => void): () => void {
+    if (this.aborted) { fn(); return () => {}; }
+    (this.listeners ??= []).push(fn);
+    return () => {
+      const ls = this.listeners;
+      const i = ls ? ls.indexOf(fn) : -1;
+      if (i >= 0) ls!.splice(i, 1);
+    };
+  }
+}
+
+/**
+ * Which tasks' clients went away, shared by the main thread and the worker threads (a SharedArrayBuffer
+ * ring by cancelId). The abort message to the workers (a BroadcastChannel) reaches only threads already
+ * listening and says nothing to a task not yet started; a task looks here when it starts.
+ */
+export class GoneTasks {
+  static readonly SLOTS = 65536;
+  private slots: Int32Array;
+  constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4 * GoneTasks.SLOTS)) { this.slots = new Int32Array(buffer); }
+  mark(id: number): void { Atomics.store(this.slots, id % GoneTasks.SLOTS, id); }
+  has(id: number): boolean { return Atomics.load(this.slots, id % GoneTasks.SLOTS) === id; }
 }
 
 /** Deepest nesting of arrays and objects a JSON request body may have (config `http.maxJsonDepth`). */

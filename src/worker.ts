@@ -4,17 +4,18 @@ import { createApp } from './app.ts';
 import { WrittenPosition } from './db/replicas.ts';
 import { setLogLevel, log } from './log.ts';
 import { ABORT_CHANNEL, STATS_CHANNEL } from './pool.ts';
-import { setConnectionDeadline } from './db/connect.ts';
+import { applyDbConfig } from './db/connect.ts';
 import { installCrashHandlers, testCrash } from './crash.ts';
-import { ClientSignal, type Task } from './task.ts';
+import { ClientSignal, GoneTasks, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import { ApiError } from '../compiler/errors.ts';
 import type { Config } from '../config.ts';
 
-const { config, databaseUrl, written } = workerData as { config: Config; databaseUrl: string; written: SharedArrayBuffer };
+const { config, databaseUrl, written, goneTasks } = workerData as { config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer };
+const gone = new GoneTasks(goneTasks);
 setLogLevel(config.logLevel);
 installCrashHandlers('worker');
-setConnectionDeadline(config.db.connectionDeadline);
+applyDbConfig(config.db);
 const app = createApp(config, databaseUrl, new WrittenPosition(written));
 
 if (config.metrics.enabled) {
@@ -34,7 +35,10 @@ aborts.onmessage = (e) => { running.get((e as { data: number }).data)?.abort(); 
 export default async function handle(task: Task): Promise<Reply> {
   const id = task.cancelId;
   const signal = (task.signal = new ClientSignal());
-  if (id) running.set(id, signal);
+  if (id) {
+    running.set(id, signal);
+    if (gone.has(id)) signal.abort();
+  }
   try {
     return await (testCrash(task, 'worker') ?? app.handle(task));
   } catch (e) {

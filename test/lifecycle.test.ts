@@ -105,7 +105,7 @@ test('npm start: embedded database, SIGTERM drains and stops it, data survives t
 });
 
 test('a cancelled statement (statement_timeout) or a closing database answers 503, other bugs 500', async () => {
-  const { toApiError } = await import('../src/app.ts');
+  const { toApiError } = await import('../src/db/errors.ts');
   assert.equal(toApiError({ code: '57014', message: 'canceling statement due to statement timeout' }).status, 503);
   assert.equal(toApiError({ code: 'CONNECTION_CLOSED', message: 'closed' }).status, 503);
   assert.equal(toApiError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }).status, 503);

@@ -1,6 +1,6 @@
 // The postgres.js pool of one worker. Statements are prepared once per connection (postgres.js keys
 // them by SQL text), which is why compiled plans share text across values.
-import postgres, { type Sql, type PendingQuery } from 'postgres';
+import postgres, { type Sql } from 'postgres';
 import { performance } from 'node:perf_hooks';
 import { log, logEnabled } from '../log.ts';
 import type { ClientSignal } from '../task.ts';
@@ -19,8 +19,10 @@ export type PlanCacheMode = 'auto' | 'force_generic_plan' | 'force_custom_plan';
  * Generic plans by default: a read's statement has the same shape for every value (plans are cached by
  * shape), and PostgreSQL's `auto` mode kept re-planning populate statements on every execution (about 2 ms
  * of a 6 ms populate=* on the benchmark blog; 25% more throughput measured with generic plans).
+ * `readsOnly`: the pool runs nothing but readStatement()'s statements, so a gone client's read may be
+ * cancelled there (see readPools).
  */
-export function connect(url: string, max: number, logQueries: boolean, statementTimeout = 0, planCacheMode: PlanCacheMode = 'force_generic_plan'): Db {
+export function connect(url: string, max: number, logQueries: boolean, statementTimeout = 0, planCacheMode: PlanCacheMode = 'force_generic_plan', readsOnly = false): Db {
   const deadline = connectionDeadline;
   const db = postgres(url, {
     max,
@@ -42,6 +44,7 @@ export function connect(url: string, max: number, logQueries: boolean, statement
     connection: { application_name: 'fastrapi', statement_timeout: statementTimeout, TimeZone: 'UTC', plan_cache_mode: planCacheMode },
   });
   watchConnectionWaits(db, deadline);
+  if (readsOnly) readPools.add(db);
   return db;
 }
 
@@ -76,6 +79,10 @@ interface RawQuery {
   state: unknown;
   tagged: boolean; strings: readonly string[]; args: unknown[]; options: { onexecute?: unknown };
   reject(e: unknown): void; handle(): Promise<void>;
+  /** The statement is the one its connection's backend runs (or has run): first in the pipeline. */
+  active?: boolean;
+  /** The pool's cancel(query): a promise settled when the cancel request was processed (null once used). */
+  canceller: ((q: RawQuery) => Promise<void>) | null;
   [WAIT_UNTIL]?: number;
 }
 const WAIT_UNTIL = Symbol('fastrapi.connectionDeadline');
@@ -136,17 +143,79 @@ function abandon(q: RawQuery, error: Error): void {
   q.reject(error);
 }
 
+let cancelOnDisconnect = true;
 /**
- * Throws ClientGoneError when the client of a request went away (`task.signal`), so a statement whose
- * answer nobody will read is not issued (under overload, requests queued in a worker whose clients gave
- * up cost nothing). A statement already issued is not cancelled: postgres.js pipelines statements on a
- * connection, and a PostgreSQL cancel request (per backend, not per statement) may hit the statement
- * after it, and postgres.js 3.4.9 then attributes the cancelled statement's rows to the next one
- * (measured in the benchmark: wrong rows, then 503s).
+ * Pools that run only readStatement()'s statements (connect()'s `readsOnly`): the only ones where a gone
+ * client's statement is cancelled, since a cancel may stop the statement pipelined behind it instead,
+ * and only readStatement() runs that one again. A write or any other statement never shares a
+ * connection with a read that may be cancelled.
  */
-export function skipIfGone(signal: ClientSignal | undefined): void {
-  if (signal?.aborted) throw new ClientGoneError();
+const readPools = new WeakSet<Db>();
+
+/** This thread's settings of `config.db` that statements follow (each worker thread calls it). */
+export function applyDbConfig(c: { connectionDeadline: number; cancelOnDisconnect: boolean }): void {
+  connectionDeadline = c.connectionDeadline;
+  cancelOnDisconnect = c.cancelOnDisconnect;
 }
+
+/**
+ * Runs one read statement of a request (prepared; rows as Buffers when `raw`). No statement is issued
+ * for a client already gone (under overload, requests queued in a worker whose clients gave up cost
+ * nothing), and the statement of a client that goes away is cancelled once it runs.
+ *
+ * Statements stay pipelined (postgres.js sends a statement on a busy connection when every connection is
+ * busy; reserving a connection per read instead cost 12-26% of throughput in the benchmark), which makes
+ * a cancel imprecise: a PostgreSQL cancel request stops whatever its backend runs when it arrives. So:
+ * - only the statement at the head of its connection's pipeline is cancelled (postgres.js 3.4.9, asked
+ *   to cancel a statement queued behind another, hands the rows of one statement to the next: measured
+ *   as wrong rows in the benchmark); one still queued is cancelled when it gets there;
+ * - if it finished just before the cancel arrived, PostgreSQL ignores a cancel for an idle backend, or
+ *   stops the statement pipelined behind it: a read of another request cancelled that way is run again
+ *   here (reads are idempotent, and a cancelled statement changed nothing).
+ */
+export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean): Promise<unknown[]> {
+  for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) throw new ClientGoneError();
+    const q = db.unsafe(text, params as never[], { prepare: true });
+    if (raw) q.raw();
+    const watch = signal && cancelOnDisconnect && readPools.has(db) ? new CancelWatch(q as unknown as RawQuery, signal) : null;
+    try {
+      return await q as unknown as unknown[];
+    } catch (e) {
+      if (signal?.aborted) throw new ClientGoneError();
+      if (attempt < MAX_STRAY_CANCELS && isCancelRequest(e)) continue;
+      throw e;
+    } finally {
+      watch?.done();
+    }
+  }
+}
+
+/** Reads run again after a cancel meant for another statement (more in a row would be a bug elsewhere). */
+const MAX_STRAY_CANCELS = 3;
+
+/** A cancel request (pg_cancel_backend or a client's), not statement_timeout, which words it differently. */
+export const isCancelRequest = (e: unknown): boolean =>
+  (e as { code?: unknown })?.code === '57014' && String((e as { message?: unknown }).message).includes('user request');
+
+/** Cancels a statement when its client goes away, as soon as the statement runs (see readStatement). */
+class CancelWatch {
+  private finished = false;
+  private readonly off: () => void;
+  constructor(private readonly q: RawQuery, signal: ClientSignal) {
+    this.off = signal.onAbort(() => this.cancel());
+  }
+  done(): void { this.finished = true; this.off(); }
+  private cancel(): void {
+    if (this.finished) return;
+    if (!this.q.active) { setTimeout(() => this.cancel(), CANCEL_POLL_MS).unref(); return; }
+    const canceller = this.q.canceller;
+    this.q.canceller = null;
+    // postgres.js's cancel(query) for a running statement: a new connection that sends the cancel request.
+    if (canceller) canceller(this.q).catch(() => {});
+  }
+}
+const CANCEL_POLL_MS = 5;
 
 /** Readiness probe: the database answers a trivial statement. */
 export async function ping(db: Db): Promise<void> { await db`select 1`; }

@@ -6,7 +6,7 @@
 // src/cache/invalidation.ts) requires the write's position before a replica may answer again, so a client
 // never reads older data than it wrote, and the response cache never stores a reply older than a write it
 // was invalidated for.
-import type { Db } from './connect.ts';
+import { isCancelRequest, type Db } from './connect.ts';
 import { log } from '../log.ts';
 
 export interface ReplicaOptions { maxLagBytes: number; checkInterval: number }
@@ -46,7 +46,8 @@ export class ReadRouter {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
 
-  constructor(private primary: Db, urls: string[], open: (url: string) => Db, private opts: ReplicaOptions, private required = new WrittenPosition()) {
+  /** `primary`: where reads go when no replica may take them; `positions`: where the primary's WAL position is read. */
+  constructor(private primary: Db, private positions: Db, urls: string[], open: (url: string) => Db, private opts: ReplicaOptions, private required = new WrittenPosition()) {
     this.replicas = urls.map((url) => ({ url, db: open(url), healthy: false, replayed: 0n }));
   }
 
@@ -77,7 +78,7 @@ export class ReadRouter {
 
   /** The primary's current WAL position (taken right after a write commits). */
   async primaryPosition(): Promise<bigint> {
-    const [row] = await this.primary<Array<{ l: string }>>`select pg_current_wal_lsn()::text as l`;
+    const [row] = await this.positions<Array<{ l: string }>>`select pg_current_wal_lsn()::text as l`;
     return lsnBytes(row.l);
   }
 
@@ -103,6 +104,8 @@ export class ReadRouter {
         r.healthy = healthy;
         r.replayed = replayed;
       } catch (e) {
+        // A cancel meant for a read whose client went away (the check shares the replica's read pool): no news.
+        if (isCancelRequest(e)) return;
         if (r.healthy) log.warn('read replica out (unreachable)', { replica: redact(r.url), error: String(e) });
         r.healthy = false;
       }

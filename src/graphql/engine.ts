@@ -11,6 +11,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
+import { isDatabaseFailure, isUnavailable, toApiError } from '../db/errors.ts';
 import type { GqlContext } from './resolvers.ts';
 import { operationCost, type CostLimits } from './cost.ts';
 
@@ -116,10 +117,8 @@ export function requestError(message: string, code: string, e?: GraphQLError): G
 /** An execution error as Strapi formats it (services' errors carry their name, message and details). */
 export function executionError(e: GraphQLError): GqlError {
   let orig: unknown = e.originalError;
-  const pg = orig as { code?: unknown; message?: unknown } | undefined;
-  if (!(orig instanceof ApiError) && typeof pg?.code === 'string' && /^(22|23)/.test(pg.code)) {
-    orig = new ApiError(400, 'ValidationError', String(pg.message ?? 'Invalid input'), {});
-  }
+  // Input PostgreSQL refused is the client's 400, an unavailable database a 503 (execute() answers it with that status).
+  if (!(orig instanceof ApiError) && isDatabaseFailure(orig)) orig = toApiError(orig);
   if (orig instanceof ApiError) {
     const code = orig.errorName === 'ForbiddenError' || orig.errorName === 'UnauthorizedError' || orig.errorName === 'PolicyError' ? 'FORBIDDEN'
       : orig.errorName === 'ValidationError' ? 'BAD_USER_INPUT'
@@ -223,6 +222,8 @@ export class GraphqlEngine {
     }
     const data = JSON.stringify(result.data ?? null);
     const body = errors.length ? `{"errors":${JSON.stringify(errors.map(executionError))},"data":${data}}` : `{"data":${data}}`;
+    // A field the database could not answer now: the client (or a load balancer) should retry, not cache.
+    if (errors.some((g) => isUnavailable(g.originalError))) return { status: 503, body };
     // Several root fields may each stay under the limit and still add up past it.
     if (body.length > this.opts.maxResponseSize && Buffer.byteLength(body) > this.opts.maxResponseSize) {
       const message = `The response would be larger than ${this.opts.maxResponseSize} bytes (limit http.maxResponseSize): ask for smaller pages, fewer fields or less populate`;

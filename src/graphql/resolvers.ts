@@ -11,7 +11,7 @@ import { responseTooLarge } from '../../compiler/index.ts';
 import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
-import { skipIfGone } from '../db/connect.ts';
+import { readStatement } from '../db/connect.ts';
 import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
@@ -149,8 +149,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    skipIfGone(ctx.rest.signal);
-    const rows = await (ctx.rest.reader?.() ?? ctx.rest.db).unsafe<Array<{ data: string | null; total?: string; oversize?: boolean }>>(sql.text, params as never[], { prepare: true });
+    const rows = await readStatement(ctx.rest.reader(), sql.text, params, ctx.rest.signal, false) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
     ctx.rest.count(1);
     if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];

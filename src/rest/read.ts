@@ -2,7 +2,7 @@
 import type { ContentType } from '../../compiler/schema.ts';
 import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
 import { notFound } from '../../compiler/errors.ts';
-import { skipIfGone, type Db } from '../db/connect.ts';
+import { readStatement, type Db } from '../db/connect.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
 
@@ -14,9 +14,11 @@ export interface ReadContext {
   access?: { key: string; canRead: (uid: string) => boolean };
   /** Tables the request's reads depended on (the response cache invalidates by them); undefined = not collected. */
   reads?: Set<string>;
-  /** Where reads go (a read replica that has replayed every known write), asked at each read; unset = db. */
-  reader?: () => Db;
-  /** Set when the client went away: no further statement is issued for it (nobody reads the answer). */
+  /** Where reads go (a read replica that has replayed every known write, else `primaryReads`), asked at each read. */
+  reader: () => Db;
+  /** The primary's pool for reads (only content reads run there, so a gone client's read can be cancelled: readStatement()). */
+  primaryReads: Db;
+  /** Set when the client went away: its running statement is cancelled and no further one issued (nobody reads the answer). */
   signal?: ClientSignal;
 }
 
@@ -31,9 +33,8 @@ const ONE_END = Buffer.from(',"meta":{}}');
  * (reads that must see the primary), else where `ctx.reader` sends reads. A read whose data passed
  * http.maxResponseSize comes back without it, flagged in its last column: refused here.
  */
-export async function planRow(ctx: ReadContext, plan: ReadPlan, db: Db = ctx.reader?.() ?? ctx.db): Promise<Array<Buffer | null> | undefined> {
-  skipIfGone(ctx.signal);
-  const rows = await db.unsafe(plan.sql.text, plan.params as never[], { prepare: true }).raw() as unknown as Array<Array<Buffer | null>>;
+export async function planRow(ctx: ReadContext, plan: ReadPlan, db: Db = ctx.reader()): Promise<Array<Buffer | null> | undefined> {
+  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true) as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   const row = rows[0];

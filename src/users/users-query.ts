@@ -81,7 +81,7 @@ export class UsersQuery {
     // The rewrite differs per id: the exact-text plan cache is keyed by it through the raw text.
     const plan = this.compiler.read(this.users, 'list', `${key}&${raw}`, undefined, ctx.auth.access(caller), rewrite);
     // On the primary: user writes announce no WAL position for replicas to wait for.
-    return (await planRow(ctx, plan, ctx.db))!;
+    return (await planRow(ctx, plan, ctx.primaryReads))!;
   }
 
   /** `GET /users`: a JSON array. */
