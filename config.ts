@@ -54,10 +54,7 @@ export const ConfigSchema = Type.Object({
      * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
      */
     connectionDeadline: Int(100, 60_000),
-    /**
-     * Cancel a read's running statement when its client goes away. Reads then run on a connection
-     * reserved for the statement rather than pipelined (see readStatement() in src/db/connect.ts).
-     */
+    /** Drop or cancel a read's statement when its client goes away (see readStatement() in src/db/connect.ts). */
     cancelOnDisconnect: Type.Boolean(),
     /** Read replicas (streaming standbys of the primary): reads that may go to one (see src/db/replicas.ts). */
     readUrls: Type.Array(Type.String({ minLength: 1 })),

@@ -69,6 +69,7 @@ export function createPool(config: Config, databaseUrl: string): Pool {
   return {
     run: (t) => {
       t.cancelId = seq = (seq % 0x7fffffff) + 1;
+      gone.clear(t.cancelId);
       // worker.ts catches every error of a task: a rejection here means its thread died (an uncaught
       // exception, process.exit, out of memory) or could not take the task. Piscina starts another.
       return (piscina.run(t) as Promise<Reply>).catch((e: unknown) => {

@@ -65,6 +65,8 @@ export class GoneTasks {
   constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(4 * GoneTasks.SLOTS)) { this.slots = new Int32Array(buffer); }
   mark(id: number): void { Atomics.store(this.slots, id % GoneTasks.SLOTS, id); }
   has(id: number): boolean { return Atomics.load(this.slots, id % GoneTasks.SLOTS) === id; }
+  /** Forgets a mark left by the task of the same id before the ids wrapped around. */
+  clear(id: number): void { Atomics.compareExchange(this.slots, id % GoneTasks.SLOTS, id, 0); }
 }
 
 /** Deepest nesting of arrays and objects a JSON request body may have (config `http.maxJsonDepth`). */

@@ -75,11 +75,16 @@ export function setConnectionDeadline(ms: number): void { connectionDeadline = m
 /** The fields of postgres.js's Query this module relies on (src/query.js, src/connection.js of 3.4.x). */
 interface RawQuery {
   handler: unknown; executed: boolean;
-  /** Set by the connection that takes the statement (it is then running or pipelined on it). */
-  state: unknown;
+  /** Set by the connection that takes the statement (it is then running or pipelined on it): its backend. */
+  state: { pid: number } | null;
   tagged: boolean; strings: readonly string[]; args: unknown[]; options: { onexecute?: unknown };
   reject(e: unknown): void; handle(): Promise<void>;
-  /** The statement is the one its connection's backend runs (or has run): first in the pipeline. */
+  /**
+   * The statement is first in its connection's pipeline: the one whose answer postgres.js reads (its
+   * backend may already run the next one). postgres.js also leaves it set on a statement it re-sends
+   * after a prepared statement went stale (retry(), at the tail): a cancel then at worst stops another
+   * read, which readStatement() runs again.
+   */
   active?: boolean;
   /** The pool's cancel(query): a promise settled when the cancel request was processed (null once used). */
   canceller: ((q: RawQuery) => Promise<void>) | null;
@@ -135,6 +140,7 @@ function sweep(): void {
  * rejects now.
  */
 function abandon(q: RawQuery, error: Error): void {
+  waiting.delete(q);
   if (!q.executed) { q.executed = true; q.reject(error); return; }
   q.tagged = false;
   q.strings = ['select 1'];
@@ -161,17 +167,13 @@ export function applyDbConfig(c: { connectionDeadline: number; cancelOnDisconnec
 /**
  * Runs one read statement of a request (prepared; rows as Buffers when `raw`). No statement is issued
  * for a client already gone (under overload, requests queued in a worker whose clients gave up cost
- * nothing), and the statement of a client that goes away is cancelled once it runs.
+ * nothing), and the statement of a client that goes away is dropped or cancelled (CancelWatch).
  *
  * Statements stay pipelined (postgres.js sends a statement on a busy connection when every connection is
  * busy; reserving a connection per read instead cost 12-26% of throughput in the benchmark), which makes
- * a cancel imprecise: a PostgreSQL cancel request stops whatever its backend runs when it arrives. So:
- * - only the statement at the head of its connection's pipeline is cancelled (postgres.js 3.4.9, asked
- *   to cancel a statement queued behind another, hands the rows of one statement to the next: measured
- *   as wrong rows in the benchmark); one still queued is cancelled when it gets there;
- * - if it finished just before the cancel arrived, PostgreSQL ignores a cancel for an idle backend, or
- *   stops the statement pipelined behind it: a read of another request cancelled that way is run again
- *   here (reads are idempotent, and a cancelled statement changed nothing).
+ * a cancel imprecise: a PostgreSQL cancel request stops whatever its backend runs when it arrives. So
+ * a read that such a cancel stopped (this thread sent one to its backend just before) is run again here:
+ * reads are idempotent, and a cancelled statement changed nothing.
  */
 export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean): Promise<unknown[]> {
   for (let attempt = 0; ; attempt++) {
@@ -183,7 +185,7 @@ export async function readStatement(db: Db, text: string, params: unknown[], sig
       return await q as unknown as unknown[];
     } catch (e) {
       if (signal?.aborted) throw new ClientGoneError();
-      if (attempt < MAX_STRAY_CANCELS && isCancelRequest(e)) continue;
+      if (attempt < MAX_STRAY_CANCELS && strayCancel(q as unknown as RawQuery, e)) continue;
       throw e;
     } finally {
       watch?.done();
@@ -193,29 +195,77 @@ export async function readStatement(db: Db, text: string, params: unknown[], sig
 
 /** Reads run again after a cancel meant for another statement (more in a row would be a bug elsewhere). */
 const MAX_STRAY_CANCELS = 3;
+/**
+ * Backend pid → when PostgreSQL had processed the last cancel request this thread sent it (Infinity
+ * while one is on its way; a thread's pools are its own).
+ */
+const cancelSent = new Map<number, number>();
+/** How long after that a statement cancelled on the backend is taken as stopped by it (its error may
+ * still be in transit, or unread by a busy event loop). */
+const STRAY_WINDOW_MS = 250;
 
-/** A cancel request (pg_cancel_backend or a client's), not statement_timeout, which words it differently. */
-export const isCancelRequest = (e: unknown): boolean =>
-  (e as { code?: unknown })?.code === '57014' && String((e as { message?: unknown }).message).includes('user request');
+/**
+ * A statement cancelled by a request this thread sent for another statement on its backend. Not one an
+ * operator cancelled (pg_cancel_backend), which is not run again; statement_timeout shares the code but
+ * would have to coincide with one of this thread's cancels.
+ */
+function strayCancel(q: RawQuery, e: unknown): boolean {
+  if ((e as { code?: unknown })?.code !== '57014' || !q.state) return false;
+  const at = cancelSent.get(q.state.pid);
+  return at !== undefined && performance.now() - at < STRAY_WINDOW_MS;
+}
 
-/** Cancels a statement when its client goes away, as soon as the statement runs (see readStatement). */
+/**
+ * What happens to a read whose client goes away: still waiting for a connection, it is dropped at once
+ * (abandon()); on a connection, it is cancelled only if it is still first in the pipeline after a grace
+ * period. Most reads take a few milliseconds, and a cancel that arrives after its statement ended stops
+ * the next one on the backend (run again, but wasted work), so only a statement that runs on is worth a
+ * cancel. A statement queued behind others waits for its turn the same way. Never cancelled: one
+ * postgres.js has queued behind another (asked to, postgres.js 3.4.9 hands the rows of one statement
+ * to the next: measured as wrong rows in the benchmark).
+ */
 class CancelWatch {
   private finished = false;
+  private timer: NodeJS.Timeout | null = null;
+  private wait = CANCEL_GRACE_MS;
+  private wasFirst = false;
   private readonly off: () => void;
   constructor(private readonly q: RawQuery, signal: ClientSignal) {
-    this.off = signal.onAbort(() => this.cancel());
+    this.off = signal.onAbort(() => this.gone());
   }
-  done(): void { this.finished = true; this.off(); }
-  private cancel(): void {
+  done(): void {
+    this.finished = true;
+    this.off();
+    if (this.timer) clearTimeout(this.timer);
+  }
+  private gone(): void {
     if (this.finished) return;
-    if (!this.q.active) { setTimeout(() => this.cancel(), CANCEL_POLL_MS).unref(); return; }
+    if (!this.q.state) { abandon(this.q, new ClientGoneError()); return; }
+    this.later();
+  }
+  private later(): void {
+    this.timer = setTimeout(() => this.check(), this.wait).unref();
+    this.wait = Math.min(this.wait * 2, CANCEL_POLL_MAX_MS);
+  }
+  private check(): void {
+    this.timer = null;
+    if (this.finished) return;
+    // First in the pipeline at two checks in a row: running on, not just finishing.
+    const first = !!this.q.active;
+    if (!first || !this.wasFirst) { this.wasFirst = first; this.later(); return; }
     const canceller = this.q.canceller;
     this.q.canceller = null;
-    // postgres.js's cancel(query) for a running statement: a new connection that sends the cancel request.
-    if (canceller) canceller(this.q).catch(() => {});
+    if (!canceller || !this.q.state) return;
+    const pid = this.q.state.pid;
+    cancelSent.set(pid, Infinity);
+    // postgres.js's cancel(query) for a running statement: a new connection that sends the cancel
+    // request, settled when PostgreSQL has processed it (closed that connection).
+    const processed = () => { cancelSent.set(pid, performance.now()); };
+    canceller(this.q).then(processed, processed);
   }
 }
-const CANCEL_POLL_MS = 5;
+const CANCEL_GRACE_MS = 10;
+const CANCEL_POLL_MAX_MS = 100;
 
 /** Readiness probe: the database answers a trivial statement. */
 export async function ping(db: Db): Promise<void> { await db`select 1`; }

@@ -6,7 +6,7 @@
 // src/cache/invalidation.ts) requires the write's position before a replica may answer again, so a client
 // never reads older data than it wrote, and the response cache never stores a reply older than a write it
 // was invalidated for.
-import { isCancelRequest, type Db } from './connect.ts';
+import type { Db } from './connect.ts';
 import { log } from '../log.ts';
 
 export interface ReplicaOptions { maxLagBytes: number; checkInterval: number }
@@ -104,8 +104,8 @@ export class ReadRouter {
         r.healthy = healthy;
         r.replayed = replayed;
       } catch (e) {
-        // A cancel meant for a read whose client went away (the check shares the replica's read pool): no news.
-        if (isCancelRequest(e)) return;
+        // Cancelled (a cancel meant for a read whose client went away: the check shares the replica's read pool): no news.
+        if ((e as { code?: unknown }).code === '57014') return;
         if (r.healthy) log.warn('read replica out (unreachable)', { replica: redact(r.url), error: String(e) });
         r.healthy = false;
       }

@@ -223,7 +223,8 @@ export class GraphqlEngine {
     const data = JSON.stringify(result.data ?? null);
     const body = errors.length ? `{"errors":${JSON.stringify(errors.map(executionError))},"data":${data}}` : `{"data":${data}}`;
     // A field the database could not answer now: the client (or a load balancer) should retry, not cache.
-    if (errors.some((g) => isUnavailable(g.originalError))) return { status: 503, body };
+    // Not after a mutation: it may have committed (only its answer failed), and a retry would write again.
+    if (p.operation.operation === 'query' && errors.some((g) => isUnavailable(g.originalError))) return { status: 503, body };
     // Several root fields may each stay under the limit and still add up past it.
     if (body.length > this.opts.maxResponseSize && Buffer.byteLength(body) > this.opts.maxResponseSize) {
       const message = `The response would be larger than ${this.opts.maxResponseSize} bytes (limit http.maxResponseSize): ask for smaller pages, fewer fields or less populate`;
