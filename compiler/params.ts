@@ -528,6 +528,20 @@ function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, 
 /** Populate maps written in the object form (`populate[seo][populate]=…`): Strapi orders their nested entries by the model. */
 const OBJECT_FORM = new WeakSet<Map<string, QueryValue | true>>();
 
+/** Nested populates made from a dotted path (`a.b`): their errors keep naming the whole path. */
+const DOTTED = new WeakSet<Obj>();
+
+/** Runs a nested validation whose errors Strapi reports under the parameter `populate`. */
+function asPopulate<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    const d = e instanceof ApiError ? e.details as { param?: unknown } | undefined : undefined;
+    if (d && (d.param === 'fields' || d.param === 'sort' || d.param === 'filters')) d.param = 'populate';
+    throw e;
+  }
+}
+
 function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<string, QueryValue | true> | '*' | null {
   if (v === undefined || v === '' || v === 'false') return null;
   if (v === '*' || v === 'true') return '*';
@@ -546,6 +560,7 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
       const list: string[] = typeof inner === 'string' ? [inner] : Array.isArray(inner) ? inner.filter((x): x is string => typeof x === 'string') : [];
       if (isObj(inner)) { (inner as Obj)[rest.join('.')] = 'true'; nested.populate = inner; }
       else nested.populate = [...list, rest.join('.')];
+      DOTTED.add(nested);
       out.set(head, nested);
     }
   };
@@ -643,8 +658,13 @@ export class PopulateParser {
     }
     nestedLast(entries, spec, ct.attributes);
     for (const [a, sub] of entries) {
-      if (a !== 'localizations' && (a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) continue;
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
+      // Left out of the answer (a relation the caller may not read, a role's users) but validated all
+      // the same: Strapi refuses an invalid populate under it (checked live).
+      if (a !== 'localizations' && (((a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) || (a.kind === 'relation' && a.neverAnswered))) {
+        this.validateOnly(a, sub, depth, subPath, status);
+        continue;
+      }
       if (a === 'localizations') {
         const o = isObj(sub) ? sub : {};
         sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
@@ -653,6 +673,11 @@ export class PopulateParser {
       const p = this.attribute(a, sub, depth, subPath, status);
       if (p) sel.populate.push(p);
     }
+  }
+
+  /** Parses a populate for its errors only: its parameters go to a scratch builder, not the statement's. */
+  private validateOnly(a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): void {
+    new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead).attribute(a, sub, depth, path, status);
   }
 
   /** The populate of one attribute; null when Strapi leaves the attribute out of the response. */
@@ -666,12 +691,15 @@ export class PopulateParser {
     }
     switch (a.kind) {
       case 'relation': {
+        // Strapi validates a relation's fields, filters, sort and a populate string or list as queries of
+        // their own: errors name the key from there (no parent path) and the parameter `populate`
+        // (checked live); an object populate goes on with the path.
         const target = this.schema.contentTypes.get(a.target)!;
-        const select = selection(target, o.fields, path);
-        this.forType(target, select, o.populate, depth + 1, path, status);
-        const parsed = o.filters !== undefined ? new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters, typeScope(target, null)) : null;
+        const select = asPopulate(() => selection(target, o.fields, null));
+        this.forType(target, select, o.populate, depth + 1, isObj(o.populate) || DOTTED.has(o) ? path : null, status);
+        const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
         const where = parsed && joinedNot(parsed);
-        const sort = parseSort(this.schema, target, o.sort);
+        const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
         leadWithSort(select, sort);
         const count = o.count !== undefined && bool(o.count, `${path}.count`);
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
@@ -679,7 +707,7 @@ export class PopulateParser {
       case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
         const names = fieldList(o.fields);
-        if (names) for (const n of names) if (!FILE_RECORD_KEYS.includes(n)) throw invalidKey('fields', n, path);
+        if (names) for (const n of names) if (!FILE_RECORD_KEYS.includes(n)) throw invalidKey('populate', n, null);
         return { kind: 'media', attr: a, fields: names };
       }
       case 'component': {
@@ -692,13 +720,21 @@ export class PopulateParser {
           if (!isObj(o.on)) throw invalidKey('populate', 'on', path);
           for (const [uid, csub] of Object.entries(o.on)) {
             const comp = this.schema.components.get(uid);
-            if (!comp || !a.components.includes(uid)) throw invalidKey('populate', uid, `${path}.on`);
-            on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, `${path}.${uid}`, status));
+            if (!comp || !a.components.includes(uid)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
+            // Strapi's error paths skip the fragment (`on.<uid>`): they go on from the zone's.
+            on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status));
           }
         } else {
           // Shared strategy: the same nested populate applies to every component of the zone. Strapi
-          // takes `*` or an object there; a list of names is refused (checked live).
-          if (o.populate !== undefined && o.populate !== '*' && !isObj(o.populate)) throw invalidKey('populate', 'populate', path);
+          // 5.54 takes only `*` there (its validator refuses anything else for a dynamic zone or morphTo).
+          if (o.populate !== undefined && o.populate !== '*' && !DOTTED.has(o)) throw invalidKey('populate', 'populate', path);
+          // A dotted path through the zone (`blocks.label`) names an attribute of one of its components.
+          if (DOTTED.has(o)) {
+            for (const rest of o.populate as string[]) {
+              const head = rest.split('.')[0];
+              if (!a.components.some((uid) => this.schema.components.get(uid)!.byName.has(head))) throw invalidKey('populate', head, `${path}.${head}`);
+            }
+          }
           for (const uid of a.components) {
             const comp = this.schema.components.get(uid)!;
             on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue }, depth, path, status, true));
@@ -712,8 +748,10 @@ export class PopulateParser {
   }
 
   private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
-    const sel = componentSelection(comp, o.fields, path);
-    const spec = normalizePopulate(o.populate, path);
+    // As a relation's: fields and a populate string or list are validated as queries of their own.
+    const sel = asPopulate(() => componentSelection(comp, o.fields, null));
+    const at = isObj(o.populate) || DOTTED.has(o) ? path : null;
+    const spec = normalizePopulate(o.populate, at);
     if (!spec) return sel;
     if (depth + 1 > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
@@ -727,15 +765,16 @@ export class PopulateParser {
         if (!a || a.kind === 'scalar' || a.private) {
           // In a dynamic zone's shared populate a key need only exist on some of its components.
           if (lenient) continue;
-          throw invalidKey('populate', name, `${path}.${name}`);
+          throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? at : at ? `${at}.${name}` : name);
         }
         entries.push([a, sub]);
       }
     }
     nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) {
-      if (a.kind === 'relation' && !this.canRead(a.target)) continue;
-      const p = this.attribute(a, sub, depth + 1, `${path}.${a.name}`, status);
+      const subPath = at ? `${at}.${a.name}` : a.name;
+      if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(a, sub, depth + 1, subPath, status); continue; }
+      const p = this.attribute(a, sub, depth + 1, subPath, status);
       if (p) sel.populate.push(p);
     }
     return sel;
@@ -765,7 +804,7 @@ export class PopulateParser {
       if (!isObj(o.on)) throw invalidKey('populate', 'on', path);
       for (const [uid, tsub] of Object.entries(o.on)) {
         const ct = this.schema.contentTypes.get(uid);
-        if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on`);
+        if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on.${uid}`);
         const t: Obj = isObj(tsub) ? tsub : {};
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         if (!this.canRead(uid)) continue;

@@ -60,6 +60,11 @@ export interface RelationAttr extends AttrBase {
   inversedBy?: string;
   /** The `_lnk` table as seen from this attribute's side. */
   join: JoinTable;
+  /**
+   * Accepted in populate (and validated) but never answered: users-permissions' content-API output
+   * sanitizer removes a role's `users` wherever a role is shown.
+   */
+  neverAnswered?: boolean;
 }
 
 /** Strapi's polymorphic relations: the owning sides point at rows of any content-type. */

@@ -8,7 +8,7 @@ import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
   type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
-import { UP } from './auth/tables.ts';
+import { usersPermissionsTypes } from './plugin-types.ts';
 import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
 export class ModelError extends Error {}
@@ -168,7 +168,10 @@ const ADMIN_UID = 'admin::user';
 function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Raw[]): void {
   const targets = new Set(raws.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
     .map((d) => (d && typeof d === 'object' && d.type === 'relation' ? d.target : undefined))));
-  if (targets.has(USERS_UID) && !contentTypes.has(USERS_UID)) contentTypes.set(USERS_UID, usersModel());
+  // A populated user shows its role (and a role its permissions) as in Strapi: the plugin's three types.
+  if (targets.has(USERS_UID) && !contentTypes.has(USERS_UID)) {
+    for (const ct of Object.values(usersPermissionsTypes())) contentTypes.set(ct.uid, ct);
+  }
   if (targets.has(ADMIN_UID) && !contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
 }
 
@@ -196,26 +199,13 @@ function adminUsersModel(): ContentType {
   };
 }
 
-/** users-permissions users (`up_users`) as a relation target: what Strapi answers of a populated user. */
-function usersModel(): ContentType {
-  const attributes: Attribute[] = [
-    scalar('username', 'string'), scalar('email', 'email'), scalar('provider', 'string'),
-    scalar('password', 'password', { private: true }), scalar('resetPasswordToken', 'string', { private: true }),
-    scalar('confirmationToken', 'string', { private: true }), scalar('confirmed', 'boolean'), scalar('blocked', 'boolean'),
-  ];
-  return {
-    uid: USERS_UID, kind: 'collectionType', singularName: 'user', pluralName: 'users', apiName: 'user', table: UP.users,
-    draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
-    builtin: { graphqlName: 'UsersPermissionsUser' },
-  };
-}
-
 /** Strapi's relation name for a one-way spelling. */
 const strapiRelation = (r: RelationKind): StrapiRelation => (r === 'oneWay' ? 'oneToOne' : r === 'manyWay' ? 'oneToMany' : r);
 
 /** Join tables of every relation: owners first (they name the table), then the mappedBy sides reverse them. */
 function resolveJoins(schema: Schema): void {
-  const models = [...schema.contentTypes.values()];
+  // Plugin types come with their link tables.
+  const models = [...schema.contentTypes.values()].filter((ct) => !ct.builtin);
   // Components own their (one-way) relations through `<component table>_<attribute>_lnk`, as Strapi.
   for (const m of [...models, ...schema.components.values()]) {
     for (const a of m.attributes) {

@@ -71,7 +71,9 @@ function permissionsType(roles: ContentType, users: ContentType): ContentType {
     join: { table, source: self, target: other, order, inverseOrder: null }, required: false, private: false, localized: false,
   });
   if (!roles.byName.has('permissions')) {
-    for (const a of [side('permissions', permission, P.table, P.role, P.permission, P.order), side('users', users, L.table, L.role, L.user, L.order)]) {
+    // A role's users: never in a REST answer (users-permissions' output sanitizer removes them, checked live).
+    const users_ = { ...side('users', users, L.table, L.role, L.user, L.order), neverAnswered: true };
+    for (const a of [side('permissions', permission, P.table, P.role, P.permission, P.order), users_]) {
       roles.attributes.push(a);
       roles.byName.set(a.name, a);
     }

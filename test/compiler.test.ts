@@ -477,6 +477,34 @@ describe('validation errors (as recorded from Strapi)', () => {
     test(`${route}?${q}`, () => assert.deepEqual(queryError(route, q), expected));
   }
 
+  // Checked on a live Strapi 5.54: a populated attribute's fields, sort, filters and a populate string
+  // are validated as queries of their own (no parent path) and reported under `populate`.
+  const nested: Array<[string, Record<string, unknown>]> = [
+    ['populate[author][fields][0]=nope', { key: 'nope', path: null }],
+    ['populate[author][sort]=nope', { key: 'nope', path: null }],
+    ['populate[author][filters][nope][$eq]=1', { key: 'nope', path: null }],
+    ['populate[author][populate]=nope', { key: 'nope', path: 'nope' }],
+    ['populate[author][populate]=articles.nope', { key: 'nope', path: 'articles.nope' }],
+    ['populate[seo][fields][0]=nope', { key: 'nope', path: null }],
+    ['populate[blocks][on][shared.quote][fields][0]=nope', { key: 'nope', path: null }],
+  ];
+  for (const [q, d] of nested) {
+    test(`articles?${q}`, () => {
+      const e = queryError('articles', q);
+      assert.deepEqual(e.details, { ...d, source: 'query', param: 'populate' });
+      assert.equal(e.message, d.path && d.path !== d.key ? `Invalid key ${d.key} at ${d.path}` : `Invalid key ${d.key}`);
+    });
+  }
+
+  test('a populate the caller may not read is left out but validated (its parameters do not reach the statement)', () => {
+    const c = fresh();
+    const noAuthors = { key: 'x', canRead: (uid: string) => uid !== 'api::author.author' };
+    assert.throws(() => c.read(ct('articles'), 'list', 'populate[author][fields][0]=nope', undefined, noAuthors), (e: ApiError) => e.status === 400 && e.message === 'Invalid key nope');
+    const ok = c.read(ct('articles'), 'list', 'populate[author][filters][name][$eq]=Ada', undefined, noAuthors);
+    assert.ok(!ok.params.includes('Ada'), 'the left-out filter has no parameter');
+    assert.ok(!/"authors"/.test(ok.sql.text), 'no author read');
+  });
+
   const others: Array<[string, string, string]> = [
     ['articles', 'filters[author][nope]=1', 'Invalid key nope at author'],
     ['articles', 'filters[$foo][title]=1', 'Invalid key $foo'],
@@ -489,9 +517,13 @@ describe('validation errors (as recorded from Strapi)', () => {
     ['articles', 'fields[0][a]=b', 'Invalid fields parameter: expected a string or a list of strings'],
     ['articles', 'locale[0]=en', 'Invalid locale parameter: expected a string'],
     ['articles', 'populate=nope', 'Invalid key nope'],
-    ['articles', 'populate[seo][populate][nope]=true', 'Invalid key nope at seo.nope'],
+    // Checked on a live Strapi 5.54 (a component, a relation, a dynamic zone of the same shapes).
+    ['articles', 'populate[seo][populate][nope]=true', 'Invalid key nope at seo'],
+    ['articles', 'populate[seo][populate]=nope', 'Invalid key nope'],
     ['articles', 'populate[author][foo]=1', 'Invalid key foo at author'],
-    ['articles', 'populate[blocks][on][shared.seo]=true', 'Invalid key shared.seo at blocks.on'],
+    ['articles', 'populate[blocks][on][shared.seo]=true', 'Invalid key shared.seo at blocks.on.shared.seo'],
+    ['articles', 'populate[blocks][populate][nope]=true', 'Invalid key populate at blocks'],
+    ['articles', 'populate=blocks.nope', 'Invalid key nope at blocks.nope'],
     ['articles', 'filters[a][b][c][d][e][f][g][h][i][j][k][l][m][n][o][p][q][r][s][t][u][v]=1', 'Input depth exceeded depth option of 20 and strictDepth is true'],
     ['articles', Array.from({ length: 1001 }, (_, i) => `a${i}=1`).join('&'), 'Parameter limit exceeded. Only 1000 parameters allowed.'],
   ];

@@ -195,6 +195,21 @@ test('relations to users-permissions users: link tables beside Strapi\'s up_user
   const hit = await call('GET', '/api/notes?fields[0]=text&filters[writer][username][$eq]=ada');
   assert.deepEqual(hit.body.data.map((n: { text: string }) => n.text), ['reviewed']);
   assert.equal((await call('GET', '/api/notes?filters[writer][password][$eq]=x')).status, 400, 'a user\'s password is never filterable');
+  // A populated user shows its role, and a role its permissions, never its users (users-permissions'
+  // output sanitizer removes them; the populate is still validated): as a live Strapi 5.54.
+  const [role] = await s.sql()`select id from up_roles where type = 'authenticated'`;
+  await s.sql()`insert into up_users_role_lnk (user_id, role_id, user_ord) values (${ada.id}, ${role.id}, 1)`;
+  const withRole = (await call('GET', `/api/notes/${doc}?populate[writer][fields][0]=username&populate[writer][populate][role][populate]=*`)).body.data;
+  assert.deepEqual(Object.keys(withRole.writer), ['id', 'documentId', 'username', 'role']);
+  assert.equal(withRole.writer.role.type, 'authenticated');
+  assert.ok(Array.isArray(withRole.writer.role.permissions) && withRole.writer.role.permissions.length > 0);
+  assert.ok(!('users' in withRole.writer.role));
+  const users = (await call('GET', `/api/notes/${doc}?populate[writer][populate][role][populate][users][fields][0]=username`)).body.data;
+  assert.deepEqual(Object.keys(users.writer.role), ['id', 'documentId', 'name', 'description', 'type', 'createdAt', 'updatedAt', 'publishedAt']);
+  const bad = await call('GET', `/api/notes/${doc}?populate[writer][populate][role][populate][users][fields][0]=nope`);
+  assert.equal(bad.status, 400);
+  assert.deepEqual(bad.body.error.details, { key: 'nope', path: null, source: 'query', param: 'populate' });
+  assert.equal((await call('GET', `/api/notes/${doc}?populate[writer][populate][role][populate][users][filters][username][$eq]=ada`)).status, 200);
   const g = await s.fetchJson('POST', '/graphql', { query: '{ notes { text } }' }, TOKEN);
   assert.equal(g.status, 200, g.text);
 });
