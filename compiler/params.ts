@@ -798,6 +798,8 @@ export class PopulateParser {
       leadWithSort(select, sort);
       return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where: parsed && joinedNot(parsed), sort, status: target.draftAndPublish ? status : null };
     }
+    // Strapi 5.54's validator refuses a morphTo's nested populate other than `*` (as a dynamic zone's).
+    if (o.populate !== undefined && o.populate !== '*') throw invalidKey('populate', 'populate', path);
     if (sub !== true && Object.keys(o).some((k) => k !== 'on')) return null;
     const types: MorphTarget[] = [];
     if (o.on !== undefined) {

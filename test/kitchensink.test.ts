@@ -44,3 +44,13 @@ test('GraphQL: morph relations are GenericMorph unions resolved by their type', 
   assert.ok(!names(schema.body.data.t.fields).includes('comments'), 'morphMany is not a GraphQL field, as Strapi');
   assert.ok(!names(schema.body.data.b.inputFields).includes('items') && !names(schema.body.data.b.inputFields).includes('owner'), 'no morph or admin relation in inputs');
 });
+
+// Strapi 5.54's populate validator (@strapi/utils validate/validators.js, validateMorphLikeNestedPopulate):
+// a morphTo side's nested populate may only be `*`; the `on` fragments shape it.
+test('a morphTo side refuses a nested populate other than *', async () => {
+  const s = server();
+  const r = await s.fetchJson('GET', '/api/boards?populate[items][populate][comment]=true', undefined, TOKEN);
+  assert.equal(r.status, 400, r.text);
+  assert.deepEqual(r.body.error, { status: 400, name: 'ValidationError', message: 'Invalid key populate at items', details: { key: 'populate', path: 'items', source: 'query', param: 'populate' } });
+  assert.equal((await s.fetchJson('GET', '/api/boards?populate[items][populate]=*', undefined, TOKEN)).status, 200);
+});
