@@ -528,6 +528,9 @@ function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, 
 /** Populate maps written in the object form (`populate[seo][populate]=…`): Strapi orders their nested entries by the model. */
 const OBJECT_FORM = new WeakSet<Map<string, QueryValue | true>>();
 
+const TRUTHY = new Set(['true', 't', '1']);
+const BOOLEAN_LIKE = new Set([...TRUTHY, 'false', 'f', '0']);
+
 /** Nested populates made from a dotted path (`a.b`): their errors keep naming the whole path. */
 const DOTTED = new WeakSet<Obj>();
 
@@ -633,7 +636,11 @@ function morphBy(schema: Schema, a: MorphAttr): MorphAttr {
 }
 
 export class PopulateParser {
-  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true) {}
+  /**
+   * `converting`: false for a populate Strapi validates and then removes (its sanitizer runs before its
+   * query conversion, whose own errors it then never reaches).
+   */
+  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true, private converting = true) {}
 
   forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft'): void {
     const spec = normalizePopulate(v, path);
@@ -659,10 +666,15 @@ export class PopulateParser {
     nestedLast(entries, spec, ct.attributes);
     for (const [a, sub] of entries) {
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
-      // Left out of the answer (a relation the caller may not read, a role's users) but validated all
-      // the same: Strapi refuses an invalid populate under it (checked live).
-      if (a !== 'localizations' && (((a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) || (a.kind === 'relation' && a.neverAnswered))) {
-        this.validateOnly(a, sub, depth, subPath, status);
+      // Left out of the answer but validated all the same: Strapi refuses an invalid populate under a
+      // relation the caller may not read (its sanitizer then removes it, before the query conversion)
+      // and under a role's users (removed from the output only: converted too). Checked live.
+      if (a !== 'localizations' && (a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) {
+        this.validateOnly(ct.uid, a, sub, depth, subPath, status, false);
+        continue;
+      }
+      if (a !== 'localizations' && a.kind === 'relation' && a.neverAnswered) {
+        this.validateOnly(ct.uid, a, sub, depth, subPath, status, this.converting);
         continue;
       }
       if (a === 'localizations') {
@@ -670,24 +682,38 @@ export class PopulateParser {
         sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
         continue;
       }
-      const p = this.attribute(a, sub, depth, subPath, status);
+      const p = this.attribute(ct.uid, a, sub, depth, subPath, status);
       if (p) sel.populate.push(p);
     }
   }
 
   /** Parses a populate for its errors only: its parameters go to a scratch builder, not the statement's. */
-  private validateOnly(a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): void {
-    new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead).attribute(a, sub, depth, path, status);
+  private validateOnly(owner: string, a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', converting: boolean): void {
+    new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting).attribute(owner, a, sub, depth, path, status);
   }
 
   /** The populate of one attribute; null when Strapi leaves the attribute out of the response. */
-  private attribute(a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
+  /** `owner`: the uid of the content-type or component the attribute belongs to. */
+  private attribute(owner: string, a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (given === '*' && a.kind === 'morph' && !a.target) return null;
     const sub = given === '*' ? true : given;
     const o: Obj = isObj(sub) ? sub : {};
     if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
     for (const k of Object.keys(o)) {
-      if (!['populate', 'fields', 'filters', 'sort', 'count', 'on', 'limit', 'start'].includes(k)) throw invalidKey('populate', k, path);
+      if (!['populate', 'fields', 'filters', 'sort', 'count', 'on'].includes(k)) throw invalidKey('populate', k, path);
+    }
+    // Strapi 5.54's populate validator, at any populated attribute: `count` is boolean-like, `on` an
+    // object whose keys name models (content-types or components).
+    if (o.count !== undefined && !BOOLEAN_LIKE.has(o.count as string)) throw invalidKey('populate', 'count', path);
+    if (o.on !== undefined) {
+      if (!isObj(o.on)) throw invalidKey('populate', 'on', `${path}.on`);
+      for (const uid of Object.keys(o.on)) {
+        if (!this.schema.contentTypes.has(uid) && !this.schema.components.has(uid)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
+      }
+      // Then its query conversion: fragments belong to dynamic zones and morphTo sides only.
+      if (this.converting && a.kind !== 'dynamiczone' && !(a.kind === 'morph' && !a.target)) {
+        throw validation(`Using fragments is not permitted to populate "${a.name}" in "${owner}"`, {});
+      }
     }
     switch (a.kind) {
       case 'relation': {
@@ -701,7 +727,7 @@ export class PopulateParser {
         const where = parsed && joinedNot(parsed);
         const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
         leadWithSort(select, sort);
-        const count = o.count !== undefined && bool(o.count, `${path}.count`);
+        const count = o.count !== undefined && TRUTHY.has(o.count as string);
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
@@ -717,7 +743,6 @@ export class PopulateParser {
       case 'dynamiczone': {
         const on = new Map<string, ComponentSelection>();
         if (o.on !== undefined) {
-          if (!isObj(o.on)) throw invalidKey('populate', 'on', path);
           for (const [uid, csub] of Object.entries(o.on)) {
             const comp = this.schema.components.get(uid);
             if (!comp || !a.components.includes(uid)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
@@ -773,8 +798,8 @@ export class PopulateParser {
     nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) {
       const subPath = at ? `${at}.${a.name}` : a.name;
-      if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(a, sub, depth + 1, subPath, status); continue; }
-      const p = this.attribute(a, sub, depth + 1, subPath, status);
+      if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(comp.uid, a, sub, depth + 1, subPath, status, false); continue; }
+      const p = this.attribute(comp.uid, a, sub, depth + 1, subPath, status);
       if (p) sel.populate.push(p);
     }
     return sel;
@@ -803,7 +828,6 @@ export class PopulateParser {
     if (sub !== true && Object.keys(o).some((k) => k !== 'on')) return null;
     const types: MorphTarget[] = [];
     if (o.on !== undefined) {
-      if (!isObj(o.on)) throw invalidKey('populate', 'on', path);
       for (const [uid, tsub] of Object.entries(o.on)) {
         const ct = this.schema.contentTypes.get(uid);
         if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on.${uid}`);

@@ -524,6 +524,12 @@ describe('validation errors (as recorded from Strapi)', () => {
     ['articles', 'populate[blocks][on][shared.seo]=true', 'Invalid key shared.seo at blocks.on.shared.seo'],
     ['articles', 'populate[blocks][populate][nope]=true', 'Invalid key populate at blocks'],
     ['articles', 'populate=blocks.nope', 'Invalid key nope at blocks.nope'],
+    ['articles', 'populate[tags][count]=maybe', 'Invalid key count at tags'],
+    ['articles', 'populate[tags][limit]=2', 'Invalid key limit at tags'],
+    ['articles', 'populate[tags][on][api::tag.tag]=true', 'Using fragments is not permitted to populate "tags" in "api::article.article"'],
+    ['articles', 'populate[seo][on][shared.seo]=true', 'Using fragments is not permitted to populate "seo" in "api::article.article"'],
+    ['articles', 'populate[tags][on][nope]=true', 'Invalid key nope at tags.on.nope'],
+    ['articles', 'populate[blocks][on]=x', 'Invalid key on at blocks.on'],
     ['articles', 'filters[a][b][c][d][e][f][g][h][i][j][k][l][m][n][o][p][q][r][s][t][u][v]=1', 'Input depth exceeded depth option of 20 and strictDepth is true'],
     ['articles', Array.from({ length: 1001 }, (_, i) => `a${i}=1`).join('&'), 'Parameter limit exceeded. Only 1000 parameters allowed.'],
   ];

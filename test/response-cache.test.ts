@@ -53,7 +53,8 @@ test('a repeated read is answered from the cache (no statement), with its ETag a
 test('a write invalidates what read its tables: the article itself, a populated author, a component', async () => {
   const q = `/api/articles/${article}?populate[author][fields][0]=name&populate[seo]=true&fields[0]=title`;
   assert.equal((await get(a, q)).body.data.author.name, 'Ada');
-  assert.equal((await get(a, q)).headers['x-sql-statements'], '0');
+  // Cached (a change watch that reports the setup's writes late, under load, may drop it once first).
+  await eventually(async () => (await get(a, q)).headers['x-sql-statements'] === '0');
   // The author's rename reaches the article that populated it, at once (before the write answered).
   await a.fetchJson('PUT', `/api/authors/${author}`, { data: { name: 'Ada L.' } }, TOKEN);
   const renamed = await get(a, q);
