@@ -14,6 +14,11 @@ export interface FieldRef {
   column: string;
   /** Type used for casts and value coercion. */
   type: ScalarAttr['type'] | 'id' | 'documentId' | 'systemDate' | 'locale';
+  /**
+   * Sort only: Strapi 5.54's virtual `status` of a draft & publish row (0 draft never published, 1
+   * modified since published, 2 published), computed over the rows of `table`.
+   */
+  status?: { table: string; localized: boolean };
 }
 
 export type Filter =

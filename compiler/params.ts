@@ -412,6 +412,10 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
 }
 
 function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, _: null): SortTerm {
+  // Strapi 5.54's virtual sort key of a draft & publish type (its validator and order-by helper).
+  if (names.length === 1 && names[0] === 'status' && ct.draftAndPublish) {
+    return { path: [], field: { column: 'id', type: 'id', status: { table: ct.table, localized: ct.localized } }, desc };
+  }
   const path: Array<RelationAttr | ComponentAttr> = [];
   let scope: FilterScope = typeScope(ct, null);
   for (let i = 0; i < names.length; i++) {

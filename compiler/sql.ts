@@ -55,6 +55,16 @@ function scalarOut(a: ScalarAttr, alias: string): string {
 
 const R = ROW_COLUMNS;
 
+/**
+ * Strapi 5.54's `status` sort rank of a row (@strapi/database order-by helper): 0 when its document has
+ * no published row (in its locale), 1 when the row is newer than the latest published one, else 2.
+ */
+function statusRank(table: string, alias: string, localized: boolean): string {
+  const same = `sub.${R.documentId} = ${alias}.${R.documentId} and sub.${R.publishedAt} is not null${localized ? ` and sub.${R.locale} = ${alias}.${R.locale}` : ''}`;
+  return `case when not exists (select 1 from ${q(table)} sub where ${same}) then 0 ` +
+    `when ${alias}.${R.updatedAt} > (select max(sub.${R.updatedAt}) from ${q(table)} sub where ${same}) then 1 else 2 end`;
+}
+
 /** What a populate without `fields` reads of a content-type: what the render cache keeps. */
 function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
   const all = visibleScalars(ct.attributes);
@@ -463,6 +473,7 @@ class Gen extends RowGen {
    * a to-many relation the least (ascending) or greatest (descending) of its values.
    */
   sortExpr(s: SortTerm, alias: string): string {
+    if (s.field.status) return statusRank(s.field.status.table, alias, s.field.status.localized);
     let cur = alias;
     const wraps: string[] = [];
     for (const step of s.path) {

@@ -685,3 +685,19 @@ describe('one statement per read', () => {
     });
   }
 });
+
+// Last: it changes a draft. Strapi 5.54 sorts a draft & publish type by a virtual `status` (its
+// validator lets the key through, its order-by helper ranks a row 0 when its document was never
+// published, 1 when the row is newer than the published one, 2 otherwise).
+describe('sort by status', () => {
+  test('drafts never published, then modified, then published; an invalid key elsewhere', async () => {
+    const r = await s.fetchJson('PUT', `/api/articles/${ids.a2}?status=draft`, { data: { views: 51 } }, TOKEN);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await titles('status=draft&sort=status:asc,title:asc'), [DRAFT, A2, A4, A3, A1]);
+    assert.deepEqual(await titles('status=draft&sort[0]=status:desc&sort[1]=title:asc'), [A4, A3, A1, A2, DRAFT]);
+    assert.deepEqual(await titles('sort=status:asc,title:desc'), [A1, A3, A4, A2]);
+    const tags = await s.fetchJson('GET', '/api/tags?sort=status:asc', undefined, TOKEN);
+    assert.equal(tags.status, 400);
+    assert.equal(tags.body.error.message, 'Invalid key status');
+  });
+});
