@@ -18,7 +18,7 @@ export interface FieldRef {
    * Sort only: Strapi 5.54's virtual `status` of a draft & publish row (0 draft never published, 1
    * modified since published, 2 published), computed over the rows of `table`.
    */
-  status?: { table: string; localized: boolean };
+  status?: { table: string };
 }
 
 export type Filter =

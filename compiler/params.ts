@@ -414,7 +414,7 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
 function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, _: null): SortTerm {
   // Strapi 5.54's virtual sort key of a draft & publish type (its validator and order-by helper).
   if (names.length === 1 && names[0] === 'status' && ct.draftAndPublish) {
-    return { path: [], field: { column: 'id', type: 'id', status: { table: ct.table, localized: ct.localized } }, desc };
+    return { path: [], field: { column: 'id', type: 'id', status: { table: ct.table } }, desc };
   }
   const path: Array<RelationAttr | ComponentAttr> = [];
   let scope: FilterScope = typeScope(ct, null);
@@ -535,6 +535,61 @@ const OBJECT_FORM = new WeakSet<Map<string, QueryValue | true>>();
 const TRUTHY = new Set(['true', 't', '1']);
 const BOOLEAN_LIKE = new Set([...TRUTHY, 'false', 'f', '0']);
 
+/** A populate given as dotted paths (`a.b,c` or a list of such strings), which Strapi checks up front. */
+function isDotNotation(v: QueryValue | undefined): v is string | string[] {
+  // What normalizePopulate reads as none or everything is no path.
+  if (v === undefined || v === '*' || v === '' || v === 'true' || v === 'false') return false;
+  if (typeof v === 'string') return true;
+  return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
+}
+
+/**
+ * Strapi 5.54's check of dotted populate paths (@strapi/utils validate/validators.js,
+ * validatePopulateDotPathSegments): each segment names a populatable attribute; only components,
+ * relations (not morphTo sides) and dynamic zones lead further; through a zone, the next segment must
+ * lead on in one of its components. Errors name the path from the start of the string.
+ */
+function checkDotPaths(schema: Schema, model: ContentType | Component, v: string | string[]): void {
+  for (const item of Array.isArray(v) ? v : [v]) {
+    for (const part of item.split(',').map((x) => x.trim()).filter(Boolean)) {
+      checkDotSegments(schema, model, part.split('.').map((x) => x.trim()).filter(Boolean), '');
+    }
+  }
+}
+
+function checkDotSegments(schema: Schema, model: ContentType | Component, segments: string[], prefix: string): void {
+  if (!segments.length) return;
+  const [head, ...tail] = segments;
+  const full = prefix ? `${prefix}.${head}` : head;
+  // A localized type's `localizations` is a relation to itself in Strapi's model.
+  if (head === 'localizations' && 'localized' in model && model.localized) return checkDotSegments(schema, model, tail, full);
+  const a = model.byName.get(head);
+  if (!a || a.kind === 'scalar') throw invalidKey('populate', head, full);
+  if (!tail.length) return;
+  switch (a.kind) {
+    case 'component': return checkDotSegments(schema, schema.components.get(a.component)!, tail, full);
+    case 'relation': return checkDotSegments(schema, schema.contentTypes.get(a.target)!, tail, full);
+    case 'morph':
+      if (!a.target) throw invalidKey('populate', head, full);
+      return checkDotSegments(schema, schema.contentTypes.get(a.target)!, tail, full);
+    case 'dynamiczone': {
+      const [next, ...rest] = tail;
+      const nextPath = `${full}.${next}`;
+      const candidates = a.components.map((uid) => schema.components.get(uid)!).filter((c) => c.byName.has(next));
+      for (const c of candidates) {
+        const n = c.byName.get(next)!;
+        if (!rest.length) return;
+        try {
+          if (n.kind === 'component') return checkDotSegments(schema, schema.components.get(n.component)!, rest, nextPath);
+          if (n.kind === 'relation') return checkDotSegments(schema, schema.contentTypes.get(n.target)!, rest, nextPath);
+        } catch { /* the next component of the zone may lead on */ }
+      }
+      throw invalidKey('populate', next, nextPath);
+    }
+    default: throw invalidKey('populate', head, full);
+  }
+}
+
 /** Nested populates made from a dotted path (`a.b`): their errors keep naming the whole path. */
 const DOTTED = new WeakSet<Obj>();
 
@@ -647,6 +702,7 @@ export class PopulateParser {
   constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true, private converting = true) {}
 
   forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft'): void {
+    if (isDotNotation(v)) checkDotPaths(this.schema, ct, v);
     const spec = normalizePopulate(v, path);
     if (!spec) return;
     if (depth > this.limits.maxPopulateDepth) {
@@ -726,12 +782,14 @@ export class PopulateParser {
         // (checked live); an object populate goes on with the path.
         const target = this.schema.contentTypes.get(a.target)!;
         const select = asPopulate(() => selection(target, o.fields, null));
-        this.forType(target, select, o.populate, depth + 1, isObj(o.populate) || DOTTED.has(o) ? path : null, status);
+        const count = o.count !== undefined && TRUTHY.has(o.count as string);
+        // A count answers no rows: what is populated under it is validated only (no parameter of the statement's).
+        const nested = count ? new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, this.converting) : this;
+        nested.forType(target, select, o.populate, depth + 1, isObj(o.populate) || DOTTED.has(o) ? path : null, status);
         const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
         const where = parsed && joinedNot(parsed);
         const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
         leadWithSort(select, sort);
-        const count = o.count !== undefined && TRUTHY.has(o.count as string);
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
@@ -756,14 +814,8 @@ export class PopulateParser {
         } else {
           // Shared strategy: the same nested populate applies to every component of the zone. Strapi
           // 5.54 takes only `*` there (its validator refuses anything else for a dynamic zone or morphTo).
-          if (o.populate !== undefined && o.populate !== '*' && !DOTTED.has(o)) throw invalidKey('populate', 'populate', path);
-          // A dotted path through the zone (`blocks.label`) names an attribute of one of its components.
-          if (DOTTED.has(o)) {
-            for (const rest of o.populate as string[]) {
-              const head = rest.split('.')[0];
-              if (!a.components.some((uid) => this.schema.components.get(uid)!.byName.has(head))) throw invalidKey('populate', head, `${path}.${head}`);
-            }
-          }
+          // (A dotted path through the zone, `blocks.label`, was checked with the whole string: checkDotPaths.)
+          if (o.populate !== undefined && o.populate !== '*' && !(DOTTED.has(o) && Array.isArray(o.populate))) throw invalidKey('populate', 'populate', path);
           for (const uid of a.components) {
             const comp = this.schema.components.get(uid)!;
             on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue }, depth, path, status, true));
@@ -780,6 +832,7 @@ export class PopulateParser {
     // As a relation's: fields and a populate string or list are validated as queries of their own.
     const sel = asPopulate(() => componentSelection(comp, o.fields, null));
     const at = isObj(o.populate) || DOTTED.has(o) ? path : null;
+    if (!lenient && isDotNotation(o.populate)) checkDotPaths(this.schema, comp, o.populate);
     const spec = normalizePopulate(o.populate, at);
     if (!spec) return sel;
     if (depth + 1 > this.limits.maxPopulateDepth) {

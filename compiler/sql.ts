@@ -57,10 +57,12 @@ const R = ROW_COLUMNS;
 
 /**
  * Strapi 5.54's `status` sort rank of a row (@strapi/database order-by helper): 0 when its document has
- * no published row (in its locale), 1 when the row is newer than the latest published one, else 2.
+ * no published row in its locale, 1 when the row is newer than the latest published one, else 2. The
+ * locale condition is Strapi's on every type (i18n gives each a `locale`): a non-localized type's rows,
+ * whose locale is null, all rank 0 there.
  */
-function statusRank(table: string, alias: string, localized: boolean): string {
-  const same = `sub.${R.documentId} = ${alias}.${R.documentId} and sub.${R.publishedAt} is not null${localized ? ` and sub.${R.locale} = ${alias}.${R.locale}` : ''}`;
+function statusRank(table: string, alias: string): string {
+  const same = `sub.${R.documentId} = ${alias}.${R.documentId} and sub.${R.publishedAt} is not null and sub.${R.locale} = ${alias}.${R.locale}`;
   return `case when not exists (select 1 from ${q(table)} sub where ${same}) then 0 ` +
     `when ${alias}.${R.updatedAt} > (select max(sub.${R.updatedAt}) from ${q(table)} sub where ${same}) then 1 else 2 end`;
 }
@@ -473,7 +475,7 @@ class Gen extends RowGen {
    * a to-many relation the least (ascending) or greatest (descending) of its values.
    */
   sortExpr(s: SortTerm, alias: string): string {
-    if (s.field.status) return statusRank(s.field.status.table, alias, s.field.status.localized);
+    if (s.field.status) return statusRank(s.field.status.table, alias);
     let cur = alias;
     const wraps: string[] = [];
     for (const step of s.path) {

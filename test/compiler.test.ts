@@ -496,6 +496,12 @@ describe('validation errors (as recorded from Strapi)', () => {
     });
   }
 
+  test('what is populated under a count is validated only: none of its parameters reach the statement', () => {
+    const p = fresh().read(ct('articles'), 'list', 'populate[tags][count]=true&populate[tags][populate][articles][filters][title][$eq]=x');
+    assert.ok(!p.params.includes('x'), JSON.stringify(p.params));
+    assert.throws(() => fresh().read(ct('articles'), 'list', 'populate[tags][count]=true&populate[tags][populate][nope]=true'), (e: ApiError) => e.message === 'Invalid key nope at tags');
+  });
+
   test('a populate the caller may not read is left out but validated (its parameters do not reach the statement)', () => {
     const c = fresh();
     const noAuthors = { key: 'x', canRead: (uid: string) => uid !== 'api::author.author' };
@@ -530,6 +536,13 @@ describe('validation errors (as recorded from Strapi)', () => {
     ['articles', 'populate[seo][on][shared.seo]=true', 'Using fragments is not permitted to populate "seo" in "api::article.article"'],
     ['articles', 'populate[tags][on][nope]=true', 'Invalid key nope at tags.on.nope'],
     ['articles', 'populate[blocks][on]=x', 'Invalid key on at blocks.on'],
+    // Dotted paths, as Strapi 5.54's validatePopulateDotPathSegments checks them (checked live on the same shapes).
+    ['articles', 'populate=blocks.files.x', 'Invalid key files at blocks.files'],
+    ['articles', 'populate=cover.x', 'Invalid key cover'],
+    ['articles', 'populate=seo.shareImage.x', 'Invalid key shareImage at seo.shareImage'],
+    ['articles', 'populate[0]=*', 'Invalid key *'],
+    ['articles', 'populate=author.articles.nope', 'Invalid key nope at author.articles.nope'],
+    ['articles', 'populate[blocks][populate][x]=true&populate[01]=blocks.file', 'Invalid key populate at blocks'],
     ['articles', 'filters[a][b][c][d][e][f][g][h][i][j][k][l][m][n][o][p][q][r][s][t][u][v]=1', 'Input depth exceeded depth option of 20 and strictDepth is true'],
     ['articles', Array.from({ length: 1001 }, (_, i) => `a${i}=1`).join('&'), 'Parameter limit exceeded. Only 1000 parameters allowed.'],
   ];

@@ -40,7 +40,14 @@ export class Invalidator {
   constructor(private db: Sql, private cache: ResponseCache | null, schema: Schema, private opts: InvalidationOptions, private router: ReadRouter | null = null) {
     this.watched = [...schema.contentTypes.values()].filter((ct) => !ct.builtin).map((ct) => ({ table: ct.table, invalidates: writeTables(schema, ct), last: null }));
     this.watched.push({ table: FILES.table, invalidates: [FILES.table, FILES.related], last: null });
-    if ([...schema.contentTypes.values()].some((ct) => ct.table === UP.users)) this.watched.push({ table: UP.users, invalidates: [UP.users], last: null });
+    // Users populated from the models bring their role and its permissions (src/models.ts).
+    if ([...schema.contentTypes.values()].some((ct) => ct.table === UP.users)) {
+      this.watched.push(
+        { table: UP.users, invalidates: [UP.users, UP.userRole.table], last: null },
+        { table: UP.roles, invalidates: [UP.roles, UP.userRole.table, UP.permissionRole.table], last: null },
+        { table: UP.permissions, invalidates: [UP.permissions, UP.permissionRole.table], last: null },
+      );
+    }
   }
 
   async start(): Promise<void> {
