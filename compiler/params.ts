@@ -871,12 +871,13 @@ export class PopulateParser {
    */
   private morph(a: MorphAttr, sub: QueryValue | true, o: Obj, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (a.target) {
+      // Validated as a relation's (errors under `populate`, no parent path; an object populate goes on).
       const target = this.schema.contentTypes.get(a.target)!;
-      const select = selection(target, o.fields, path);
+      const select = asPopulate(() => selection(target, o.fields, null));
       if (o.fields === undefined) select.withLocale = true;
-      this.forType(target, select, o.populate, depth + 1, path, status);
-      const parsed = o.filters !== undefined ? new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters, typeScope(target, null)) : null;
-      const sort = parseSort(this.schema, target, o.sort);
+      this.forType(target, select, o.populate, depth + 1, isObj(o.populate) || DOTTED.has(o) ? path : null, status);
+      const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
+      const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
       leadWithSort(select, sort);
       return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where: parsed && joinedNot(parsed), sort, status: target.draftAndPublish ? status : null };
     }
@@ -890,10 +891,12 @@ export class PopulateParser {
         if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on.${uid}`);
         const t: Obj = isObj(tsub) ? tsub : {};
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
-        if (!this.canRead(uid)) continue;
-        const select = selection(ct, t.fields, `${path}.on.${uid}`);
-        this.forType(ct, select, t.populate, depth + 1, `${path}.on.${uid}`, status);
-        types.push({ ct, select });
+        // A type the caller may not read is validated, then left out (with scratch parameters).
+        const parser = this.canRead(uid) ? this : new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, false);
+        const select = asPopulate(() => selection(ct, t.fields, null));
+        // As a dynamic zone's fragments: error paths go on from the attribute's.
+        parser.forType(ct, select, t.populate, depth + 1, isObj(t.populate) ? path : null, status);
+        if (parser === this) types.push({ ct, select });
       }
     } else {
       for (const ct of this.schema.contentTypes.values()) if (!ct.builtin && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });

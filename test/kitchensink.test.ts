@@ -53,4 +53,10 @@ test('a morphTo side refuses a nested populate other than *', async () => {
   assert.equal(r.status, 400, r.text);
   assert.deepEqual(r.body.error, { status: 400, name: 'ValidationError', message: 'Invalid key populate at items', details: { key: 'populate', path: 'items', source: 'query', param: 'populate' } });
   assert.equal((await s.fetchJson('GET', '/api/boards?populate[items][populate]=*', undefined, TOKEN)).status, 200);
+  // Fields inside a morph populate are validated as a query of their own, reported under `populate`.
+  for (const q of ['/api/tags?populate[comments][fields][0]=nope', '/api/boards?populate[items][on][api::tag.tag][fields][0]=nope']) {
+    const e = await s.fetchJson('GET', q, undefined, TOKEN);
+    assert.equal(e.status, 400, q);
+    assert.deepEqual(e.body.error.details, { key: 'nope', path: null, source: 'query', param: 'populate' }, q);
+  }
 });
