@@ -590,6 +590,9 @@ function checkDotSegments(schema: Schema, model: ContentType | Component, segmen
   }
 }
 
+/** Where a parse keeps the first error of Strapi's query conversion (null: a part its sanitizer removes first). */
+interface Conversion { error: ApiError | null }
+
 /** Nested populates made from a dotted path (`a.b`): their errors keep naming the whole path. */
 const DOTTED = new WeakSet<Obj>();
 
@@ -696,10 +699,14 @@ function morphBy(schema: Schema, a: MorphAttr): MorphAttr {
 
 export class PopulateParser {
   /**
-   * `converting`: false for a populate Strapi validates and then removes (its sanitizer runs before its
-   * query conversion, whose own errors it then never reaches).
+   * `converting`: where the first error of Strapi's query conversion is kept (it converts only a query it
+   * validated whole); null for a populate it validates and then removes (its sanitizer runs before the
+   * conversion, whose errors it then never reaches).
    */
-  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true, private converting = true) {}
+  constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true, private converting: Conversion | null = { error: null }) {}
+
+  /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
+  get conversionError(): ApiError | null { return this.converting?.error ?? null; }
 
   forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft'): void {
     if (isDotNotation(v)) checkDotPaths(this.schema, ct, v);
@@ -730,7 +737,7 @@ export class PopulateParser {
       // relation the caller may not read (its sanitizer then removes it, before the query conversion)
       // and under a role's users (removed from the output only: converted too). Checked live.
       if (a !== 'localizations' && (a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) {
-        this.validateOnly(ct.uid, a, sub, depth, subPath, status, false);
+        this.validateOnly(ct.uid, a, sub, depth, subPath, status, null);
         continue;
       }
       if (a !== 'localizations' && a.kind === 'relation' && a.neverAnswered) {
@@ -748,7 +755,7 @@ export class PopulateParser {
   }
 
   /** Parses a populate for its errors only: its parameters go to a scratch builder, not the statement's. */
-  private validateOnly(owner: string, a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', converting: boolean): void {
+  private validateOnly(owner: string, a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', converting: Conversion | null): void {
     new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting).attribute(owner, a, sub, depth, path, status);
   }
 
@@ -772,7 +779,7 @@ export class PopulateParser {
       }
       // Then its query conversion: fragments belong to dynamic zones and morphTo sides only.
       if (this.converting && a.kind !== 'dynamiczone' && !(a.kind === 'morph' && !a.target)) {
-        throw validation(`Using fragments is not permitted to populate "${a.name}" in "${owner}"`, {});
+        this.converting.error ??= validation(`Using fragments is not permitted to populate "${a.name}" in "${owner}"`, {});
       }
     }
     switch (a.kind) {
@@ -855,7 +862,7 @@ export class PopulateParser {
     nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) {
       const subPath = at ? `${at}.${a.name}` : a.name;
-      if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(comp.uid, a, sub, depth + 1, subPath, status, false); continue; }
+      if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(comp.uid, a, sub, depth + 1, subPath, status, null); continue; }
       const p = this.attribute(comp.uid, a, sub, depth + 1, subPath, status);
       if (p) sel.populate.push(p);
     }
@@ -892,7 +899,7 @@ export class PopulateParser {
         const t: Obj = isObj(tsub) ? tsub : {};
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         // A type the caller may not read is validated, then left out (with scratch parameters).
-        const parser = this.canRead(uid) ? this : new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, false);
+        const parser = this.canRead(uid) ? this : new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, null);
         const select = asPopulate(() => selection(ct, t.fields, null));
         // As a dynamic zone's fragments: error paths go on from the attribute's.
         parser.forType(ct, select, t.populate, depth + 1, isObj(t.populate) ? path : null, status);
@@ -965,7 +972,9 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
   const sort = parseSort(schema, ct, q.sort);
-  new PopulateParser(schema, params, limits, canRead).forType(ct, select, q.populate, 1, null, status);
+  const populate = new PopulateParser(schema, params, limits, canRead);
+  populate.forType(ct, select, q.populate, 1, null, status);
+  if (populate.conversionError) throw populate.conversionError;
   const joins = limits.maxPopulate ? populateCount(select) : 0;
   if (limits.maxPopulate && joins > limits.maxPopulate) {
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });

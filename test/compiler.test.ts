@@ -535,6 +535,8 @@ describe('validation errors (as recorded from Strapi)', () => {
     ['articles', 'populate[tags][on][api::tag.tag]=true', 'Using fragments is not permitted to populate "tags" in "api::article.article"'],
     ['articles', 'populate[seo][on][shared.seo]=true', 'Using fragments is not permitted to populate "seo" in "api::article.article"'],
     ['articles', 'populate[tags][on][nope]=true', 'Invalid key nope at tags.on.nope'],
+    // The conversion's error comes after every validation error of the query (Strapi converts last).
+    ['articles', 'populate[tags][on][api::tag.tag]=true&populate[author][fields][0]=nope', 'Invalid key nope'],
     ['articles', 'populate[blocks][on]=x', 'Invalid key on at blocks.on'],
     // Dotted paths, as Strapi 5.54's validatePopulateDotPathSegments checks them (checked live on the same shapes).
     ['articles', 'populate=blocks.files.x', 'Invalid key files at blocks.files'],
