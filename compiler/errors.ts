@@ -17,6 +17,8 @@ export function invalidKey(param: string, key: string, path: string | null): Api
 
 export const validation = (message: string, details: Record<string, unknown> = {}) => new ApiError(400, 'ValidationError', message, details);
 export const notFound = () => new ApiError(404, 'NotFoundError', 'Not Found', {});
+/** The database or a worker cannot answer now: the front end adds Retry-After. */
+export const serviceUnavailable = (message = 'Service Unavailable') => new ApiError(503, 'ServiceUnavailableError', message, {});
 export const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden', {});
 export const unauthorized = () => new ApiError(401, 'UnauthorizedError', 'Missing or invalid credentials', {});
 

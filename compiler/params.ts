@@ -126,11 +126,14 @@ export function pgArray(values: unknown[]): string {
 
 /** Operators that take a list themselves; any other given a list matches any of its values. */
 const LIST_OPERATORS: ReadonlySet<Operator> = new Set<Operator>(['$in', '$notIn', '$between', '$eq']);
+const TRUTHY = new Set(['true', 't', '1']);
 const FALSY = new Set(['false', '0', 'f', '']);
+/** Strapi's isBooleanLike (no empty string). */
+const BOOLEAN_LIKE = new Set([...TRUTHY, 'false', 'f', '0']);
 
 function bool(v: QueryValue, field: string): boolean {
-  if (v === 'true' || v === '1' || v === 't') return true;
-  if (v === 'false' || v === '0' || v === 'f' || v === '') return false;
+  if (TRUTHY.has(v as string)) return true;
+  if (FALSY.has(v as string)) return false;
   throw badValue(field, v);
 }
 
@@ -532,9 +535,6 @@ function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, 
 /** Populate maps written in the object form (`populate[seo][populate]=…`): Strapi orders their nested entries by the model. */
 const OBJECT_FORM = new WeakSet<Map<string, QueryValue | true>>();
 
-const TRUTHY = new Set(['true', 't', '1']);
-const BOOLEAN_LIKE = new Set([...TRUTHY, 'false', 'f', '0']);
-
 /** A populate given as dotted paths (`a.b,c` or a list of such strings), which Strapi checks up front. */
 function isDotNotation(v: QueryValue | undefined): v is string | string[] {
   // What normalizePopulate reads as none or everything is no path.
@@ -595,6 +595,14 @@ interface Conversion { error: ApiError | null }
 
 /** Nested populates made from a dotted path (`a.b`): their errors keep naming the whole path. */
 const DOTTED = new WeakSet<Obj>();
+
+/**
+ * The path errors of a nested populate name: an object populate (or one made from a dotted path) goes
+ * on from its parent's; a string or list is validated from scratch (null), as Strapi does.
+ */
+function nestedPath(parent: Obj, path: string): string | null {
+  return isObj(parent.populate) || DOTTED.has(parent) ? path : null;
+}
 
 /** Runs a nested validation whose errors Strapi reports under the parameter `populate`. */
 function asPopulate<T>(f: () => T): T {
@@ -754,9 +762,28 @@ export class PopulateParser {
     }
   }
 
-  /** Parses a populate for its errors only: its parameters go to a scratch builder, not the statement's. */
+  /** A parser for populates parsed for their errors only: its parameters go to a builder of its own, not the statement's. */
+  private scratch(converting: Conversion | null): PopulateParser {
+    return new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting);
+  }
+
   private validateOnly(owner: string, a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', converting: Conversion | null): void {
-    new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting).attribute(owner, a, sub, depth, path, status);
+    this.scratch(converting).attribute(owner, a, sub, depth, path, status);
+  }
+
+  /**
+   * What a relation (or morphOne/morphMany) to `target` reads: Strapi validates its fields, filters, sort
+   * and a populate string or list as queries of their own (errors name the key from there, no parent
+   * path, under the parameter `populate`; checked live); an object populate goes on with the path.
+   * `nested` parses the populate under it (a scratch parser where no row is answered).
+   */
+  private related(target: ContentType, o: Obj, depth: number, path: string, status: 'published' | 'draft', nested: PopulateParser): { select: Selection; where: Filter | null; sort: SortTerm[] } {
+    const select = asPopulate(() => selection(target, o.fields, null));
+    nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status);
+    const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
+    const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
+    leadWithSort(select, sort);
+    return { select, where: parsed && joinedNot(parsed), sort };
   }
 
   /** The populate of one attribute; null when Strapi leaves the attribute out of the response. */
@@ -784,19 +811,10 @@ export class PopulateParser {
     }
     switch (a.kind) {
       case 'relation': {
-        // Strapi validates a relation's fields, filters, sort and a populate string or list as queries of
-        // their own: errors name the key from there (no parent path) and the parameter `populate`
-        // (checked live); an object populate goes on with the path.
         const target = this.schema.contentTypes.get(a.target)!;
-        const select = asPopulate(() => selection(target, o.fields, null));
         const count = o.count !== undefined && TRUTHY.has(o.count as string);
         // A count answers no rows: what is populated under it is validated only (no parameter of the statement's).
-        const nested = count ? new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, this.converting) : this;
-        nested.forType(target, select, o.populate, depth + 1, isObj(o.populate) || DOTTED.has(o) ? path : null, status);
-        const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
-        const where = parsed && joinedNot(parsed);
-        const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
-        leadWithSort(select, sort);
+        const { select, where, sort } = this.related(target, o, depth, path, status, count ? this.scratch(this.converting) : this);
         return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
@@ -838,7 +856,7 @@ export class PopulateParser {
   private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
     // As a relation's: fields and a populate string or list are validated as queries of their own.
     const sel = asPopulate(() => componentSelection(comp, o.fields, null));
-    const at = isObj(o.populate) || DOTTED.has(o) ? path : null;
+    const at = nestedPath(o, path);
     if (!lenient && isDotNotation(o.populate)) checkDotPaths(this.schema, comp, o.populate);
     const spec = normalizePopulate(o.populate, at);
     if (!spec) return sel;
@@ -878,15 +896,10 @@ export class PopulateParser {
    */
   private morph(a: MorphAttr, sub: QueryValue | true, o: Obj, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (a.target) {
-      // Validated as a relation's (errors under `populate`, no parent path; an object populate goes on).
       const target = this.schema.contentTypes.get(a.target)!;
-      const select = asPopulate(() => selection(target, o.fields, null));
+      const { select, where, sort } = this.related(target, o, depth, path, status, this);
       if (o.fields === undefined) select.withLocale = true;
-      this.forType(target, select, o.populate, depth + 1, isObj(o.populate) || DOTTED.has(o) ? path : null, status);
-      const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
-      const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
-      leadWithSort(select, sort);
-      return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where: parsed && joinedNot(parsed), sort, status: target.draftAndPublish ? status : null };
+      return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where, sort, status: target.draftAndPublish ? status : null };
     }
     // Strapi 5.54's validator refuses a morphTo's nested populate other than `*` (as a dynamic zone's).
     if (o.populate !== undefined && o.populate !== '*') throw invalidKey('populate', 'populate', path);
@@ -899,10 +912,10 @@ export class PopulateParser {
         const t: Obj = isObj(tsub) ? tsub : {};
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         // A type the caller may not read is validated, then left out (with scratch parameters).
-        const parser = this.canRead(uid) ? this : new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, null);
+        const parser = this.canRead(uid) ? this : this.scratch(null);
         const select = asPopulate(() => selection(ct, t.fields, null));
         // As a dynamic zone's fragments: error paths go on from the attribute's.
-        parser.forType(ct, select, t.populate, depth + 1, isObj(t.populate) ? path : null, status);
+        parser.forType(ct, select, t.populate, depth + 1, nestedPath(t, path), status);
         if (parser === this) types.push({ ct, select });
       }
     } else {

@@ -5,7 +5,7 @@ import { loadModels } from './models.ts';
 import { connect, ping, type Db } from './db/connect.ts';
 import { toApiError } from './db/errors.ts';
 import { Compiler } from '../compiler/index.ts';
-import { ApiError, notFound } from '../compiler/errors.ts';
+import { notFound, serviceUnavailable } from '../compiler/errors.ts';
 import { Authorizer, type AuthLookups } from './auth/permissions.ts';
 import { findToken, loadRoles, touchToken, userState } from './auth/store.ts';
 import { routeRest, type RestContext } from './rest/router.ts';
@@ -69,7 +69,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (task.path === READY_PATH && task.internal) {
         try { await ping(db); return { status: 204, body: '' }; } catch (e) {
           log.warn('readiness: the database does not answer', { error: String(e), requestId: task.requestId });
-          return errorReply(new ApiError(503, 'ServiceUnavailableError', 'Database unavailable', {}));
+          return errorReply(serviceUnavailable('Database unavailable'));
         }
       }
       let statements = 0;

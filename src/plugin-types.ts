@@ -92,6 +92,11 @@ export function localeList(schema: Schema): Array<Record<string, unknown>> {
   });
 }
 
+/** `schema` with these plugin types among its content-types, where a compiler must find them as relation targets. */
+export function withTypes(schema: Schema, types: ContentType[]): Schema {
+  return { ...schema, contentTypes: new Map([...schema.contentTypes, ...types.map((ct) => [ct.uid, ct] as const)]) };
+}
+
 /** users-permissions' three types, related as in Strapi (a user's role, a role's users and permissions). */
 export function usersPermissionsTypes(): { roles: ContentType; users: ContentType; permissions: ContentType } {
   const roles = rolesType();

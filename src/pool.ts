@@ -10,7 +10,7 @@ import { WrittenPosition } from './db/replicas.ts';
 import { applyDbConfig } from './db/connect.ts';
 import { testCrash } from './crash.ts';
 import { log } from './log.ts';
-import { ApiError } from '../compiler/errors.ts';
+import { serviceUnavailable } from '../compiler/errors.ts';
 
 export interface Pool {
   run(task: Task): Promise<Reply>;
@@ -27,7 +27,7 @@ export const STATS_CHANNEL = 'fastrapi:stats';
 export const ABORT_CHANNEL = 'fastrapi:abort';
 
 /** The answer for requests a worker thread was running when it died. */
-const workerGone = (): Reply => errorReply(new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {}));
+const workerGone = (): Reply => errorReply(serviceUnavailable());
 
 export function createPool(config: Config, databaseUrl: string): Pool {
   if (config.workers === 0) {

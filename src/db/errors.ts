@@ -1,6 +1,6 @@
 // What a failure thrown while handling a request means to the client: Strapi's error envelope for
 // input PostgreSQL refused, 503 for a database that cannot answer now, 500 for the rest (logged).
-import { ApiError } from '../../compiler/errors.ts';
+import { ApiError, serviceUnavailable } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
 
 /** Errors that mean the database cannot answer now (cancelled, shutting down, unreachable): 503, not 500. */
@@ -41,7 +41,7 @@ export function toApiError(e: unknown): ApiError {
   if (pg?.code && UNAVAILABLE.has(pg.code)) {
     // A statement cancelled because its client went away: nobody reads the answer, nothing to report.
     if (pg.code !== 'CLIENT_GONE' && !(pg.code === '57014' && pg.message?.includes('user request'))) log.warn('database unavailable', { code: pg.code, message: pg.message });
-    return new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {});
+    return serviceUnavailable();
   }
   log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
   return new ApiError(500, 'InternalServerError', 'Internal Server Error', {});

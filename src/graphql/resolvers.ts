@@ -19,7 +19,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, usersPermissionsTypes } from '../plugin-types.ts';
+import { filesType, usersPermissionsTypes, withTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
@@ -97,7 +97,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
   // Shadow CRUD loops below keep iterating the models' own types.
-  const readSchema: Schema = { ...schema, contentTypes: new Map([...schema.contentTypes, ...[roles, users, permissions].map((ct) => [ct.uid, ct] as const)]) };
+  const readSchema = withTypes(schema, [roles, users, permissions]);
   const models: PlanModels = {
     schema: readSchema, shape: config.graphql.shape,
     nameOf: (ct) => (ct === files ? 'UploadFile' : ct.builtin?.graphqlName ?? typeName(ct)),

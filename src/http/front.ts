@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { Task } from '../task.ts';
 import type { Reply } from '../rest/reply.ts';
 import type { CorsConfig } from '../../config.ts';
-import { envelope, ApiError } from '../../compiler/errors.ts';
+import { envelope, ApiError, serviceUnavailable } from '../../compiler/errors.ts';
 import { log, logEnabled } from '../log.ts';
 import { serveUpload, uploadBodyLimit } from '../upload/static.ts';
 import { Cors, saneOrigin, type Headers } from './cors.ts';
@@ -177,7 +177,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
   // Readiness: a worker (or the main thread) runs `select 1`, so a node whose database is gone leaves the pool.
   app.get('/_ready', route((ex) => {
     run({ method: 'GET', path: '/_ready', query: '', body: null, internal: true, requestId: ex.id })
-      .then((reply) => send(ex, reply), () => fail(ex, new ApiError(503, 'ServiceUnavailableError', 'Service Unavailable', {})));
+      .then((reply) => send(ex, reply), () => fail(ex, serviceUnavailable()));
   }));
   if (opts.metrics && metrics) {
     const { token, gauges } = opts.metrics;

@@ -13,7 +13,7 @@ import type { Config } from '../../config.ts';
 import type { RestContext } from '../rest/router.ts';
 import { planRow } from '../rest/read.ts';
 import type { Caller } from '../auth/permissions.ts';
-import { usersPermissionsTypes } from '../plugin-types.ts';
+import { usersPermissionsTypes, withTypes } from '../plugin-types.ts';
 
 type Query = { [k: string]: QueryValue };
 const ALL = 2147483647;
@@ -71,9 +71,8 @@ export class UsersQuery {
   constructor(schema: Schema, config: Config) {
     const t = usersPermissionsTypes();
     this.users = t.users;
-    const withUsers: Schema = { ...schema, contentTypes: new Map([...schema.contentTypes, ...[t.roles, t.users, t.permissions].map((ct) => [ct.uid, ct] as const)]) };
     // No default or maximum page: Strapi's users service queries the database without one.
-    this.compiler = new Compiler(withUsers, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,
+    this.compiler = new Compiler(withTypes(schema, [t.roles, t.users, t.permissions]), { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,
       renderCache: false }); // the render cache holds the models' rows only
   }
 
