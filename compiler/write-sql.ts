@@ -21,7 +21,25 @@ export function cmpsTableOf(m: ContentType | Component): string | null {
 
 // ------------------------------------------------------------------ version rows
 
-/** Rows of one document, drafts first: `$1` document id. Locked: concurrent writes of a document queue. */
+/**
+ * A transaction-scoped lock on a key (`$1`, text), shared by every node of the database: writers of one
+ * key queue until the holder commits or rolls back. Held locks are re-entrant within a transaction.
+ */
+export const lockKey = `select pg_advisory_xact_lock(hashtextextended($1::text, 0))`;
+
+/**
+ * The key every write of one document takes before it reads the document's rows. A single type's key is
+ * the type's own: its first create and every later write queue on one key, so it never gets two documents.
+ */
+export const documentLockKey = (ct: ContentType, documentId: string): string =>
+  ct.kind === 'singleType' ? `doc:${ct.table}` : `doc:${ct.table}:${documentId}`;
+
+/**
+ * Rows of one document, drafts first: `$1` document id. Run after the document's lock (lockKey), as a
+ * statement of its own: in READ COMMITTED its snapshot is then taken once the previous writer committed,
+ * so it sees the published row that writer made (`for update` alone waits for the rows it saw, not for
+ * rows inserted meanwhile, and two writers then each published a row of their own).
+ */
 export const documentRows = (ct: ContentType) =>
   `select id, ${R.locale} as locale, ${R.publishedAt} is not null as published from ${q(ct.table)} where ${R.documentId} = $1 order by (${R.publishedAt} is null) desc, id for update`;
 
@@ -68,7 +86,7 @@ export const anyDocument = (ct: ContentType) => `select ${R.documentId} as docum
  * ends: of concurrent creates with the same value one commits, the others then see it taken. Nothing is
  * added to Strapi's tables (Strapi has no unique index there either).
  */
-export const lockUniqueValue = `select pg_advisory_xact_lock(hashtextextended($1::text, 0))`;
+export const lockUniqueValue = lockKey;
 
 export const uniqueTaken = (ct: ContentType, column: string) =>
   `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text limit 1`;

@@ -65,27 +65,42 @@ function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParam
   return { publish, locale };
 }
 
+/**
+ * Runs `fn` in one transaction on a fresh Writer. A deadlock or serialization failure (two writes whose
+ * relation links meet in another order) rolls everything back and PostgreSQL chose this one to give way:
+ * it runs again, from the start, after the other committed.
+ */
 async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>): Promise<void> {
   let n = 0;
   try {
-    await ctx.db.begin(async (tx) => {
-      const w = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+    for (let attempt = 1; ; attempt++) {
       try {
-        await fn(w);
-        await w.refreshRenders();
-      } finally { n = w.statements; }
-    });
+        await ctx.db.begin(async (tx) => {
+          const w = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+          try {
+            await fn(w);
+            await w.refreshRenders();
+          } finally { n += w.statements; }
+        });
+        break;
+      } catch (e) {
+        if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has((e as { code?: unknown })?.code as string)) throw e;
+      }
+    }
   } finally { ctx.count(n); }
   // Committed (a rolled-back write changed nothing): cached reads of what it may have changed go now,
   // before its answer is sent.
   await ctx.onWrite?.(writeTables(ctx.schema, ct));
 }
+/** deadlock_detected, serialization_failure. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_ATTEMPTS = 5;
 
 /**
  * A new version row for `locale` (a new document, or a new localization sharing the non-localized values
  * of row `shareFrom`), published unless asked not to.
  */
-async function createVersion(w: Writer, ct: ContentType, n: Normalized, documentId: string, p: WriteParams, previous?: VersionRow, shareFrom?: number): Promise<void> {
+async function createVersion(w: Writer, ct: ContentType, n: Normalized, documentId: string, p: WriteParams, previous: VersionRow[] = [], shareFrom?: number): Promise<void> {
   const published = !ct.draftAndPublish;
   const id = await w.insertRow(n, documentId, p.locale, published);
   if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
@@ -110,40 +125,60 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
   const data = parseBody(task);
   const p = writeParams(ctx, ct, task);
   let found = true;
-  await transaction(ctx, ct, async (w) => {
-    const rows = await w.documentRows(documentId);
-    if (!rows.length) { found = false; return; }
-    const mine = rows.filter((r) => r.locale === p.locale);
-    const published = mine.find((r) => r.published);
-    const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
-    if (!draft) {
-      // A new localization of the document: non-localized attributes come from an existing locale.
-      const n = validateBody(ctx, ct, true, p, data, new Map());
-      const given = new Set(n.columns.keys());
-      await w.sharedValues(rows[0].id, n);
-      await w.check(n, documentId, p.locale);
-      await createVersion(w, ct, n, documentId, p, published, rows[0].id);
-      // Non-localized values the body gave reach the document's other locales too (checked live).
-      await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) });
-      return;
-    }
-    const n = validateBody(ctx, ct, false, p, data, await w.existingComponents(ct, draft.id));
-    await w.check(n, documentId, p.locale);
-    await w.updateRow(draft, n);
-    await w.relations(draft, n, documentId, false);
-    await w.syncShared(documentId, p.locale, n);
-    if (ct.draftAndPublish && p.publish) await w.publish(draft, published);
-  });
+  await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId); });
   if (!found) throw notFound();
   return findOne(ctx, ct, task.query, documentId, 200);
 }
 
+/** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
+async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string): Promise<boolean> {
+  const rows = await w.documentRows(documentId);
+  if (!rows.length) return false;
+  const mine = rows.filter((r) => r.locale === p.locale);
+  const published = mine.filter((r) => r.published);
+  const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
+  if (!draft) {
+    // A new localization of the document: non-localized attributes come from an existing locale.
+    const n = validateBody(ctx, ct, true, p, data, new Map());
+    const given = new Set(n.columns.keys());
+    await w.sharedValues(rows[0].id, n);
+    await w.check(n, documentId, p.locale);
+    await createVersion(w, ct, n, documentId, p, published, rows[0].id);
+    // Non-localized values the body gave reach the document's other locales too (checked live).
+    await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) });
+    return true;
+  }
+  const n = validateBody(ctx, ct, false, p, data, await w.existingComponents(ct, draft.id));
+  await w.check(n, documentId, p.locale);
+  await w.updateRow(draft, n);
+  await w.relations(draft, n, documentId, false);
+  await w.syncShared(documentId, p.locale, n);
+  if (ct.draftAndPublish && p.publish) await w.publish(draft, published);
+  return true;
+}
+
+/**
+ * A single type's PUT: its document updated, or created by the first write. The type's lock is taken
+ * before looking for the document, so concurrent first writes make one document, not one each.
+ */
 export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const existing = (await ctx.db.unsafe(anyDocument(ct))) as unknown as Array<{ document_id: string }>;
-  ctx.count(1);
-  if (existing.length) return updateDocument(ctx, ct, task, existing[0].document_id);
-  const reply = await createDocument(ctx, ct, task);
-  return { ...reply, status: 200 };
+  const data = parseBody(task);
+  const p = writeParams(ctx, ct, task);
+  let documentId = '';
+  await transaction(ctx, ct, async (w) => {
+    await w.lockSingleType();
+    const existing = await w.run<{ document_id: string }>(anyDocument(ct));
+    if (existing.length) {
+      documentId = existing[0].document_id;
+      await updateIn(ctx, w, ct, p, data, documentId);
+      return;
+    }
+    const n = validateBody(ctx, ct, true, p, data, new Map());
+    documentId = newDocumentId();
+    await w.check(n, documentId, p.locale);
+    await createVersion(w, ct, n, documentId, p);
+  });
+  return findOne(ctx, ct, task.query, documentId, 200);
 }
 
 /**

@@ -37,11 +37,25 @@ export class Writer {
     return (await this.tx.unsafe(text, params as never[], { prepare })) as unknown as T[];
   }
 
-  /** The document's rows, locked for the rest of the transaction. */
+  /**
+   * The document's rows, read once the document's lock is held (until the transaction ends): writes of
+   * one document, on any thread or node, run one after the other, each seeing what the one before
+   * committed. The lock and the read are pipelined (one round trip); the read's snapshot still comes
+   * after the lock, since PostgreSQL runs them in order.
+   */
   async documentRows(documentId: string): Promise<VersionRow[]> {
-    const rows = await this.run<{ id: number; locale: string | null; published: boolean }>(W.documentRows(this.ct), [documentId]);
+    const [, rows] = await Promise.all([
+      this.run(W.lockKey, [W.documentLockKey(this.ct, documentId)]),
+      this.run<{ id: number; locale: string | null; published: boolean }>(W.documentRows(this.ct), [documentId]),
+    ]);
     return rows.map((r) => ({ id: Number(r.id), locale: r.locale, published: r.published }));
   }
+
+  /** A single type's lock (its document's key): taken before looking for its document, which may not exist yet. */
+  async lockSingleType(): Promise<void> {
+    await this.run(W.lockKey, [W.documentLockKey(this.ct, '')]);
+  }
+
 
   /** Files exist and fit their attribute's allowedTypes; unique values are free. Throws before any write. */
   async check(n: Normalized, documentId: string, locale: string | null): Promise<void> {
@@ -59,7 +73,7 @@ export class Writer {
     // Locks taken in a stable order, so two writers of the same two values cannot deadlock; the checks
     // then run in the model's order, which is the order Strapi reports them in.
     const key = (u: Normalized['uniques'][number]) => `${this.ct.table}.${u.attr.column}=${JSON.stringify(u.value)}`;
-    for (const k of n.uniques.map(key).sort()) await this.run(W.lockUniqueValue, [k]);
+    for (const k of n.uniques.map(key).sort()) await this.run(W.lockKey, [k]);
     for (const u of n.uniques) {
       const hit = await this.run(W.uniqueTaken(this.ct, u.attr.column), [u.value, documentId, locale]);
       if (hit.length) errors.push({ path: [u.attr.name], message: 'This attribute must be unique', name: 'ValidationError' as const, value: u.value });
@@ -127,14 +141,16 @@ export class Writer {
    * ids, media, links toward the targets' published versions), then the previous published row goes.
    * Links other rows held to the previous one move to the new one.
    */
-  async publish(draft: VersionRow, previous: VersionRow | undefined): Promise<number> {
+  async publish(draft: VersionRow, previous: VersionRow[]): Promise<number> {
     const [row] = await this.run<{ id: number }>(W.publishRow(this.ct), [draft.id]);
     const id = Number(row.id);
     this.touched.add(id);
     await this.cloneOwned(this.ct, [[draft.id, id]]);
-    await this.relationWriter.publish(draft.id, id, previous?.id ?? null);
+    // The newest published row is the one whose places in other lists the new one takes; any older one
+    // (left by a writer that did not serialize, as this server's before it did) goes too.
+    await this.relationWriter.publish(draft.id, id, previous.at(-1)?.id ?? null);
     await this.morphWriter.publish(draft.id, id);
-    if (previous) await this.removeRows(this.ct, [previous.id]);
+    await this.removeRows(this.ct, previous.map((r) => r.id));
     return id;
   }
 

@@ -1,0 +1,98 @@
+// Issue 30: writes of one document serialize, whatever the concurrency, across threads and nodes — one
+// draft and at most one published row per document and locale, holding every acknowledged change.
+// Two nodes on one database (the first with two worker threads), requests spread over both.
+import { test, before, after, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+
+type Doc = { id: number; documentId: string; [k: string]: unknown };
+type Row = { published: boolean; n: number; title: string | null };
+
+describe('concurrent writes of one document (two nodes)', () => {
+  let a: TestServer, b: TestServer;
+  const nodes = () => [a, b];
+  const send = (i: number, method: string, path: string, data?: unknown) =>
+    nodes()[i % 2].fetchJson(method, path, data === undefined ? undefined : { data }, TOKEN);
+  const post = async (path: string, data: unknown) => {
+    const r = await a.fetchJson('POST', path, { data }, TOKEN);
+    assert.equal(r.status, 201, r.text);
+    return r.body.data as Doc;
+  };
+  /** Version rows of an article document per locale: how many drafts and published rows. */
+  const versions = async (documentId: string) => [...await a.sql().unsafe(
+    `select locale, published_at is not null as published, count(*)::int as n, max(title) as title
+     from articles where document_id = $1 group by 1, 2 order by 1, 2`, [documentId])] as unknown as Array<Row & { locale: string }>;
+
+  before(async () => {
+    a = await startTestServer({ env: { WORKERS: '2' } });
+    b = await startTestServer({ env: { DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
+  });
+  after(async () => { await b?.stop(); await a?.stop(); });
+
+  test('50 parallel updates: one draft, one published row, equal to the draft', async () => {
+    const doc = await post('/api/articles', { title: 'start' });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i, 'PUT', `/api/articles/${doc.documentId}`, { title: `title ${i}` })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const rows = await versions(doc.documentId);
+    assert.deepEqual(rows.map((r) => [r.published, r.n]), [[false, 1], [true, 1]]);
+    assert.equal(rows[0].title, rows[1].title, 'the published row is the last draft published');
+    const list = await b.fetchJson('GET', `/api/articles?filters[documentId][$eq]=${doc.documentId}`, undefined, TOKEN);
+    assert.equal(list.body.data.length, 1);
+    assert.equal(list.body.data[0].title, rows[1].title);
+  });
+
+  test('50 parallel relation connects: every acknowledged tag is there, draft and published', async () => {
+    const doc = await post('/api/articles', { title: 'tags' });
+    const tags = await Promise.all(Array.from({ length: 50 }, (_, i) => post('/api/tags', { name: `t${i}` })));
+    const results = await Promise.all(tags.map((t, i) => send(i, 'PUT', `/api/articles/${doc.documentId}`, { tags: { connect: [t.documentId] } })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const rows = await versions(doc.documentId);
+    assert.deepEqual(rows.map((r) => [r.published, r.n]), [[false, 1], [true, 1]]);
+    const names = async (status: string) => {
+      const r = await a.fetchJson('GET', `/api/articles/${doc.documentId}?status=${status}&populate[tags][fields][0]=name`, undefined, TOKEN);
+      assert.equal(r.status, 200, r.text);
+      return (r.body.data.tags as Doc[]).map((t) => t.name as string).sort();
+    };
+    const all = tags.map((t) => t.name as string).sort();
+    assert.deepEqual(await names('published'), all);
+    assert.deepEqual(await names('draft'), all);
+  });
+
+  test('50 parallel writes mixing drafts, publishes, connects and a new locale', async () => {
+    const doc = await post('/api/articles', { title: 'mixed' });
+    const tag = await post('/api/tags', { name: 'mixed-tag' });
+    const work = Array.from({ length: 50 }, (_, i) => {
+      const path = `/api/articles/${doc.documentId}`;
+      switch (i % 5) {
+        case 0: return send(i, 'PUT', `${path}?status=draft`, { title: `draft ${i}` });
+        case 1: return send(i, 'PUT', path, { title: `pub ${i}` });
+        case 2: return send(i, 'PUT', path, { tags: { connect: [tag.documentId] } });
+        case 3: return send(i, 'PUT', `${path}?locale=fr`, { title: `fr ${i}` });
+        default: return send(i, 'PUT', path, {});
+      }
+    });
+    for (const r of await Promise.all(work)) assert.equal(r.status, 200, r.text);
+    const rows = await versions(doc.documentId);
+    assert.deepEqual(rows.map((r) => [r.locale, r.published, r.n]), [['en', false, 1], ['en', true, 1], ['fr', false, 1], ['fr', true, 1]]);
+  });
+
+  test('updates racing a delete leave the whole document or nothing', async () => {
+    const doc = await post('/api/articles', { title: 'doomed' });
+    const work = Array.from({ length: 30 }, (_, i) => i === 10
+      ? send(i, 'DELETE', `/api/articles/${doc.documentId}`)
+      : send(i, 'PUT', `/api/articles/${doc.documentId}`, { title: `t${i}` }));
+    for (const r of await Promise.all(work)) assert.ok([200, 204, 404].includes(r.status), r.text);
+    const rows = await versions(doc.documentId);
+    assert.deepEqual(rows, [], 'every update after the delete found no document; none before it left a row behind');
+  });
+
+  test('30 parallel first writes of a single type make one document', async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(i, 'PUT', '/api/about', { title: `about ${i}` })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const docs = await a.sql()`select count(distinct document_id)::int as docs, count(*) filter (where published_at is null)::int as drafts,
+      count(*) filter (where published_at is not null)::int as published from abouts`;
+    assert.deepEqual({ ...docs[0] }, { docs: 1, drafts: 1, published: 1 });
+    const ids = new Set(results.map((r) => r.body.data.documentId as string));
+    assert.equal(ids.size, 1, 'every answer names the one document');
+  });
+});
