@@ -33,37 +33,87 @@ function hangUp(path: string, ms: number): Promise<void> {
   });
 }
 
-test('clients hanging up never change what the others get', { timeout: 120_000 }, async () => {
+test('clients hanging up, their statements cancelled, never change what the others get', { timeout: 120_000 }, async (t) => {
   const r = prng(7);
+  // The answers the checkers must get, byte for byte: single documents and lists (a list that lost its
+  // row to another client's cancel answered 500, a findOne a wrong 404).
+  const paths = [
+    ...tags.map((t) => `/api/tags/${t.documentId}?fields[0]=name&populate[articles][fields][0]=title`),
+    '/api/tags?filters[name][$startsWith]=tag&sort=name&pagination[pageSize]=100', '/api/tags?filters[name][$startsWith]=tag&sort=name&pagination[pageSize]=5&pagination[page]=2',
+  ];
+  const sql = s.sql();
+  // Enough rows that a search takes milliseconds: cancels then land anywhere in a statement's life,
+  // also just as it ends, when its connection's next statement starts.
+  await sql`insert into tags (document_id, name, created_at, updated_at, published_at)
+    select md5(g::text), 'bulk ' || md5(g::text), now(), now(), now() from generate_series(1, 5000) g`;
+  const expected = new Map<string, string>();
+  for (const p of paths) {
+    const res = await s.fetchJson('GET', p, undefined, TOKEN);
+    assert.equal(res.status, 200, res.text);
+    expected.set(p, res.text);
+  }
   const wrong: string[] = [];
   let answered = 0;
-  const deadlineAt = Date.now() + 4000;
+  const deadlineAt = Date.now() + RUN_MS;
+  // Reads of authors wait on this lock half the time, running: a client leaving then gets its statement
+  // cancelled, on connections the checkers' reads use as well.
+  const locking = (async () => {
+    const locker = await sql.reserve();
+    try {
+      while (Date.now() < deadlineAt) {
+        await locker`begin`;
+        await locker`lock table authors in access exclusive mode`;
+        await new Promise((res) => setTimeout(res, 20 + r() * 20));
+        await locker`rollback`;
+        await new Promise((res) => setTimeout(res, 20 + r() * 20));
+      }
+    } finally { locker.release(); }
+  })();
   const checker = async () => {
     while (Date.now() < deadlineAt) {
-      const t = tags[Math.floor(r() * tags.length)];
-      // populate and a filter make the statement slow enough to be pipelined behind others
-      const res = await s.fetchJson('GET', `/api/tags/${t.documentId}?fields[0]=name&populate[articles][fields][0]=title`, undefined, TOKEN);
+      const p = paths[Math.floor(r() * paths.length)];
+      const res = await s.fetchJson('GET', p, undefined, TOKEN);
       answered++;
-      if (res.status !== 200 || res.body?.data?.name !== t.name) wrong.push(`${res.status} ${t.name}: ${res.text.slice(0, 160)}`);
+      if (res.text !== expected.get(p)) wrong.push(`${res.status} ${p}: ${res.text.slice(0, 160)}`);
     }
   };
   const leaver = async () => {
-    while (Date.now() < deadlineAt) await hangUp(`/api/tags?populate=*&pagination[pageSize]=100&x=${Math.floor(r() * 1e9)}`, Math.floor(r() * 6));
+    while (Date.now() < deadlineAt) {
+      const p = r() < 0.3 ? `/api/authors?pagination[pageSize]=10&x=${Math.floor(r() * 1e9)}` : `/api/tags?sort=name:desc&pagination[pageSize]=100&pagination[page]=${1 + Math.floor(r() * 50)}`;
+      await hangUp(p, Math.floor(r() * 30));
+    }
   };
-  await Promise.all([...Array.from({ length: 8 }, checker), ...Array.from({ length: 16 }, leaver)]);
+  const before = await cancelsSeen();
+  await Promise.all([...Array.from({ length: 8 }, checker), ...Array.from({ length: 16 }, leaver), locking]);
+  let cancelled = 0;
+  for (const until = Date.now() + 10_000; cancelled === 0 && Date.now() < until;) {
+    await new Promise((res) => setTimeout(res, 250));
+    cancelled = (await cancelsSeen()) - before;
+  }
+  t.diagnostic(`${answered} answers compared, ${wrong.length} wrong, ${cancelled} reads cancelled`);
   assert.ok(answered > 100, `answered ${answered}`);
   assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} wrong answers of ${answered}`);
+  assert.ok(cancelled > 0, 'no statement was cancelled: the test did not test cancellation');
   // The node still answers normally.
-  const list = await s.fetchJson('GET', '/api/tags?pagination[pageSize]=100', undefined, TOKEN);
+  const list = await s.fetchJson('GET', '/api/tags?filters[name][$startsWith]=tag&pagination[pageSize]=100', undefined, TOKEN);
   assert.equal(list.body.data.length, tags.length);
 });
+
+/** How long the hang-up test runs (issue 30 asks 30 s; CLIENT_ABORT_MS shortens it when iterating). */
+const RUN_MS = Number(process.env.CLIENT_ABORT_MS ?? 30_000);
+
+/** Read statements the node has cancelled so far (its metrics; a worker thread reports them every few seconds). */
+async function cancelsSeen(): Promise<number> {
+  const m = await s.fetchJson('GET', '/metrics');
+  return Number(/^fastrapi_db_cancelled_reads (\d+)$/m.exec(m.text)?.[1] ?? NaN);
+}
 
 test('a client that goes away has its running statement cancelled', { timeout: 60_000 }, async () => {
   await s.server.renderCacheReady();
   const sql = s.sql();
   // Reads waiting on the lock below (the render cache's refresh of the tags rows, an insert, may wait too).
   const waiting = async () => (await sql`select count(*)::int as n from pg_stat_activity
-    where application_name = 'fastrapi' and state = 'active' and wait_event_type = 'Lock' and query like 'select %'`)[0].n;
+    where datname = current_database() and application_name = 'fastrapi' and state = 'active' and wait_event_type = 'Lock' and query like 'select %'`)[0].n;
   // A transaction holding an exclusive lock on the tags table: a read of it waits, running, until released.
   const locker = await sql.reserve();
   try {
@@ -86,7 +136,7 @@ test('a client that goes away has its running statement cancelled', { timeout: 6
     await locker`rollback`;
     locker.release();
   }
-  const list = await s.fetchJson('GET', '/api/tags?pagination[pageSize]=100', undefined, TOKEN);
+  const list = await s.fetchJson('GET', '/api/tags?filters[name][$startsWith]=tag&pagination[pageSize]=100', undefined, TOKEN);
   assert.equal(list.body.data.length, tags.length);
 });
 

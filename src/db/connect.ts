@@ -34,6 +34,11 @@ export function connect(url: string, max: number, logQueries: boolean, statement
     // statements anyway, so there is no reconnect loop to slow down.
     connect_timeout: deadline / 1000,
     backoff: () => 0,
+    // A read pool's connection runs one statement at a time (readStatement() also tells postgres.js so,
+    // and learns the connection): a statement never waits behind another's on a connection, where the
+    // connection deadline does not reach it (a light read waited 11 s behind long ones), and a cancel
+    // request, which names a backend, not a statement, can only find the statement it was sent for.
+    ...(readsOnly ? { max_pipeline: 1 } : {}),
     onnotice: () => {},
     debug: (_conn, query, params) => {
       if (queryTap.fn) queryTap.fn(query, params);
@@ -151,10 +156,9 @@ function abandon(q: RawQuery, error: Error): void {
 
 let cancelOnDisconnect = true;
 /**
- * Pools that run only readStatement()'s statements (connect()'s `readsOnly`): the only ones where a gone
- * client's statement is cancelled, since a cancel may stop the statement pipelined behind it instead,
- * and only readStatement() runs that one again. A write or any other statement never shares a
- * connection with a read that may be cancelled.
+ * Pools that run only readStatement()'s statements (connect()'s `readsOnly`), one at a time per
+ * connection: the only ones where a gone client's statement is cancelled. A write or any other statement
+ * never shares a connection with a read that may be cancelled.
  */
 const readPools = new WeakSet<Db>();
 
@@ -164,28 +168,41 @@ export function applyDbConfig(c: { connectionDeadline: number; cancelOnDisconnec
   cancelOnDisconnect = c.cancelOnDisconnect;
 }
 
+/** What readStatement() uses of a postgres.js connection (src/connection.js of 3.4.x). */
+interface RawConnection { execute(q: RawQuery): boolean }
+/** The connection each backend (a statement's `state`) belongs to, learnt as statements start on it. */
+const connectionOf = new WeakMap<object, RawConnection>();
+/**
+ * postgres.js asks a statement's `onexecute` whether its connection may take another statement right
+ * away (pipelining; with max_pipeline 1 it asks only for a statement sent alone). Answering no keeps
+ * each read alone on its connection; the call also shows which connection that is.
+ */
+function alone(c: RawConnection, q: RawQuery | null): boolean {
+  if (q?.state) connectionOf.set(q.state, c);
+  return false;
+}
+
 /**
  * Runs one read statement of a request (prepared; rows as Buffers when `raw`). No statement is issued
  * for a client already gone (under overload, requests queued in a worker whose clients gave up cost
  * nothing), and the statement of a client that goes away is dropped or cancelled (CancelWatch).
- *
- * Statements stay pipelined (postgres.js sends a statement on a busy connection when every connection is
- * busy; reserving a connection per read instead cost 12-26% of throughput in the benchmark), which makes
- * a cancel imprecise: a PostgreSQL cancel request stops whatever its backend runs when it arrives. So
- * a read that such a cancel stopped (this thread sent one to its backend just before) is run again here:
- * reads are idempotent, and a cancelled statement changed nothing.
  */
 export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean): Promise<unknown[]> {
+  const pooled = readPools.has(db);
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new ClientGoneError();
-    const q = db.unsafe(text, params as never[], { prepare: true });
-    if (raw) q.raw();
-    const watch = signal && cancelOnDisconnect && readPools.has(db) ? new CancelWatch(q as unknown as RawQuery, signal) : null;
+    let q: RawQuery | null = null;
+    // onexecute gets the connection only: the statement is bound through the closure.
+    const options = pooled ? { prepare: true, onexecute: (c: RawConnection) => alone(c, q) } : { prepare: true };
+    const query = db.unsafe(text, params as never[], options as { prepare: boolean });
+    q = query as unknown as RawQuery;
+    if (raw) query.raw();
+    const watch = signal && cancelOnDisconnect && pooled ? new CancelWatch(q, signal) : null;
     try {
-      return await q as unknown as unknown[];
+      return await query as unknown as unknown[];
     } catch (e) {
       if (signal?.aborted) throw new ClientGoneError();
-      if (attempt < MAX_STRAY_CANCELS && strayCancel(q as unknown as RawQuery, e)) continue;
+      if (attempt < MAX_STRAY_CANCELS && strayCancel(q, e)) { strayRetries++; continue; }
       throw e;
     } finally {
       watch?.done();
@@ -193,22 +210,22 @@ export async function readStatement(db: Db, text: string, params: unknown[], sig
   }
 }
 
-/** Reads run again after a cancel meant for another statement (more in a row would be a bug elsewhere). */
-const MAX_STRAY_CANCELS = 3;
 /**
- * Backend pid → when PostgreSQL had processed the last cancel request this thread sent it (Infinity
- * while one is on its way; a thread's pools are its own).
+ * A safety net, never expected to run: a read stopped by a cancel this thread sent to its backend for
+ * another statement runs again (reads are idempotent; a cancelled statement changed nothing). The
+ * connection is held while a cancel is on its way (CancelWatch), so this needs a connection
+ * readStatement() could not learn of (its statements all described first) and a cancel landing late.
  */
+const MAX_STRAY_CANCELS = 3;
+let strayRetries = 0;
+/** Reads this thread ran again after a cancel meant for another statement (tests: expected to stay 0). */
+export const strayCancelRetries = (): number => strayRetries;
+/** Backend pid → when PostgreSQL had processed the last cancel request this thread sent it (Infinity while on its way). */
 const cancelSent = new Map<number, number>();
-/** How long after that a statement cancelled on the backend is taken as stopped by it (its error may
- * still be in transit, or unread by a busy event loop). */
+/** How long after that a statement cancelled on the backend is taken as stopped by it. */
 const STRAY_WINDOW_MS = 250;
 
-/**
- * A statement cancelled by a request this thread sent for another statement on its backend. Not one an
- * operator cancelled (pg_cancel_backend), which is not run again; statement_timeout shares the code but
- * would have to coincide with one of this thread's cancels.
- */
+/** A statement cancelled by a request this thread sent for another one on its backend (not an operator's pg_cancel_backend). */
 function strayCancel(q: RawQuery, e: unknown): boolean {
   if ((e as { code?: unknown })?.code !== '57014' || !q.state) return false;
   const at = cancelSent.get(q.state.pid);
@@ -217,18 +234,15 @@ function strayCancel(q: RawQuery, e: unknown): boolean {
 
 /**
  * What happens to a read whose client goes away: still waiting for a connection, it is dropped at once
- * (abandon()); on a connection, it is cancelled only if it is still first in the pipeline after a grace
- * period. Most reads take a few milliseconds, and a cancel that arrives after its statement ended stops
- * the next one on the backend (run again, but wasted work), so only a statement that runs on is worth a
- * cancel. A statement queued behind others waits for its turn the same way. Never cancelled: one
- * postgres.js has queued behind another (asked to, postgres.js 3.4.9 hands the rows of one statement
- * to the next: measured as wrong rows in the benchmark).
+ * (abandon()); running, it is cancelled if it still runs after a grace period (most reads take a few
+ * milliseconds; a cancel costs a connection to PostgreSQL). The statement is alone on its connection,
+ * and the connection takes no other statement until PostgreSQL has processed the cancel request
+ * (ConnectionHold): a cancel arriving after the statement ended finds its backend waiting for a command,
+ * which PostgreSQL ignores, so it cannot stop anyone else's statement.
  */
 class CancelWatch {
   private finished = false;
   private timer: NodeJS.Timeout | null = null;
-  private wait = CANCEL_GRACE_MS;
-  private wasFirst = false;
   private readonly off: () => void;
   constructor(private readonly q: RawQuery, signal: ClientSignal) {
     this.off = signal.onAbort(() => this.gone());
@@ -241,31 +255,52 @@ class CancelWatch {
   private gone(): void {
     if (this.finished) return;
     if (!this.q.state) { abandon(this.q, new ClientGoneError()); return; }
-    this.later();
+    this.timer = setTimeout(() => this.cancel(), CANCEL_GRACE_MS).unref();
   }
-  private later(): void {
-    this.timer = setTimeout(() => this.check(), this.wait).unref();
-    this.wait = Math.min(this.wait * 2, CANCEL_POLL_MAX_MS);
-  }
-  private check(): void {
+  private cancel(): void {
     this.timer = null;
-    if (this.finished) return;
-    // First in the pipeline at two checks in a row: running on, not just finishing.
-    const first = !!this.q.active;
-    if (!first || !this.wasFirst) { this.wasFirst = first; this.later(); return; }
+    const backend = this.q.state;
     const canceller = this.q.canceller;
+    if (this.finished || !backend || !this.q.active || !canceller) return;
     this.q.canceller = null;
-    if (!canceller || !this.q.state) return;
-    const pid = this.q.state.pid;
+    readCancels++;
+    const conn = connectionOf.get(backend);
+    const hold = conn ? new ConnectionHold(conn) : null;
+    const pid = backend.pid;
     cancelSent.set(pid, Infinity);
     // postgres.js's cancel(query) for a running statement: a new connection that sends the cancel
     // request, settled when PostgreSQL has processed it (closed that connection).
-    const processed = () => { cancelSent.set(pid, performance.now()); };
+    const processed = () => { cancelSent.set(pid, performance.now()); hold?.release(); };
     canceller(this.q).then(processed, processed);
+    // A cancel that never completes (the database unreachable) must not keep the connection forever.
+    setTimeout(() => hold?.release(), HOLD_MAX_MS).unref();
   }
 }
-const CANCEL_GRACE_MS = 10;
-const CANCEL_POLL_MAX_MS = 100;
+const CANCEL_GRACE_MS = 20;
+let readCancels = 0;
+/** Read statements this thread cancelled because their client went away (metrics). */
+export const cancelledReads = (): number => readCancels;
+const HOLD_MAX_MS = 2000;
+
+/**
+ * Keeps a connection from starting another statement until released: the statement postgres.js hands it
+ * meanwhile waits (the pool sees the connection busy, and gives it at most that one), then runs.
+ */
+class ConnectionHold {
+  private readonly execute: RawConnection['execute'];
+  private parked: RawQuery | null = null;
+  private released = false;
+  constructor(private readonly conn: RawConnection) {
+    this.execute = conn.execute;
+    conn.execute = (q) => { this.parked = q; return false; };
+  }
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.conn.execute = this.execute;
+    if (this.parked) this.execute.call(this.conn, this.parked);
+  }
+}
 
 /** Readiness probe: the database answers a trivial statement. */
 export async function ping(db: Db): Promise<void> { await db`select 1`; }
