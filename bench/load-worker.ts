@@ -7,6 +7,7 @@ import type { LoadSpec, LoadResult, LoadMessage } from './load.ts';
 
 /** Body of the n-th write; `run` is unique per load run so created names never repeat across runs. */
 function writeBody(vary: NonNullable<LoadSpec['vary']>, run: string, n: number): string {
+  if (vary === 'update-article') return JSON.stringify({ data: { title: `bench-updated-${run}-${n}` } });
   const name = vary === 'create-tag' ? `bench-${run}-${n}` : `bench-updated-${run}-${n}`;
   return JSON.stringify({ data: { name } });
 }

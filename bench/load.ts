@@ -14,7 +14,7 @@ export interface LoadSpec {
   connections: number;
   duration: number;
   warmup: number;
-  vary: 'create-tag' | 'update-tag' | null;
+  vary: 'create-tag' | 'update-tag' | 'update-article' | null;
   /** A fixed request body (GraphQL operations). */
   body?: string;
 }

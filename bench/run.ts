@@ -120,7 +120,8 @@ async function readDbLimit(ctx: Ctx, s: ReadScenario): Promise<number | null> {
 async function runWrite(ctx: Ctx, s: WriteScenario): Promise<Row> {
   const { server, progress, loads } = ctx;
   const row = baseRow(s.name, 'write', s.method, s.path);
-  const first = await probe(server.url, s.method, s.path, JSON.stringify({ data: { name: `bench-probe-${Date.now()}` } }));
+  const field = s.vary === 'update-article' ? 'title' : 'name';
+  const first = await probe(server.url, s.method, s.path, JSON.stringify({ data: { [field]: `bench-probe-${Date.now()}` } }));
   if (first.status < 200 || first.status > 299) {
     return { ...row, failures: 1, statusCodes: { [first.status]: 1 }, error: describe(s.method, s.path, first) };
   }

@@ -24,7 +24,7 @@ export interface WriteScenario {
   method: 'POST' | 'PUT';
   path: string;
   /** How each request's body differs from the previous one. */
-  vary: 'create-tag' | 'update-tag';
+  vary: 'create-tag' | 'update-tag' | 'update-article';
 }
 
 /** A GraphQL operation (v5 shape) sent as one POST; it must answer 200 without `errors`. */
@@ -88,6 +88,9 @@ export function scenarios(size: SizeName): Scenario[] {
     { kind: 'read', name: 'get one (cached)', route: 'articles', shape: 'one', documentId: middle, query: '', expect: 'object', cached: true },
     { kind: 'write', name: 'create tag', method: 'POST', path: '/api/tags', vary: 'create-tag' },
     { kind: 'write', name: 'update tag', method: 'PUT', path: `/api/tags/${docId('tag', UPDATE_TAG)}`, vary: 'update-tag' },
+    // Draft & publish: every PUT updates the draft and publishes it anew, all on one document (the
+    // writes queue on its lock, as 50 editors saving one page would).
+    { kind: 'write', name: 'update article (publish)', method: 'PUT', path: `/api/articles/${docId('article', 1)}`, vary: 'update-article' },
     {
       kind: 'graphql', name: 'graphql list nested',
       body: gql('query { articles(pagination: {pageSize: 25}) { documentId title slug views publishedAt author { name email } category { name slug } tags { name } } }'),
