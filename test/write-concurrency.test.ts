@@ -86,6 +86,33 @@ describe('concurrent writes of one document (two nodes)', () => {
     assert.deepEqual(rows, [], 'every update after the delete found no document; none before it left a row behind');
   });
 
+  test('20 uploads attached to a draft while it is published 10 times: every file there, in distinct places', async () => {
+    const doc = await post('/api/articles', { title: 'gallery' });
+    const [draft] = await a.sql()`select id::int as id from articles where document_id = ${doc.documentId} and published_at is null`;
+    const upload = (i: number) => {
+      const f = new FormData();
+      f.append('files', new Blob([`file ${i}`], { type: 'text/plain' }), `f${i}.txt`);
+      f.append('ref', 'api::article.article');
+      f.append('refId', String(draft.id));
+      f.append('field', 'gallery');
+      return fetch(`${nodes()[i % 2].url}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: f })
+        .then(async (r) => ({ status: r.status, text: await r.text() }));
+    };
+    const work = [
+      ...Array.from({ length: 20 }, (_, i) => upload(i)),
+      ...Array.from({ length: 10 }, (_, i) => send(i, 'PUT', `/api/articles/${doc.documentId}`, { title: `g${i}` })),
+    ];
+    for (const r of await Promise.all(work)) assert.ok(r.status === 200 || r.status === 201, r.text);
+    const links = await a.sql()`select "order"::int as ord from files_related_mph
+      where related_id = ${draft.id} and related_type = 'api::article.article' and field = 'gallery' order by 1`;
+    assert.deepEqual(links.map((l) => l.ord), Array.from({ length: 20 }, (_, i) => i + 1));
+    const rows = await versions(doc.documentId);
+    assert.deepEqual(rows.map((r) => [r.published, r.n]), [[false, 1], [true, 1]]);
+    const orphans = await a.sql()`select count(*)::int as n from files_related_mph m
+      where m.related_type = 'api::article.article' and not exists (select 1 from articles x where x.id = m.related_id)`;
+    assert.equal(orphans[0].n, 0);
+  });
+
   test('30 parallel first writes of a single type make one document', async () => {
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(i, 'PUT', '/api/about', { title: `about ${i}` })));
     for (const r of results) assert.equal(r.status, 200, r.text);
