@@ -91,15 +91,6 @@ const FORGETS: Record<string, 'users' | 'roles' | 'tokens'> = {
 /** The tables whose changes revoke or grant something (see Authorizer.changed). */
 export const AUTH_TABLES: readonly string[] = Object.keys(FORGETS);
 
-// One Authorizer per App, and one schema object per App: the change feed (src/cache/invalidation.ts) finds
-// the Authorizer of its App here, as nothing hands it over.
-const bySchema = new WeakMap<Schema, Authorizer>();
-
-/** The Authorizer made for this schema object (its App's), if any. */
-export function authorizerOf(schema: Schema): Authorizer | undefined {
-  return bySchema.get(schema);
-}
-
 interface Roles { byId: Map<number, { type: string; grant: Grant }>; public: Grant }
 type TokenEntry = { grant: Grant | null; expired: boolean; until: number };
 type UserEntry = { state: UserState | null; until: number };
@@ -146,7 +137,6 @@ export class Authorizer {
     ]) });
     this.ttl = config.auth.permissionsCacheTtl;
     this.jwt = new Jwt(config.auth.jwtSecret ?? '', config.auth.jwtExpiresIn);
-    bySchema.set(schema, this);
   }
 
   /**

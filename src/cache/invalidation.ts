@@ -17,7 +17,7 @@ import type { Schema } from '../../compiler/schema.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import { FILES } from '../../compiler/layout.ts';
 import { API_TOKENS, UP } from '../auth/tables.ts';
-import { AUTH_TABLES, authorizerOf } from '../auth/permissions.ts';
+import { AUTH_TABLES } from '../auth/permissions.ts';
 import type { ResponseCache } from './response-cache.ts';
 import type { ReadRouter } from '../db/replicas.ts';
 import { log } from '../log.ts';
@@ -107,7 +107,7 @@ export class Invalidator {
    * permission caches of the same App (by default the Authorizer made for `schema`).
    */
   constructor(private db: Sql, private cache: ResponseCache | null, schema: Schema, private opts: InvalidationOptions, private router: ReadRouter | null = null,
-    private auth: AuthCaches | null = authorizerOf(schema) ?? null) {
+    private auth: AuthCaches | null = null) {
     this.watched = [];
     if (cache) {
       this.watched = [...schema.contentTypes.values()].filter((ct) => !ct.builtin).map((ct) => ({ table: ct.table, invalidates: writeTables(schema, ct), last: null }));
