@@ -10,6 +10,7 @@ import http from 'node:http';
 import { startTestServer, serverEnv, TOKEN, prng, type TestServer } from './helpers.ts';
 import { loadConfig } from '../config.ts';
 import { createPool } from '../src/pool.ts';
+import { connect, readStatement } from '../src/db/connect.ts';
 
 let s: TestServer;
 const tags: Array<{ documentId: string; name: string }> = [];
@@ -157,5 +158,20 @@ test('a client gone before its worker thread takes the task: no statement runs f
     assert.equal(ok.status, 200);
   } finally {
     await pool.close();
+  }
+});
+
+test('a statement stopped by an error after sending rows leaves the next one on its connection whole', async () => {
+  // postgres.js 3.4.9 kept such a statement's row count on the connection: the next statement's rows
+  // then started at that index (rows[0] undefined), which is how cancelled reads once broke others' answers.
+  const db = connect(s.server.databaseUrl, 1, false, 0, 'force_generic_plan', true);
+  try {
+    await assert.rejects(readStatement(db, 'select x, 1 / (x - 3) as y from generate_series(1, $1::int) x', [5], undefined, false),
+      (e: { code?: string }) => e.code === '22012');
+    const rows = await readStatement(db, 'select $1::int as n', [7], undefined, false) as Array<{ n: number }>;
+    assert.equal(rows.length, 1);
+    assert.deepEqual({ ...rows[0] }, { n: 7 });
+  } finally {
+    await db.end({ timeout: 5 });
   }
 });

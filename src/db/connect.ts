@@ -83,7 +83,7 @@ interface RawQuery {
   /** Set by the connection that takes the statement (it is then running or pipelined on it): its backend. */
   state: { pid: number } | null;
   tagged: boolean; strings: readonly string[]; args: unknown[]; options: { onexecute?: unknown };
-  reject(e: unknown): void; handle(): Promise<void>;
+  resolve(x: unknown): void; reject(e: unknown): void; handle(): Promise<void>;
   /**
    * The statement is first in its connection's pipeline: the one whose answer postgres.js reads (its
    * backend may already run the next one). postgres.js also leaves it set on a statement it re-sends
@@ -113,6 +113,8 @@ function watchConnectionWaits(db: Db, ms: number): void {
   const handle = proto.handle;
   proto.handle = function (this: RawQuery) {
     if (!this.executed) {
+      const resolve = this.resolve;
+      this.resolve = (x: unknown) => resolve(rowsFromZero(x));
       const limit = deadlines.get(this.handler as object);
       if (limit) {
         this[WAIT_UNTIL] = performance.now() + limit;
@@ -122,6 +124,21 @@ function watchConnectionWaits(db: Db, ms: number): void {
     }
     return handle.call(this);
   };
+}
+
+/**
+ * postgres.js 3.4.9 counts a statement's rows on its connection and resets the count at CommandComplete
+ * only: a statement stopped by an error after sending rows (a cancel, a statement timeout) leaves it
+ * set, and the connection's next statement stores its rows from that index on — its first row reads
+ * `undefined` (a list answered 500, a findOne a wrong 404). The rows themselves are right: they move
+ * back to index 0 here, for every statement of every pool.
+ */
+function rowsFromZero(x: unknown): unknown {
+  if (!Array.isArray(x) || x.length === 0 || x[0] !== undefined) return x;
+  let n = 0;
+  for (let i = 0; i < x.length; i++) if (x[i] !== undefined) x[n++] = x[i];
+  x.length = n;
+  return x;
 }
 
 function sweep(): void {
@@ -171,7 +188,7 @@ export function applyDbConfig(c: { connectionDeadline: number; cancelOnDisconnec
 }
 
 /** What readStatement() uses of a postgres.js connection (src/connection.js of 3.4.x). */
-interface RawConnection { execute(q: RawQuery): boolean }
+interface RawConnection { execute(q: RawQuery): boolean; terminate(): void }
 /** The connection each backend (a statement's `state`) belongs to, learnt as statements start on it. */
 const connectionOf = new WeakMap<object, RawConnection>();
 /**
@@ -264,25 +281,27 @@ class CancelWatch {
     const backend = this.q.state;
     const canceller = this.q.canceller;
     if (this.finished || !backend || !this.q.active || !canceller) return;
+    // A connection not learnt yet (its statements so far all described first) cannot be held: then the
+    // statement runs to its end (or DB_STATEMENT_TIMEOUT) rather than risk a cancel reaching another.
+    const conn = connectionOf.get(backend);
+    if (!conn) return;
     this.q.canceller = null;
     readCancels++;
-    const conn = connectionOf.get(backend);
-    const hold = conn ? new ConnectionHold(conn) : null;
+    const hold = new ConnectionHold(conn);
     const pid = backend.pid;
     cancelSent.set(pid, Infinity);
     // postgres.js's cancel(query) for a running statement: a new connection that sends the cancel
-    // request, settled when PostgreSQL has processed it (closed that connection).
-    const processed = () => { cancelSent.set(pid, performance.now()); hold?.release(); };
+    // request, settled when PostgreSQL has processed it (closed that connection) or when that connection
+    // failed (connect_timeout, the deadline): it always settles, and only then may the backend run
+    // anything else (ConnectionHold closes the connection if it somehow does not).
+    const processed = () => { cancelSent.set(pid, performance.now()); hold.release(); };
     canceller(this.q).then(processed, processed);
-    // A cancel that never completes (the database unreachable) must not keep the connection forever.
-    setTimeout(() => hold?.release(), HOLD_MAX_MS).unref();
   }
 }
 const CANCEL_GRACE_MS = 20;
 let readCancels = 0;
 /** Read statements this thread cancelled because their client went away (metrics). */
 export const cancelledReads = (): number => readCancels;
-const HOLD_MAX_MS = 2000;
 
 /**
  * Keeps a connection from starting another statement until released: the statement postgres.js hands it
@@ -292,17 +311,24 @@ class ConnectionHold {
   private readonly execute: RawConnection['execute'];
   private parked: RawQuery | null = null;
   private released = false;
+  private readonly limit: NodeJS.Timeout;
   constructor(private readonly conn: RawConnection) {
     this.execute = conn.execute;
     conn.execute = (q) => { this.parked = q; return false; };
+    // A cancel request that never settles (postgres.js did not see its connection fail): the connection
+    // is closed rather than reused with a cancel perhaps still on its way; a statement parked on it fails
+    // (503) and the pool opens another connection.
+    this.limit = setTimeout(() => { this.conn.terminate(); this.release(); }, HOLD_LIMIT_MS).unref();
   }
   release(): void {
     if (this.released) return;
     this.released = true;
+    clearTimeout(this.limit);
     this.conn.execute = this.execute;
     if (this.parked) this.execute.call(this.conn, this.parked);
   }
 }
+const HOLD_LIMIT_MS = 10_000;
 
 /** Readiness probe: the database answers a trivial statement. */
 export async function ping(db: Db): Promise<void> { await db`select 1`; }
