@@ -58,6 +58,12 @@ export interface ComponentSelection {
   component: Component;
   fields: ScalarAttr[];
   populate: Populate[];
+  /**
+   * `filters` of the component's populate (or of a dynamic zone's fragment): instances that fail them
+   * are left out — a single component reads null, a list or zone keeps the others (Strapi populates
+   * components as relations to their rows).
+   */
+  where?: Filter | null;
 }
 
 export type Populate =

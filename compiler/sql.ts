@@ -77,7 +77,7 @@ function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
 
 const isDefaultComponent = (sel: ComponentSelection) => {
   const all = visibleScalars(sel.component.attributes);
-  return sel.populate.length === 0 && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
+  return sel.populate.length === 0 && !sel.where && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
 };
 
 /** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
@@ -348,8 +348,9 @@ class RowGen extends FilterGen {
         const s = this.componentSource(p.attr, comp, src, a);
         const joins: string[] = [];
         const row = this.componentText(p.select, a, joins);
-        if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from}${sp(joins)} ${s.where} order by ${s.order} limit 1), 'null') as v`;
-        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${s.where} order by ${s.order}) x`;
+        const where = p.select.where ? `${s.where} and ${this.filter(p.select.where, a, null)}` : s.where;
+        if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from}${sp(joins)} ${where} order by ${s.order} limit 1), 'null') as v`;
+        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${where} order by ${s.order}) x`;
       }
       case 'dynamiczone': {
         const c = this.alias('c');
@@ -358,7 +359,9 @@ class RowGen extends FilterGen {
           const a = this.alias('k');
           const joins: string[] = [];
           const row = this.componentText(sel, a, joins, uid);
-          return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a}${sp(joins)} where ${a}.id = ${c}.${q(CMPS.cmp)})`;
+          // A fragment's filters leave the instances that fail them out (null, which string_agg skips).
+          const cond = sel.where ? ` and ${this.filter(sel.where, a, null)}` : '';
+          return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a}${sp(joins)} where ${a}.id = ${c}.${q(CMPS.cmp)}${cond})`;
         });
         const uids = [...p.on.keys()].map(lit).join(', ');
         if (!uids) return `select '[]'::text as v`;

@@ -31,6 +31,7 @@ function sortTables(schema: Schema, sort: SortTerm[], out: Set<string>): void {
 
 function selectionTables(schema: Schema, sel: Selection | ComponentSelection, out: Set<string>): void {
   for (const p of sel.populate) populateTables(schema, p, out);
+  if ('where' in sel) filterTables(schema, sel.where ?? null, out);
 }
 
 function populateTables(schema: Schema, p: Populate, out: Set<string>): void {
