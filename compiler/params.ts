@@ -667,39 +667,6 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
 /** Which content-types the caller may read: populated relations to the others are left out, as Strapi. */
 export type CanRead = (uid: string) => boolean;
 
-/**
- * Strapi answers populated attributes in the order of the populate object after its sanitizer has
- * rebuilt the entries that carry a nested populate (or are dynamic zones): those move to the end,
- * keeping their relative order. The recorded responses show it (`populate=*` puts the dynamic zone
- * after `localizations`; `populate[defaultSeo][populate]=…&populate[favicon][fields]=…` answers favicon first).
- */
-function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>, spec: Map<string, QueryValue | true> | '*', order: readonly unknown[]): void {
-  const attr = (e: [A | 'localizations', QueryValue | true]) => (typeof e[0] === 'object' && e[0] !== null ? e[0] as { kind?: string; relation?: string } : null);
-  // A morphToMany is populated after the others, a morphToOne (read from the row's own columns) before
-  // them (checked on Strapi 5.54 with populate=*).
-  const nested = (e: [A | 'localizations', QueryValue | true]) =>
-    attr(e)?.kind === 'dynamiczone' || attr(e)?.relation === 'morphToMany' ||
-    (isObj(e[1]) && (e[1].populate !== undefined || e[1].on !== undefined));
-  const early = (e: [A | 'localizations', QueryValue | true]) => attr(e)?.relation === 'morphToOne' && !nested(e);
-  const flat = [...entries.filter(early), ...entries.filter((e) => !nested(e) && !early(e))];
-  const deep = entries.filter(nested);
-  // In the object form the nested ones come in the model's attribute order, whatever the query's
-  // (checked on Strapi 5.54); dotted paths keep the request's order (recorded case 125) among paths
-  // as deep, the shallower first (`closingPeriod.dish.categories,openingTimes.dishrep` answers
-  // openingTimes first: Strapi's sanitizer finishes the shallower rebuild earlier).
-  if (spec !== '*' && OBJECT_FORM.has(spec)) {
-    const rank = (e: [A | 'localizations', QueryValue | true]) => { const i = order.indexOf(e[0]); return i < 0 ? order.length : i; };
-    deep.sort((x, y) => rank(x) - rank(y));
-  } else if (spec !== '*') {
-    const depth = (e: [A | 'localizations', QueryValue | true]) => {
-      const p = isObj(e[1]) ? e[1].populate : undefined;
-      return Array.isArray(p) ? Math.max(0, ...p.map((x) => (typeof x === 'string' ? x.split('.').length : 1))) : 1;
-    };
-    deep.sort((x, y) => depth(x) - depth(y));
-  }
-  entries.splice(0, entries.length, ...flat, ...deep);
-}
-
 /** Strapi's populate query selects its sort columns first, and the response keeps that order. */
 function leadWithSort(select: Selection, sort: SortTerm[]): void {
   const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
@@ -744,7 +711,6 @@ export class PopulateParser {
         entries.push([a, sub]);
       }
     }
-    nestedLast(entries, spec, ct.attributes);
     for (const [a, sub] of entries) {
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
       // Left out of the answer but validated all the same: Strapi refuses an invalid populate under a
@@ -891,7 +857,6 @@ export class PopulateParser {
         entries.push([a, sub]);
       }
     }
-    nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) {
       const subPath = at ? `${at}.${a.name}` : a.name;
       if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(comp.uid, a, sub, depth + 1, subPath, status, null); continue; }
