@@ -315,6 +315,8 @@ class RowGen extends FilterGen {
     // With a current cache row its text is copied; the live render is only evaluated on a miss.
     const open = cache ? `coalesce(${cache}.${RENDER.doc}, left(${built}, -1))` : `left(${built}, -1)`;
     if (!populate.length && !tail) return cache ? `(${open} || '}')` : built;
+    const ranks = populate.map((p) => this.rounds(p, ct));
+    const fixed = ranks.every((r, i) => ranks.every((o, k) => k <= i || r.max <= o.min || r.min > o.max));
     const parts = populate.map((p) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name);
@@ -325,13 +327,30 @@ class RowGen extends FilterGen {
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
       return `${key}, ${j}.v`;
     });
-    const ranks = populate.map((p) => this.rounds(p, ct));
-    const fixed = ranks.every((r, i) => ranks.every((o, k) => k <= i || r.max <= o.min || r.min > o.max));
-    if (fixed) {
-      const order = parts.map((_, i) => i).sort((x, y) => ranks[x].min - ranks[y].min || x - y);
+    const inOrder = (value: (i: number) => number) => {
+      const order = parts.map((_, i) => i).sort((x, y) => value(x) - value(y) || x - y);
       return `concat(${open}, ${[...order.map((i) => parts[i]), lit(`${tail}}`)].join(', ')})`;
+    };
+    if (fixed) return inOrder((i) => ranks[i].min);
+    // The order depends on what the populates find (the same for every row: the ranks read the whole
+    // page). A few possible orders are written out, one per combination of the varying ranks; more are
+    // sorted in the statement.
+    const varying = ranks.map((r, i) => i).filter((i) => ranks[i].min !== ranks[i].max);
+    const combos = varying.reduce((n, i) => n * (ranks[i].max - ranks[i].min + 1), 1);
+    if (combos <= 16) {
+      const cases: string[] = [];
+      for (let c = 0; c < combos - 1; c++) {
+        const value = new Map<number, number>();
+        let rest = c;
+        for (const i of varying) {
+          const span = ranks[i].max - ranks[i].min + 1;
+          value.set(i, ranks[i].min + (rest % span));
+          rest = Math.floor(rest / span);
+        }
+        cases.push(`when ${varying.map((i) => `${ranks[i].sql} = ${value.get(i)}`).join(' and ')} then ${inOrder((i) => value.get(i) ?? ranks[i].min)}`);
+      }
+      return `case ${cases.join(' ')} else ${inOrder((i) => ranks[i].max)} end`;
     }
-    // The order depends on what the populates find: the parts sorted in the statement.
     const rows = parts.map((part, i) => `(${ranks[i].sql}, ${i}, concat(${part}))`).join(', ');
     return `concat(${open}, (select string_agg(o.t, '' order by o.r, o.p) from (values ${rows}) o(r, p, t)), ${lit(`${tail}}`)})`;
   }
@@ -378,7 +397,7 @@ class RowGen extends FilterGen {
           const comp = this.schema.components.get(uid)!;
           const a = this.alias('k');
           const joins: string[] = [];
-          const row = this.descend(() => this.zoneStep(p.attr, uid, sel), () => this.componentText(sel, a, joins, uid));
+          const row = this.descend(() => this.zoneStep(p.attr, [uid], sel), () => this.componentText(sel, a, joins, uid));
           // A fragment's filters leave the instances that fail them out (null, which string_agg skips).
           const cond = sel.where ? ` and ${this.filter(sel.where, a, null)}` : '';
           return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a}${sp(joins)} where ${a}.id = ${c}.${q(CMPS.cmp)}${cond})`;
@@ -417,14 +436,18 @@ class RowGen extends FilterGen {
     };
   }
 
-  /** A zone's instances of component `uid` (with `sel`, those its fragment's filters keep; without, its links). */
-  protected zoneStep(attr: DynamicZoneAttr, uid: string, sel: ComponentSelection | null): Step {
+  /**
+   * A zone's instances of the components `uids` (without `sel`, its links to them; with, the rows of the
+   * one component that its fragment's filters keep).
+   */
+  protected zoneStep(attr: DynamicZoneAttr, uids: string[], sel: ComponentSelection | null): Step {
     return (src) => {
       const c = this.alias('c');
-      const where = `where ${c}.${q(CMPS.entity)} = ${src}.id and ${c}.${q(CMPS.field)} = ${lit(attr.name)} and ${c}.${q(CMPS.type)} = ${lit(uid)}`;
+      const types = uids.length === 1 ? `= ${lit(uids[0])}` : `in (${uids.map(lit).join(', ')})`;
+      const where = `where ${c}.${q(CMPS.entity)} = ${src}.id and ${c}.${q(CMPS.field)} = ${lit(attr.name)} and ${c}.${q(CMPS.type)} ${types}`;
       if (!sel) return { sql: `from ${q(attr.cmpsTable)} ${c} ${where}`, alias: c };
       const a = this.alias('k');
-      const comp = this.schema.components.get(uid)!;
+      const comp = this.schema.components.get(uids[0])!;
       const cond = sel.where ? ` and ${this.filter(sel.where, a, null)}` : '';
       return { sql: `from ${q(attr.cmpsTable)} ${c} join ${q(comp.table)} ${a} on ${a}.id = ${c}.${q(CMPS.cmp)} ${where}${cond}`, alias: a };
     };
@@ -587,7 +610,13 @@ class Gen extends RowGen {
       case 'component': return this.chain(() => this.componentStep(p.attr, p.select), p.select.populate, null);
       case 'dynamiczone': {
         // Its links in one query, then each component type present in one query each (concurrently).
-        const types = this.perType([...p.on].map(([uid, sel]) => [uid, () => this.zoneStep(p.attr, uid, null), () => this.zoneStep(p.attr, uid, sel), sel.populate, null]));
+        if ([...p.on.values()].every((sel) => !sel.populate.length)) {
+          const uids = [...p.on.keys()];
+          if (!uids.length) return ONE;
+          const any = this.descend(() => this.zoneStep(p.attr, uids, null), () => this.found());
+          return { sql: `(case when ${any} then 2 else 1 end)`, min: 1, max: 2 };
+        }
+        const types = this.perType([...p.on].map(([uid, sel]) => [uid, () => this.zoneStep(p.attr, [uid], null), () => this.zoneStep(p.attr, [uid], sel), sel.populate, null]));
         const d = this.deepest([rounds(0), ...types]);
         return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
       }
@@ -738,9 +767,11 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const joins: string[] = [];
   const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
-  // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): a CTE, read twice.
-  const pg = g.usesPage ? `with pg as materialized (${page}) ` : '';
-  const body = `select ${row} as j from ${pg ? 'pg' : `(${page})`} ${t}${sp(joins)} order by ${outerOrder}`;
+  // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them
+  // they read (the rows' own links), once, beside the page read as before.
+  const own = ct.attributes.flatMap((a) => (a.kind === 'morph' && a.columns ? [a.columns.id, a.columns.type] : []));
+  const pg = g.usesPage ? `with pg as materialized (select ${['id', R.documentId, R.locale, ...own.map(q)].map((c) => `z.${c}`).join(', ')} from (${page}) z) ` : '';
+  const body = `select ${row} as j from (${page}) ${t}${sp(joins)} order by ${outerOrder}`;
   if (query.shape === 'one') return sizeChecked({ text: `${pg}select (select x.j from (${body}) x) as data`, withTotal: false, tables }, opts.maxBytes);
   // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.

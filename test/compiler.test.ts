@@ -713,9 +713,9 @@ describe('render cache', () => {
     assert.match(text, /',"blocks":', coalesce\(t0r\."p_blocks", \(select /);
     // The zone is written where Strapi's populate puts it: after the others when the page's rows hold
     // components (its second round trip), in its place otherwise — decided once over the page (pg).
-    assert.match(text, /^with pg as materialized \(select r0\.\* from "articles" r0 /);
-    assert.match(text, /string_agg\(o\.t, '' order by o\.r, o\.p\) from \(values \(1, 0, concat\(',"cover":'/);
-    assert.match(text, /\(\(1 \+ greatest\(0, \(case when exists \(select 1 from pg g\d+ where true and exists \(select 1 from "articles_cmps" c\d+ where c\d+\."entity_id" = g\d+\.id and c\d+\."field" = 'blocks' and c\d+\."component_type" = 'shared\.rich-text'\)\) then 1 else 0 end\)/);
+    assert.match(text, /^with pg as materialized \(select z\.id, z\.document_id, z\.locale from \(select r0\.\* from "articles" r0 /);
+    assert.match(text, /select case when \(case when exists \(select 1 from pg g\d+ where true and exists \(select 1 from "articles_cmps" c\d+ where c\d+\."entity_id" = g\d+\.id and c\d+\."field" = 'blocks' and c\d+\."component_type" in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider'\)\)\) then 2 else 1 end\) = 1 then concat\(/);
+    assert.match(text, /',"seo":', [^]*',"blocks":', [^]*',"localizations":', p\d+\.v, '}'\) else concat\([^]*',"localizations":', p\d+\.v, ',"blocks":', coalesce\(t0r\."p_blocks"/);
   });
 
   test('explicit fields, picked file fields and nested component populates render live', () => {
