@@ -75,7 +75,7 @@ export type Populate =
   | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
   | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
-  | { kind: 'localizations'; select: Selection };
+  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[] };
 
 export interface MorphTarget { ct: ContentType; select: Selection }
 

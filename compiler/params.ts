@@ -725,8 +725,10 @@ export class PopulateParser {
         continue;
       }
       if (a === 'localizations') {
+        // A relation of the type to itself in Strapi's model: its fields, filters, sort and populate apply.
         const o = isObj(sub) ? sub : {};
-        sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
+        for (const k of Object.keys(o)) if (!['populate', 'fields', 'filters', 'sort'].includes(k)) throw invalidKey('populate', k, subPath);
+        sel.populate.push({ kind: 'localizations', ...this.related(ct, o, depth, subPath, status, this) });
         continue;
       }
       const p = this.attribute(ct.uid, a, sub, depth, subPath, status);
@@ -809,9 +811,10 @@ export class PopulateParser {
             on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status));
           }
         } else {
-          // Strapi's query conversion takes nothing but `populate`, `on` and `count` for a zone.
-          if (this.converting && Object.keys(o).some((k) => !['populate', 'on', 'count'].includes(k))) {
-            this.converting.error ??= validation(`Invalid nested populate for ${owner.split('.').pop()}.${a.name} (${owner}). Expected a fragment ("on") or "count" but found ${JSON.stringify(o)}`, {});
+          // Strapi's query conversion takes nothing but `populate`, `on` and `count` for a zone (and reads
+          // `*` as a string's keys: checked live).
+          if (this.converting && (given === '*' || Object.keys(o).some((k) => !['populate', 'on', 'count'].includes(k)))) {
+            this.converting.error ??= validation(`Invalid nested populate for ${owner.split('.').pop()}.${a.name} (${owner}). Expected a fragment ("on") or "count" but found ${JSON.stringify(given === '*' ? given : o)}`, {});
           }
           // Shared strategy: the same nested populate applies to every component of the zone. Strapi
           // 5.54 takes only `*` there (its validator refuses anything else for a dynamic zone or morphTo).

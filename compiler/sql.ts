@@ -468,8 +468,9 @@ class Gen extends RowGen {
         if (this.query.ct.localized && !this.query.localeParam) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
-        const row = this.descend(() => this.localizationsStep(own), () => this.rowText(own, p.select, a, joins));
-        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} ${this.localizationsWhere(own, src, a)} order by ${a}.id) x`;
+        const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
+        const order = [...this.orderBy(p.sort ?? [], a), `${a}.id`].join(', ');
+        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} ${this.localizationsWhere(own, src, a, p.where ?? null)} order by ${order}) x`;
       }
       default: return super.populate(p, ct, src);
     }
@@ -504,9 +505,10 @@ class Gen extends RowGen {
     return conds;
   }
 
-  private localizationsWhere(own: ContentType, src: string, a: string): string {
+  private localizationsWhere(own: ContentType, src: string, a: string, where: Filter | null, level: Step[] = this.steps): string {
     const status = own.draftAndPublish ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
-    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}`;
+    const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';
+    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${this.notInLevel(a, level)}`;
   }
 
   private morphByConds(p: Extract<Populate, { kind: 'morphBy' }>, a: string): string[] {
@@ -563,18 +565,30 @@ class Gen extends RowGen {
     try { return f(); } finally { this.steps.pop(); }
   }
 
-  /** Whether the level being rendered has any row (over the whole page: Strapi populates a level at once). */
-  private found(): string {
+  /**
+   * Whether the level being rendered has any row (over the whole page: Strapi populates a level at once),
+   * or any for which `cond` (given the row's alias) holds.
+   */
+  private found(cond?: (row: string) => string, steps: Step[] = this.steps): string {
     this.usesPage = true;
     const root = this.alias('g');
     let src = root;
     let chain = '';
-    for (const step of this.steps) {
+    for (const step of steps) {
       const s = step(src);
       chain += ` and exists (select 1 ${s.sql}`;
       src = s.alias;
     }
-    return `exists (select 1 from pg ${root} where true${chain}${')'.repeat(this.steps.length)})`;
+    return `exists (select 1 from pg ${root} where true${chain}${cond ? ` and ${cond(src)}` : ''}${')'.repeat(steps.length)})`;
+  }
+
+  /**
+   * Strapi reads localizations without the rows of the level itself (`id $notIn` the results): under a
+   * relation from a non-localized type, an entry's other locales may be among them, and are left out.
+   * The page's own rows are of one locale.
+   */
+  private notInLevel(a: string, level: Step[]): string {
+    return this.opts.keyOrder && level.length ? ` and not ${this.found((row) => `${row}.id = ${a}.id`, level)}` : '';
   }
 
   /** One query for `step`'s rows, then (when it found some) the longest chain of the populates under them. */
@@ -606,7 +620,7 @@ class Gen extends RowGen {
       case 'media': return ONE;
       case 'relation': return p.count ? ONE : this.chain(() => this.relationStep(p, ct), p.select.populate, p.target);
       case 'morphBy': return this.chain(() => this.morphByStep(p, ct!), p.select.populate, p.target);
-      case 'localizations': return this.chain(() => this.localizationsStep(ct!), p.select.populate, ct);
+      case 'localizations': return this.chain(() => this.localizationsStep(ct!, p.where ?? null), p.select.populate, ct);
       case 'component': return this.chain(() => this.componentStep(p.attr, p.select), p.select.populate, null);
       case 'dynamiczone': {
         // Its links in one query, then each component type present in one query each (concurrently).
@@ -649,12 +663,14 @@ class Gen extends RowGen {
     };
   }
 
-  private localizationsStep(own: ContentType): Step {
+  private localizationsStep(own: ContentType, where: Filter | null): Step {
+    // The level the localizations are read from: the populate levels above it at this point.
+    const level = [...this.steps];
     return (src) => {
       const a = this.alias();
       // Asked for every locale at once (`locale=*`), no localizations are read.
       if (this.query.ct.localized && !this.query.localeParam) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
-      return { sql: `from ${q(own.table)} ${a} ${this.localizationsWhere(own, src, a)}`, alias: a };
+      return { sql: `from ${q(own.table)} ${a} ${this.localizationsWhere(own, src, a, where, level)}`, alias: a };
     };
   }
 

@@ -54,7 +54,7 @@ function populateTables(schema: Schema, p: Populate, out: Set<string>): void {
       out.add(p.attr.cmpsTable);
       for (const c of p.on.values()) { out.add(c.component.table); selectionTables(schema, c, out); }
       return;
-    case 'localizations': selectionTables(schema, p.select, out); return;
+    case 'localizations': selectionTables(schema, p.select, out); filterTables(schema, p.where ?? null, out); sortTables(schema, p.sort ?? [], out); return;
   }
 }
 
