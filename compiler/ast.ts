@@ -58,6 +58,12 @@ export interface ComponentSelection {
   component: Component;
   fields: ScalarAttr[];
   populate: Populate[];
+  /**
+   * `filters` of the component's populate (or of a dynamic zone's fragment): instances that fail them
+   * are left out — a single component reads null, a list or zone keeps the others (Strapi populates
+   * components as relations to their rows).
+   */
+  where?: Filter | null;
 }
 
 export type Populate =
@@ -69,7 +75,7 @@ export type Populate =
   | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
   | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
-  | { kind: 'localizations'; select: Selection };
+  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[] };
 
 export interface MorphTarget { ct: ContentType; select: Selection }
 

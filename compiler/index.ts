@@ -100,7 +100,7 @@ export class Compiler {
     const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     let sql = this.shapes.get(sk);
     if (!sql) {
-      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache, maxBytes: this.opts.maxResponseSize });
+      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache, maxBytes: this.opts.maxResponseSize, keyOrder: true });
       this.shapes.set(sk, sql);
     }
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };

@@ -8,6 +8,7 @@ import type {
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
+import { parseDate, parseDateTime, parseTime } from './dates.ts';
 
 export interface ReadLimits {
   defaultLimit: number;
@@ -79,8 +80,6 @@ export class ParamBuilder {
 // ---------------------------------------------------------------- value coercion
 
 const INT = /^-?\d+$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 
 function badValue(field: string, value: unknown): ApiError {
   return validation(`Invalid value ${JSON.stringify(value)} for ${field}`, { key: field, source: 'query', param: 'filters' });
@@ -103,17 +102,10 @@ export function coerce(field: string, ref: FieldRef, raw: QueryValue): unknown {
       if (/^(true|1|t)$/i.test(raw)) return true;
       if (/^(false|0|f)$/i.test(raw)) return false;
       throw badValue(field, raw);
-    case 'date':
-      if (!DATE.test(raw) || Number.isNaN(Date.parse(raw)) || new Date(raw).toISOString().slice(0, 10) !== raw) throw badValue(field, raw);
-      return raw;
-    case 'time':
-      if (!TIME.test(raw)) throw badValue(field, raw);
-      return raw;
-    case 'datetime': case 'timestamp': case 'systemDate': {
-      const t = Date.parse(raw);
-      if (Number.isNaN(t)) throw badValue(field, raw);
-      return new Date(t).toISOString();
-    }
+    // Dates and times as Strapi's database layer parses them (its messages; checked live).
+    case 'date': return parseDate(raw);
+    case 'time': return parseTime(raw);
+    case 'datetime': case 'timestamp': case 'systemDate': return parseDateTime(raw);
     default:
       return raw;
   }
@@ -165,7 +157,7 @@ function componentScope(comp: Component, path: string | null): FilterScope {
     field: (name) => {
       if (name === 'id') return { column: 'id', type: 'id' };
       const a = comp.byName.get(name);
-      return a && a.kind === 'scalar' && !a.private ? { column: a.column, type: a.type } : null;
+      return a && a.kind === 'scalar' && !a.private && a.type !== 'password' ? { column: a.column, type: a.type } : null;
     },
     attr: (name) => comp.byName.get(name) ?? null,
   };
@@ -186,8 +178,14 @@ export class FilterParser {
   constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters', private canRead: CanRead = () => true) {}
 
   parse(value: QueryValue, scope: FilterScope): Filter | null {
+    // A list is a group of its own whose conditions all hold, wherever it stands: `$or[1][0]…&$or[1][1]…`
+    // is one alternative of the `$or` (Strapi's where builder, @strapi/database query/helpers/where.js).
+    if (Array.isArray(value)) {
+      const items = value.map((x) => this.parse(x, scope)).filter((x): x is Filter => x !== null);
+      return items.length === 0 ? null : items.length === 1 ? items[0] : { t: 'and', items };
+    }
     if (!isObj(value)) {
-      if (value === '' || (Array.isArray(value) && value.length === 0)) return null;
+      if (value === '') return null;
       throw validation(`Invalid ${this.param} parameter: expected an object`, { source: 'query', param: this.param });
     }
     const items: Filter[] = [];
@@ -273,22 +271,20 @@ export class FilterParser {
   }
 
   private op(name: string, field: FieldRef, op: Operator, v: QueryValue, path: string): Filter {
+    if (op === '$null' || op === '$notNull') {
+      // Strapi casts the value to a boolean first (parseType with forceCast): `true|t|1` and `false|f|0`
+      // as they say, any other text by JavaScript's truth (only '' is false), and any list or object is
+      // true. The boolean decides the SQL (IS NULL / IS NOT NULL), so it is part of the plan's shape.
+      const yes = typeof v === 'string' ? !FALSY.has(v) : true;
+      const isNull = op === '$null' ? yes : !yes;
+      return { t: 'cmp', field, op: isNull ? '$null' : '$notNull', param: 0 };
+    }
     // Strapi's where builder: a list given to an operator that takes one value means any of them.
     if (Array.isArray(v) && !LIST_OPERATORS.has(op)) {
-      // Inside a list `$null`'s values are taken raw, as JavaScript does: only an empty one is false.
-      const items = v.map((x) => (op === '$null' || op === '$notNull') && typeof x === 'string'
-        ? this.op(name, field, op, x === '' ? 'false' : 'true', path)
-        : this.op(name, field, op, x, path));
+      const items = v.map((x) => this.op(name, field, op, x, path));
       return items.length === 1 ? items[0] : { t: 'or', items };
     }
     switch (op) {
-      case '$null': case '$notNull': {
-        // The boolean decides the SQL (IS NULL / IS NOT NULL), so it is part of the plan's shape. Any
-        // value but an explicit false one counts as true, as Strapi's `if (value)`.
-        const yes = typeof v === 'string' && !FALSY.has(v) ? true : bool(v, path);
-        const isNull = op === '$null' ? yes : !yes;
-        return { t: 'cmp', field, op: isNull ? '$null' : '$notNull', param: 0 };
-      }
       case '$in': case '$notIn': {
         const list = listOf(v).filter((x) => x !== '');
         const coerced = list.map((x) => coerce(path, field, x));
@@ -494,6 +490,8 @@ function fieldList(v: QueryValue | undefined): string[] | null {
 function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: string | null): Selection {
   const names = fieldList(fieldsRaw);
   const all = visibleScalars(ct.attributes);
+  // Beside `*` the other names are still checked (a password or private attribute is a 400; checked live).
+  if (names?.includes('*')) for (const n of names) if (n !== '*') fieldName(ct, all, n, path);
   if (names === null || names.includes('*')) {
     return {
       fields: all, withLocale: ct.localized, populate: [],
@@ -509,25 +507,33 @@ function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: str
     if (!named.includes(n)) named.push(n);
     if ((TIMESTAMP_FIELDS as readonly string[]).includes(n)) { ts[n as keyof typeof ts] = true; continue; }
     if (n === 'locale' && ct.localized) { withLocale = true; continue; }
-    const a = all.find((x) => x.name === n);
-    // Checked live: an attribute that is no field (a relation, a password) is named by its path, an unknown key by its parent's.
-    if (!a) throw invalidKey('fields', n, ct.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
+    const a = fieldName(ct, all, n, path)!;
     if (!fields.includes(a)) fields.push(a);
   }
   return { fields, withLocale, withTimestamps: ts, populate: [], named };
 }
 
+/** The attribute a `fields` name selects (null for a system field); a 400 for any other name. */
+function fieldName(ct: ContentType, all: ScalarAttr[], n: string, path: string | null): ScalarAttr | null {
+  if (n === 'id' || n === 'documentId' || (TIMESTAMP_FIELDS as readonly string[]).includes(n) || (n === 'locale' && ct.localized)) return null;
+  const a = all.find((x) => x.name === n);
+  // Checked live: an attribute that is no field (a relation, a password) is named by its path, an unknown key by its parent's.
+  if (!a) throw invalidKey('fields', n, ct.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
+  return a;
+}
+
 function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
   const names = fieldList(fieldsRaw);
   const all = visibleScalars(comp.attributes);
-  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [] };
-  const fields: ScalarAttr[] = [];
-  for (const n of names) {
-    if (n === 'id') continue;
+  const field = (n: string) => {
     const a = all.find((x) => x.name === n);
     if (!a) throw invalidKey('fields', n, comp.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
-    fields.push(a);
-  }
+    return a;
+  };
+  if (names?.includes('*')) for (const n of names) if (n !== '*' && n !== 'id') field(n);
+  if (names === null || names.includes('*')) return { component: comp, fields: all, populate: [] };
+  const fields: ScalarAttr[] = [];
+  for (const n of names) if (n !== 'id') fields.push(field(n));
   return { component: comp, fields, populate: [] };
 }
 
@@ -661,39 +667,6 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
 /** Which content-types the caller may read: populated relations to the others are left out, as Strapi. */
 export type CanRead = (uid: string) => boolean;
 
-/**
- * Strapi answers populated attributes in the order of the populate object after its sanitizer has
- * rebuilt the entries that carry a nested populate (or are dynamic zones): those move to the end,
- * keeping their relative order. The recorded responses show it (`populate=*` puts the dynamic zone
- * after `localizations`; `populate[defaultSeo][populate]=…&populate[favicon][fields]=…` answers favicon first).
- */
-function nestedLast<A>(entries: Array<[A | 'localizations', QueryValue | true]>, spec: Map<string, QueryValue | true> | '*', order: readonly unknown[]): void {
-  const attr = (e: [A | 'localizations', QueryValue | true]) => (typeof e[0] === 'object' && e[0] !== null ? e[0] as { kind?: string; relation?: string } : null);
-  // A morphToMany is populated after the others, a morphToOne (read from the row's own columns) before
-  // them (checked on Strapi 5.54 with populate=*).
-  const nested = (e: [A | 'localizations', QueryValue | true]) =>
-    attr(e)?.kind === 'dynamiczone' || attr(e)?.relation === 'morphToMany' ||
-    (isObj(e[1]) && (e[1].populate !== undefined || e[1].on !== undefined));
-  const early = (e: [A | 'localizations', QueryValue | true]) => attr(e)?.relation === 'morphToOne' && !nested(e);
-  const flat = [...entries.filter(early), ...entries.filter((e) => !nested(e) && !early(e))];
-  const deep = entries.filter(nested);
-  // In the object form the nested ones come in the model's attribute order, whatever the query's
-  // (checked on Strapi 5.54); dotted paths keep the request's order (recorded case 125) among paths
-  // as deep, the shallower first (`closingPeriod.dish.categories,openingTimes.dishrep` answers
-  // openingTimes first: Strapi's sanitizer finishes the shallower rebuild earlier).
-  if (spec !== '*' && OBJECT_FORM.has(spec)) {
-    const rank = (e: [A | 'localizations', QueryValue | true]) => { const i = order.indexOf(e[0]); return i < 0 ? order.length : i; };
-    deep.sort((x, y) => rank(x) - rank(y));
-  } else if (spec !== '*') {
-    const depth = (e: [A | 'localizations', QueryValue | true]) => {
-      const p = isObj(e[1]) ? e[1].populate : undefined;
-      return Array.isArray(p) ? Math.max(0, ...p.map((x) => (typeof x === 'string' ? x.split('.').length : 1))) : 1;
-    };
-    deep.sort((x, y) => depth(x) - depth(y));
-  }
-  entries.splice(0, entries.length, ...flat, ...deep);
-}
-
 /** Strapi's populate query selects its sort columns first, and the response keeps that order. */
 function leadWithSort(select: Selection, sort: SortTerm[]): void {
   const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
@@ -738,7 +711,6 @@ export class PopulateParser {
         entries.push([a, sub]);
       }
     }
-    nestedLast(entries, spec, ct.attributes);
     for (const [a, sub] of entries) {
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
       // Left out of the answer but validated all the same: Strapi refuses an invalid populate under a
@@ -753,8 +725,10 @@ export class PopulateParser {
         continue;
       }
       if (a === 'localizations') {
+        // A relation of the type to itself in Strapi's model: its fields, filters, sort and populate apply.
         const o = isObj(sub) ? sub : {};
-        sel.populate.push({ kind: 'localizations', select: selection(ct, o.fields, subPath) });
+        for (const k of Object.keys(o)) if (!['populate', 'fields', 'filters', 'sort'].includes(k)) throw invalidKey('populate', k, subPath);
+        sel.populate.push({ kind: 'localizations', ...this.related(ct, o, depth, subPath, status, this) });
         continue;
       }
       const p = this.attribute(ct.uid, a, sub, depth, subPath, status);
@@ -837,13 +811,18 @@ export class PopulateParser {
             on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status));
           }
         } else {
+          // Strapi's query conversion takes nothing but `populate`, `on` and `count` for a zone (and reads
+          // `*` as a string's keys: checked live).
+          if (this.converting && (given === '*' || Object.keys(o).some((k) => !['populate', 'on', 'count'].includes(k)))) {
+            this.converting.error ??= validation(`Invalid nested populate for ${owner.split('.').pop()}.${a.name} (${owner}). Expected a fragment ("on") or "count" but found ${JSON.stringify(given === '*' ? given : o)}`, {});
+          }
           // Shared strategy: the same nested populate applies to every component of the zone. Strapi
           // 5.54 takes only `*` there (its validator refuses anything else for a dynamic zone or morphTo).
           // (A dotted path through the zone, `blocks.label`, was checked with the whole string: checkDotPaths.)
           if (o.populate !== undefined && o.populate !== '*' && !(DOTTED.has(o) && Array.isArray(o.populate))) throw invalidKey('populate', 'populate', path);
           for (const uid of a.components) {
             const comp = this.schema.components.get(uid)!;
-            on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue }, depth, path, status, true));
+            on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue, filters: undefined as unknown as QueryValue }, depth, path, status, true));
           }
         }
         return { kind: 'dynamiczone', attr: a, on };
@@ -854,8 +833,12 @@ export class PopulateParser {
   }
 
   private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
-    // As a relation's: fields and a populate string or list are validated as queries of their own.
+    // As a relation's: fields, filters and a populate string or list are validated as queries of their own.
     const sel = asPopulate(() => componentSelection(comp, o.fields, null));
+    if (o.filters !== undefined) {
+      const parsed = asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, componentScope(comp, null)));
+      if (parsed) sel.where = joinedNot(parsed);
+    }
     const at = nestedPath(o, path);
     if (!lenient && isDotNotation(o.populate)) checkDotPaths(this.schema, comp, o.populate);
     const spec = normalizePopulate(o.populate, at);
@@ -877,7 +860,6 @@ export class PopulateParser {
         entries.push([a, sub]);
       }
     }
-    nestedLast(entries, spec, comp.attributes);
     for (const [a, sub] of entries) {
       const subPath = at ? `${at}.${a.name}` : a.name;
       if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(comp.uid, a, sub, depth + 1, subPath, status, null); continue; }
@@ -934,9 +916,10 @@ const SEARCHED_NUMBERS = new Set<ScalarType>(['integer', 'biginteger', 'float', 
 export const numericSearch = (q: string) => q.trim() !== '' && !Number.isNaN(Number(q));
 
 /**
- * Strapi's `_q`: the row id and every text attribute (numbers too when the text is a number) contain the
- * text, case-insensitively. Escaped as Strapi escapes it (`*`, `%`, `\`); private and password
- * attributes are never searched.
+ * Strapi's `_q` (@strapi/database query/helpers/search.js): the row id and every text attribute (numbers
+ * too when the text is a number) contain the text, case-insensitively. Escaped as Strapi escapes it
+ * (`*`, `%`, `\`). Private attributes are searched too (checked live); passwords (no text type for it)
+ * and attributes marked `searchable: false` never.
  */
 function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Filter {
   if (typeof v !== 'string') throw validation('Invalid _q parameter: expected a string', { source: 'query', param: '_q' });
@@ -945,7 +928,7 @@ function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Fil
   // Checked live: the id, documentId and locale columns are searched too.
   const fields: FieldRef[] = [{ column: 'id', type: 'id' }, { column: 'document_id', type: 'documentId' }, { column: 'locale', type: 'locale' }];
   for (const a of ct.attributes) {
-    if (a.kind !== 'scalar' || a.private || a.type === 'password') continue;
+    if (a.kind !== 'scalar' || a.searchable === false) continue;
     if (SEARCHED_TEXT.has(a.type) || (numbers && SEARCHED_NUMBERS.has(a.type))) fields.push({ column: a.column, type: a.type });
   }
   return { t: 'or', items: fields.map((field): Filter => ({ t: 'cmp', field, op: '$containsi', param })) };

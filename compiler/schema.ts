@@ -36,6 +36,8 @@ export interface ScalarAttr extends AttrBase {
   regex?: string;
   enum?: string[];
   targetField?: string;
+  /** `searchable: false` in schema.json: `_q` never searches it. */
+  searchable?: false;
 }
 
 export interface MediaAttr extends AttrBase {

@@ -20,7 +20,29 @@ export interface SqlOptions {
   renderCache?: boolean;
   /** Largest `data` text a read may return (bytes; the config's http.maxResponseSize); unset = no check. */
   maxBytes?: number;
+  /**
+   * Answer populated attributes in the order Strapi 5.54 ends up with (REST; see `rounds`): it depends
+   * on what the populates find, so the statement computes it. Unset: the populate's own order.
+   */
+  keyOrder?: boolean;
 }
+
+/**
+ * How many database round trips Strapi takes to populate an attribute (@strapi/database
+ * query/helpers/populate/apply.js): every populated attribute of a level is fetched concurrently
+ * (Promise.all) and set on the rows when its last query returns, so the response lists them in the order
+ * they finish — the fewest round trips first, the populate's own order among equals. One query per
+ * relation, component or media; a nested populate adds its own deepest chain when the query found rows;
+ * a dynamic zone (or morphToMany) queries its links, then each component type present; a morphToOne
+ * reads each type present in turn, none without links. The rows are those of the whole level (every row
+ * of the page), so the order is the same for each row. `sql` computes it; `min`/`max` bound it.
+ */
+interface Rounds { sql: string; min: number; max: number }
+const rounds = (n: number): Rounds => ({ sql: String(n), min: n, max: n });
+const ONE = rounds(1);
+
+/** The rows a populate reaches from a row of the level above (alias `src`): `from … where …`, and their alias. */
+type Step = (src: string) => { sql: string; alias: string };
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -77,7 +99,7 @@ function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
 
 const isDefaultComponent = (sel: ComponentSelection) => {
   const all = visibleScalars(sel.component.attributes);
-  return sel.populate.length === 0 && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
+  return sel.populate.length === 0 && !sel.where && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
 };
 
 /** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
@@ -293,34 +315,51 @@ class RowGen extends FilterGen {
     // With a current cache row its text is copied; the live render is only evaluated on a miss.
     const open = cache ? `coalesce(${cache}.${RENDER.doc}, left(${built}, -1))` : `left(${built}, -1)`;
     if (!populate.length && !tail) return cache ? `(${open} || '}')` : built;
-    // Strapi's response transforms re-set `localizations` when there are some, then the zones they
-    // fill: an empty zone ends up before non-empty localizations, after them otherwise (checked live
-    // on both recordings). Such a zone is written at both places, each taken when its condition holds.
-    const loc = populate.findIndex((p) => p.kind === 'localizations');
-    let locValue = '';
-    const early: string[] = [];
-    const parts = populate.map((p, i) => {
+    const ranks = populate.map((p) => this.rounds(p, ct));
+    const fixed = ranks.every((r, i) => ranks.every((o, k) => k <= i || r.max <= o.min || r.min > o.max));
+    const parts = populate.map((p) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name);
       const key = lit(`,${name}:`);
       const kept = cache && ct ? cachedComponent(ct, p) : null;
-      const value = kept ? `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))` : null;
-      if (p.kind === 'dynamiczone' && loc >= 0 && i > loc) {
-        const j = this.alias('p');
-        joins.push(`left join lateral (${value ? `select ${value} as v` : this.populate(p, ct, alias)}) ${j} on true`);
-        const first = `${j}.v = '[]' and ${locValue} <> '[]'`;
-        early.push(`case when ${first} then ${lit(`,${name}:[]`)} end`);
-        return `case when not (${first}) then concat(${key}, ${j}.v) end`;
-      }
-      if (value) return `${key}, ${value}`;
+      if (kept) return `${key}, coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`;
       const j = this.alias('p');
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
-      if (i === loc) locValue = `${j}.v`;
       return `${key}, ${j}.v`;
     });
-    if (early.length) parts.splice(loc, 0, ...early);
-    return `concat(${open}, ${[...parts, lit(`${tail}}`)].join(', ')})`;
+    const inOrder = (value: (i: number) => number) => {
+      const order = parts.map((_, i) => i).sort((x, y) => value(x) - value(y) || x - y);
+      return `concat(${open}, ${[...order.map((i) => parts[i]), lit(`${tail}}`)].join(', ')})`;
+    };
+    if (fixed) return inOrder((i) => ranks[i].min);
+    // The order depends on what the populates find (the same for every row: the ranks read the whole
+    // page). A few possible orders are written out, one per combination of the varying ranks; more are
+    // sorted in the statement.
+    const varying = ranks.map((r, i) => i).filter((i) => ranks[i].min !== ranks[i].max);
+    const combos = varying.reduce((n, i) => n * (ranks[i].max - ranks[i].min + 1), 1);
+    if (combos <= 16) {
+      const cases: string[] = [];
+      for (let c = 0; c < combos - 1; c++) {
+        const value = new Map<number, number>();
+        let rest = c;
+        for (const i of varying) {
+          const span = ranks[i].max - ranks[i].min + 1;
+          value.set(i, ranks[i].min + (rest % span));
+          rest = Math.floor(rest / span);
+        }
+        cases.push(`when ${varying.map((i) => `${ranks[i].sql} = ${value.get(i)}`).join(' and ')} then ${inOrder((i) => value.get(i) ?? ranks[i].min)}`);
+      }
+      return `case ${cases.join(' ')} else ${inOrder((i) => ranks[i].max)} end`;
+    }
+    const rows = parts.map((part, i) => `(${ranks[i].sql}, ${i}, concat(${part}))`).join(', ');
+    return `concat(${open}, (select string_agg(o.t, '' order by o.r, o.p) from (values ${rows}) o(r, p, t)), ${lit(`${tail}}`)})`;
   }
+
+  /** Round trips of Strapi's populate of `p` (see `Rounds`); without `keyOrder`, all alike. */
+  protected rounds(_p: Populate, _ct: ContentType | null): Rounds { return ONE; }
+
+  /** Renders the rows `step` reaches (with `keyOrder`, the level their own populates are ordered at). */
+  protected descend<T>(_step: () => Step, f: () => T): T { return f(); }
 
   rowText(ct: ContentType, sel: Selection, alias: string, joins: string[], tail = ''): string {
     let cache: string | null = null;
@@ -347,9 +386,10 @@ class RowGen extends FilterGen {
         const a = this.alias('k');
         const s = this.componentSource(p.attr, comp, src, a);
         const joins: string[] = [];
-        const row = this.componentText(p.select, a, joins);
-        if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from}${sp(joins)} ${s.where} order by ${s.order} limit 1), 'null') as v`;
-        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${s.where} order by ${s.order}) x`;
+        const row = this.descend(() => this.componentStep(p.attr, p.select), () => this.componentText(p.select, a, joins));
+        const where = p.select.where ? `${s.where} and ${this.filter(p.select.where, a, null)}` : s.where;
+        if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from}${sp(joins)} ${where} order by ${s.order} limit 1), 'null') as v`;
+        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${where} order by ${s.order}) x`;
       }
       case 'dynamiczone': {
         const c = this.alias('c');
@@ -357,8 +397,10 @@ class RowGen extends FilterGen {
           const comp = this.schema.components.get(uid)!;
           const a = this.alias('k');
           const joins: string[] = [];
-          const row = this.componentText(sel, a, joins, uid);
-          return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a}${sp(joins)} where ${a}.id = ${c}.${q(CMPS.cmp)})`;
+          const row = this.descend(() => this.zoneStep(p.attr, [uid], sel), () => this.componentText(sel, a, joins, uid));
+          // A fragment's filters leave the instances that fail them out (null, which string_agg skips).
+          const cond = sel.where ? ` and ${this.filter(sel.where, a, null)}` : '';
+          return `when ${lit(uid)} then (select ${row} from ${q(comp.table)} ${a}${sp(joins)} where ${a}.id = ${c}.${q(CMPS.cmp)}${cond})`;
         });
         const uids = [...p.on.keys()].map(lit).join(', ');
         if (!uids) return `select '[]'::text as v`;
@@ -383,6 +425,33 @@ class RowGen extends FilterGen {
     if (!attr.multiple) return `select coalesce((select ${row} ${from} ${s.where} order by ${s.order} limit 1), 'null') as v`;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${from} ${s.where} order by ${s.order}) x`;
   }
+
+  // ------------------------------------------------------------ the rows a populate reaches (key order)
+
+  protected componentStep(attr: ComponentAttr, sel: ComponentSelection): Step {
+    return (src) => {
+      const a = this.alias('k');
+      const s = this.componentSource(attr, sel.component, src, a);
+      return { sql: `${s.from} ${s.where}${sel.where ? ` and ${this.filter(sel.where, a, null)}` : ''}`, alias: a };
+    };
+  }
+
+  /**
+   * A zone's instances of the components `uids` (without `sel`, its links to them; with, the rows of the
+   * one component that its fragment's filters keep).
+   */
+  protected zoneStep(attr: DynamicZoneAttr, uids: string[], sel: ComponentSelection | null): Step {
+    return (src) => {
+      const c = this.alias('c');
+      const types = uids.length === 1 ? `= ${lit(uids[0])}` : `in (${uids.map(lit).join(', ')})`;
+      const where = `where ${c}.${q(CMPS.entity)} = ${src}.id and ${c}.${q(CMPS.field)} = ${lit(attr.name)} and ${c}.${q(CMPS.type)} ${types}`;
+      if (!sel) return { sql: `from ${q(attr.cmpsTable)} ${c} ${where}`, alias: c };
+      const a = this.alias('k');
+      const comp = this.schema.components.get(uids[0])!;
+      const cond = sel.where ? ` and ${this.filter(sel.where, a, null)}` : '';
+      return { sql: `from ${q(attr.cmpsTable)} ${c} join ${q(comp.table)} ${a} on ${a}.id = ${c}.${q(CMPS.cmp)} ${where}${cond}`, alias: a };
+    };
+  }
 }
 
 class Gen extends RowGen {
@@ -399,9 +468,9 @@ class Gen extends RowGen {
         if (this.query.ct.localized && !this.query.localeParam) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
-        const row = this.rowText(own, p.select, a, joins);
-        const status = own.draftAndPublish ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
-        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status} order by ${a}.id) x`;
+        const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
+        const order = [...this.orderBy(p.sort ?? [], a), `${a}.id`].join(', ');
+        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} ${this.localizationsWhere(own, src, a, p.where ?? null)} order by ${order}) x`;
       }
       default: return super.populate(p, ct, src);
     }
@@ -414,6 +483,18 @@ class Gen extends RowGen {
   private relation(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType | null, src: string): string {
     const a = this.alias();
     const s = this.relationSource(p.attr, p.target, src, a);
+    const where = `${s.where}${this.relationConds(p, ct, src, a).map((c) => ` and ${c}`).join('')}`;
+    if (p.count) return `select json_build_object('count', count(*))::text as v ${s.from} ${where}`;
+    const joins: string[] = [];
+    const row = this.descend(() => this.relationStep(p, ct), () => this.rowText(p.target, p.select, a, joins));
+    const from = `${s.from}${sp(joins)} ${where}`;
+    if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${s.order} limit 1), 'null') as v`;
+    const order = p.sort.length ? [...this.orderBy(p.sort, a), s.order].join(', ') : s.order;
+    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  /** What a populated relation's rows must be besides linked: their status, locale and filters. */
+  private relationConds(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType | null, src: string, a: string): string[] {
     const conds: string[] = [];
     if (p.status) conds.push(`${a}.${R.publishedAt} is ${p.status === 'published' ? 'not null' : 'null'}`);
     // A non-localized row's links to a localized type reach every locale (REST answers them all, as
@@ -421,14 +502,20 @@ class Gen extends RowGen {
     if (p.target.localized && ct?.localized) conds.push(`${a}.${R.locale} = ${src}.${R.locale}`);
     else if (p.target.localized && this.query.relLocaleParam) conds.push(`${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
     if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
-    const where = `${s.where}${conds.map((c) => ` and ${c}`).join('')}`;
-    if (p.count) return `select json_build_object('count', count(*))::text as v ${s.from} ${where}`;
-    const joins: string[] = [];
-    const row = this.rowText(p.target, p.select, a, joins);
-    const from = `${s.from}${sp(joins)} ${where}`;
-    if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${s.order} limit 1), 'null') as v`;
-    const order = p.sort.length ? [...this.orderBy(p.sort, a), s.order].join(', ') : s.order;
-    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+    return conds;
+  }
+
+  private localizationsWhere(own: ContentType, src: string, a: string, where: Filter | null, level: Step[] = this.steps): string {
+    const status = own.draftAndPublish ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
+    const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';
+    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${this.notInLevel(a, level)}`;
+  }
+
+  private morphByConds(p: Extract<Populate, { kind: 'morphBy' }>, a: string): string[] {
+    const conds: string[] = [];
+    if (p.status) conds.push(`${a}.${R.publishedAt} is ${p.status === 'published' ? 'not null' : 'null'}`);
+    if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
+    return conds;
   }
 
   /**
@@ -441,7 +528,7 @@ class Gen extends RowGen {
     const one = (idExpr: string) => p.types.map(({ ct, select }) => {
       const a = this.alias();
       const joins: string[] = [];
-      const row = this.rowText(ct, select, a, joins, `,"__type":${JSON.stringify(ct.uid)}`);
+      const row = this.descend(() => this.morphToStep(p, ct, true), () => this.rowText(ct, select, a, joins, `,"__type":${JSON.stringify(ct.uid)}`));
       return `when ${lit(ct.uid)} then (select ${row} from ${q(ct.table)} ${a}${sp(joins)} where ${a}.id = ${idExpr})`;
     }).join(' ');
     if (p.attr.columns) {
@@ -457,15 +544,150 @@ class Gen extends RowGen {
   private morphBy(p: Extract<Populate, { kind: 'morphBy' }>, ct: ContentType, src: string): string {
     const a = this.alias();
     const s = this.morphSource(p.attr, p.by, p.target, ct.uid, src, a);
-    const conds: string[] = [];
-    if (p.status) conds.push(`${a}.${R.publishedAt} is ${p.status === 'published' ? 'not null' : 'null'}`);
-    if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
     const joins: string[] = [];
-    const row = this.rowText(p.target, p.select, a, joins);
-    const from = `${s.from}${sp(joins)} ${s.where}${conds.map((c) => ` and ${c}`).join('')}`;
+    const row = this.descend(() => this.morphByStep(p, ct), () => this.rowText(p.target, p.select, a, joins));
+    const from = `${s.from}${sp(joins)} ${s.where}${this.morphByConds(p, a).map((c) => ` and ${c}`).join('')}`;
     const order = [...this.orderBy(p.sort, a), s.order].join(', ');
     if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${order} limit 1), 'null') as v`;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+  }
+
+  // ------------------------------------------------------------ key order (Strapi's populate round trips)
+
+  /** The populate levels above the rows being rendered, from the page's rows down. */
+  private steps: Step[] = [];
+  /** Whether the statement reads the page's rows again (`pg`) to order keys. */
+  usesPage = false;
+
+  protected override descend<T>(step: () => Step, f: () => T): T {
+    if (!this.opts.keyOrder) return f();
+    this.steps.push(step());
+    try { return f(); } finally { this.steps.pop(); }
+  }
+
+  /**
+   * Whether the level being rendered has any row (over the whole page: Strapi populates a level at once),
+   * or any for which `cond` (given the row's alias) holds.
+   */
+  private found(cond?: (row: string) => string, steps: Step[] = this.steps): string {
+    this.usesPage = true;
+    const root = this.alias('g');
+    let src = root;
+    let chain = '';
+    for (const step of steps) {
+      const s = step(src);
+      chain += ` and exists (select 1 ${s.sql}`;
+      src = s.alias;
+    }
+    return `exists (select 1 from pg ${root} where true${chain}${cond ? ` and ${cond(src)}` : ''}${')'.repeat(steps.length)})`;
+  }
+
+  /**
+   * Strapi reads localizations without the rows of the level itself (`id $notIn` the results): under a
+   * relation from a non-localized type, an entry's other locales may be among them, and are left out.
+   * The page's own rows are of one locale.
+   */
+  private notInLevel(a: string, level: Step[]): string {
+    return this.opts.keyOrder && level.length ? ` and not ${this.found((row) => `${row}.id = ${a}.id`, level)}` : '';
+  }
+
+  /** One query for `step`'s rows, then (when it found some) the longest chain of the populates under them. */
+  private chain(step: () => Step, children: Populate[], ct: ContentType | null): Rounds {
+    if (!children.length) return ONE;
+    return this.descend(step, () => {
+      const deepest = this.deepest(children.map((c) => this.rounds(c, ct)));
+      return { sql: `(1 + case when ${this.found()} then ${deepest.sql} else 0 end)`, min: 1, max: 1 + deepest.max };
+    });
+  }
+
+  private deepest(list: Rounds[]): Rounds {
+    if (list.every((r) => r.min === r.max) && list.length) return rounds(Math.max(...list.map((r) => r.max)));
+    return { sql: `greatest(${list.map((r) => r.sql).join(', ')})`, min: Math.max(0, ...list.map((r) => r.min)), max: Math.max(0, ...list.map((r) => r.max)) };
+  }
+
+  /** Each type present among the links (`links(type)`) is one more query, with its rows' own chain. */
+  private perType(types: Array<[uid: string, links: () => Step, rows: () => Step, children: Populate[], ct: ContentType | null]>): Rounds[] {
+    return types.map(([, links, rows, children, ct]) => {
+      const present = this.descend(links, () => this.found());
+      const after = this.chain(rows, children, ct);
+      return { sql: `(case when ${present} then ${after.sql} else 0 end)`, min: 0, max: after.max };
+    });
+  }
+
+  protected override rounds(p: Populate, ct: ContentType | null): Rounds {
+    if (!this.opts.keyOrder) return ONE;
+    switch (p.kind) {
+      case 'media': return ONE;
+      case 'relation': return p.count ? ONE : this.chain(() => this.relationStep(p, ct), p.select.populate, p.target);
+      case 'morphBy': return this.chain(() => this.morphByStep(p, ct!), p.select.populate, p.target);
+      case 'localizations': return this.chain(() => this.localizationsStep(ct!, p.where ?? null), p.select.populate, ct);
+      case 'component': return this.chain(() => this.componentStep(p.attr, p.select), p.select.populate, null);
+      case 'dynamiczone': {
+        // Its links in one query, then each component type present in one query each (concurrently).
+        if ([...p.on.values()].every((sel) => !sel.populate.length)) {
+          const uids = [...p.on.keys()];
+          if (!uids.length) return ONE;
+          const any = this.descend(() => this.zoneStep(p.attr, uids, null), () => this.found());
+          return { sql: `(case when ${any} then 2 else 1 end)`, min: 1, max: 2 };
+        }
+        const types = this.perType([...p.on].map(([uid, sel]) => [uid, () => this.zoneStep(p.attr, [uid], null), () => this.zoneStep(p.attr, [uid], sel), sel.populate, null]));
+        const d = this.deepest([rounds(0), ...types]);
+        return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
+      }
+      case 'morphTo': {
+        const types = this.perType(p.types.map(({ ct: t, select }) => [t.uid, () => this.morphToStep(p, t, false), () => this.morphToStep(p, t, true), select.populate, t]));
+        if (p.attr.toMany) {
+          const d = this.deepest([rounds(0), ...types]);
+          return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
+        }
+        // morphToOne: no query without links; each type present queried in turn.
+        if (!types.length) return rounds(0);
+        return { sql: `(${types.map((t) => t.sql).join(' + ')})`, min: 0, max: types.reduce((n, t) => n + t.max, 0) };
+      }
+    }
+  }
+
+  private relationStep(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType | null): Step {
+    return (src) => {
+      const a = this.alias();
+      const s = this.relationSource(p.attr, p.target, src, a);
+      return { sql: `${s.from} ${s.where}${this.relationConds(p, ct, src, a).map((c) => ` and ${c}`).join('')}`, alias: a };
+    };
+  }
+
+  private morphByStep(p: Extract<Populate, { kind: 'morphBy' }>, ct: ContentType): Step {
+    return (src) => {
+      const a = this.alias();
+      const s = this.morphSource(p.attr, p.by, p.target, ct.uid, src, a);
+      return { sql: `${s.from} ${s.where}${this.morphByConds(p, a).map((c) => ` and ${c}`).join('')}`, alias: a };
+    };
+  }
+
+  private localizationsStep(own: ContentType, where: Filter | null): Step {
+    // The level the localizations are read from: the populate levels above it at this point.
+    const level = [...this.steps];
+    return (src) => {
+      const a = this.alias();
+      // Asked for every locale at once (`locale=*`), no localizations are read.
+      if (this.query.ct.localized && !this.query.localeParam) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
+      return { sql: `from ${q(own.table)} ${a} ${this.localizationsWhere(own, src, a, where, level)}`, alias: a };
+    };
+  }
+
+  /** A morphTo side's links to rows of `t` (`rows`: joined to those rows). */
+  private morphToStep(p: Extract<Populate, { kind: 'morphTo' }>, t: ContentType, rows: boolean): Step {
+    return (src) => {
+      const a = this.alias();
+      if (p.attr.columns) {
+        const c = p.attr.columns;
+        return { sql: `from ${q(t.table)} ${a} where ${a}.id = ${src}.${q(c.id)} and ${src}.${q(c.type)} = ${lit(t.uid)}`, alias: a };
+      }
+      const j = p.attr.join!;
+      const m = this.alias('m');
+      const links = `where ${m}.${q(j.owner)} = ${src}.id and ${m}.${q(j.type)} = ${lit(t.uid)}`;
+      if (!rows) return { sql: `from ${q(j.table)} ${m} ${links}`, alias: m };
+      return { sql: `from ${q(j.table)} ${m} join ${q(t.table)} ${a} on ${a}.id = ${m}.${q(j.id)} ${links}`, alias: a };
+    };
   }
 
   // ------------------------------------------------------------ sort
@@ -561,15 +783,19 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const joins: string[] = [];
   const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
+  // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them
+  // they read (the rows' own links), once, beside the page read as before.
+  const own = ct.attributes.flatMap((a) => (a.kind === 'morph' && a.columns ? [a.columns.id, a.columns.type] : []));
+  const pg = g.usesPage ? `with pg as materialized (select ${['id', R.documentId, R.locale, ...own.map(q)].map((c) => `z.${c}`).join(', ')} from (${page}) z) ` : '';
   const body = `select ${row} as j from (${page}) ${t}${sp(joins)} order by ${outerOrder}`;
-  if (query.shape === 'one') return sizeChecked({ text: `select (select x.j from (${body}) x) as data`, withTotal: false, tables }, opts.maxBytes);
+  if (query.shape === 'one') return sizeChecked({ text: `${pg}select (select x.j from (${body}) x) as data`, withTotal: false, tables }, opts.maxBytes);
   // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.
   const data = opts.bareList ? `(select string_agg(x.j, ',') from (${body}) x) as data` : `(select ${textArray('x.j')} from (${body}) x) as data`;
-  if (!query.pagination.withCount) return sizeChecked({ text: `select ${data}`, withTotal: false, tables }, opts.maxBytes);
+  if (!query.pagination.withCount) return sizeChecked({ text: `${pg}select ${data}`, withTotal: false, tables }, opts.maxBytes);
   // The count needs its own aliases: the filter subqueries of `where` name them.
   const countWhere = new Gen(schema, opts, query).rootWhere('c0');
-  return sizeChecked({ text: `select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true, tables }, opts.maxBytes);
+  return sizeChecked({ text: `${pg}select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true, tables }, opts.maxBytes);
 }
 
 /**

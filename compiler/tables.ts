@@ -31,6 +31,7 @@ function sortTables(schema: Schema, sort: SortTerm[], out: Set<string>): void {
 
 function selectionTables(schema: Schema, sel: Selection | ComponentSelection, out: Set<string>): void {
   for (const p of sel.populate) populateTables(schema, p, out);
+  if ('where' in sel) filterTables(schema, sel.where ?? null, out);
 }
 
 function populateTables(schema: Schema, p: Populate, out: Set<string>): void {
@@ -53,7 +54,7 @@ function populateTables(schema: Schema, p: Populate, out: Set<string>): void {
       out.add(p.attr.cmpsTable);
       for (const c of p.on.values()) { out.add(c.component.table); selectionTables(schema, c, out); }
       return;
-    case 'localizations': selectionTables(schema, p.select, out); return;
+    case 'localizations': selectionTables(schema, p.select, out); filterTables(schema, p.where ?? null, out); sortTables(schema, p.sort ?? [], out); return;
   }
 }
 

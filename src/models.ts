@@ -276,6 +276,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
         default: def.default, min: num(def.min), max: num(def.max), minLength: num(def.minLength), maxLength: num(def.maxLength),
         regex: def.regex as string | undefined, enum: def.enum as string[] | undefined,
         targetField: typeof def.targetField === 'string' ? def.targetField : undefined,
+        ...(def.searchable === false ? { searchable: false as const } : {}),
       });
     } else if (type === 'media') {
       if (def.allowedTypes !== undefined && !Array.isArray(def.allowedTypes)) fail('"allowedTypes" must be an array');

@@ -1,7 +1,7 @@
 // Resolvers of the Shadow CRUD schema (v5 or v4 shape). Root fields do all the work: each plans its
 // whole selection set into one ReadQuery and runs one statement; nested fields only read the parsed
 // result (and slice the page of a nested list out of the rows the statement returned).
-import { GraphQLScalarType, Kind, valueFromASTUntyped, type GraphQLResolveInfo, type ValueNode } from 'graphql';
+import { GraphQLError, GraphQLScalarType, Kind, print, valueFromASTUntyped, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Attribute, ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
 import type { Pagination } from '../../compiler/ast.ts';
@@ -50,6 +50,33 @@ function scalar(name: string, description: string): GraphQLScalarType {
     serialize: (v) => v,
     parseValue: (v) => v,
     parseLiteral: (ast: ValueNode, variables?: { [key: string]: unknown } | null) => valueFromASTUntyped(ast, variables ?? undefined),
+  });
+}
+
+/**
+ * Strapi's `Long` (graphql-scalars' GraphQLLong, a BigInt): answered as a JSON number when it is a safe
+ * integer, as a string beyond (checked live: `"77"` → `77`, 9007199254740993 stays `"9007199254740993"`);
+ * its input is an integer or a string of one, made a string of digits here (what the writes store).
+ */
+function longScalar(): GraphQLScalarType {
+  const big = (v: unknown): bigint => {
+    const b = BigInt(String(v)); // a SyntaxError for a non-integer: graphql-js words it as Strapi's
+    if (b.toString() !== String(v)) throw new GraphQLError(`BigInt cannot represent value: ${String(v)}`);
+    return b;
+  };
+  return new GraphQLScalarType({
+    name: 'Long',
+    description: 'The `BigInt` scalar type represents non-fractional signed whole numeric values.',
+    serialize: (v) => {
+      if (typeof v !== 'string' && typeof v !== 'bigint' && typeof v !== 'number') return v;
+      const b = BigInt(v);
+      return b <= BigInt(Number.MAX_SAFE_INTEGER) && b >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(b) : b.toString();
+    },
+    parseValue: (v) => big(v).toString(),
+    parseLiteral: (ast: ValueNode) => {
+      if (!('value' in ast)) throw new GraphQLError(`BigInt cannot represent non-integer value: ${print(ast)}`, { nodes: ast });
+      return big(ast.value).toString();
+    },
   });
 }
 
@@ -541,7 +568,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   map.DateTime = stringScalar('DateTime', (s) => !Number.isNaN(Date.parse(s)));
   map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
-  if (sdl.typeDefs.includes('scalar Long')) map.Long = scalar('Long', 'The `BigInt` scalar type represents non-fractional signed whole numeric values.');
+  if (sdl.typeDefs.includes('scalar Long')) map.Long = longScalar();
   for (const union of sdl.unions.keys()) if (union !== 'GenericMorph') map[`${union}Input`] = scalar(`${union}Input`, '');
   return { map, auth: authOf };
 }

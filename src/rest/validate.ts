@@ -159,6 +159,55 @@ export class BodyValidator {
     return entry;
   }
 
+  /**
+   * A repeatable component's or a dynamic zone's value as Strapi's validation errors echo it: the value
+   * yup cast (@strapi/core entity-validator). An instance yup changed — on a create, a repeatable
+   * component or zone it lacks becomes `[]` unless required, a scalar it lacks its default — is rebuilt
+   * in yup's order: the component's attributes in reverse model order (a zone's `__component` first),
+   * then the keys it does not know (`id`); an instance yup left alone is echoed as given.
+   */
+  private echo(a: ComponentAttr | DynamicZoneAttr, v: unknown): unknown {
+    if (!Array.isArray(v)) return v;
+    return v.map((item) => {
+      const uid = a.kind === 'dynamiczone' ? (item as { __component?: unknown } | null)?.__component : a.component;
+      const comp = typeof uid === 'string' ? this.schema.components.get(uid) : undefined;
+      return comp ? this.castInstance(comp, item, a.kind === 'dynamiczone') : item;
+    });
+  }
+
+  private castInstance(comp: Component, item: unknown, inZone: boolean): unknown {
+    if (!item || typeof item !== 'object' || Array.isArray(item)) return item;
+    const given = item as Record<string, unknown>;
+    const known = [...comp.attributes.map((x) => x.name), ...(inZone ? ['__component'] : [])].reverse();
+    const out: Record<string, unknown> = {};
+    let changed = false;
+    for (const key of [...known, ...Object.keys(given).filter((k) => !known.includes(k))]) {
+      const attr = comp.byName.get(key);
+      const value = attr && known.includes(key) ? this.castValue(attr, given[key]) : given[key];
+      if (value !== undefined || Object.hasOwn(given, key)) out[key] = value;
+      if (out[key] !== given[key]) changed = true;
+    }
+    return changed ? out : item;
+  }
+
+  private castValue(a: Attribute, v: unknown): unknown {
+    if (v === undefined) {
+      if (!this.creating) return undefined;
+      if ((a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable)) && !a.required) return [];
+      return a.kind === 'scalar' ? a.default : undefined;
+    }
+    if (a.kind === 'component' && a.repeatable && Array.isArray(v)) {
+      const cast = this.echo(a, v) as unknown[];
+      return cast.every((x, i) => x === v[i]) ? v : cast;
+    }
+    if (a.kind === 'dynamiczone' && Array.isArray(v)) {
+      const cast = this.echo(a, v) as unknown[];
+      return cast.every((x, i) => x === v[i]) ? v : cast;
+    }
+    if (a.kind === 'component' && !a.repeatable) return this.castInstance(this.schema.components.get(a.component)!, v, false);
+    return v;
+  }
+
   private missing(a: Attribute): void {
     // A draft skips required attributes, except lists (zones, repeatable components) that have no default.
     if (this.draft && !(a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable))) return;
@@ -215,13 +264,14 @@ export class BodyValidator {
           return;
         }
         if (v === null) {
-          if (a.required && !this.draft) this.err(path, `${label} must be defined.`, undefined, false);
+          // yup's object type refuses null when required (checked live on Strapi 5.54, create and update).
+          if (a.required && !this.draft) this.err(path, `${label} must be a \`object\` type, but the final value was: \`null\`.`, null);
         } else if (a.repeatable) {
           if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
           v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing, a.name); if (c) field.items.push(c); });
           // Strapi checks `min` on a repeatable that is required or not empty.
-          if (!this.draft && a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
-          if (!this.draft && a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+          if (!this.draft && a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, this.echo(a, v));
+          if (!this.draft && a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, this.echo(a, v));
         } else {
           const c = this.component(comp, v, path, out, existing, a.name);
           if (c) field.items.push(c);
@@ -255,8 +305,8 @@ export class BodyValidator {
           const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']);
           if (c) field.items.push(c);
         });
-        if (!this.draft && a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, v);
-        if (!this.draft && a.max !== undefined && given.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, v);
+        if (!this.draft && a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, this.echo(a, v));
+        if (!this.draft && a.max !== undefined && given.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, this.echo(a, v));
         row.components.push(field);
         return;
       }
