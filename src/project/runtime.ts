@@ -265,8 +265,10 @@ export class ProjectRuntime {
       await this.run(r, ctx);
       return reply(ctx, r, rest, task);
     } catch (e) {
-      if (!(e instanceof ApiError)) log.error('project code failed', { route: `${r.method} ${r.path}`, file: r.file, error: String((e as Error)?.stack ?? e) });
-      return errorReply(toApiError(e));
+      // Strapi's errors and the database's (503…) answer as everywhere; anything else is the project's bug: 500, logged with its route.
+      if (e instanceof ApiError || typeof (e as { code?: unknown })?.code === 'string') return errorReply(toApiError(e));
+      log.error('project code failed', { route: `${r.method} ${r.path}`, file: r.file, error: String((e as Error)?.stack ?? e) });
+      return errorReply(new ApiError(500, 'InternalServerError', 'Internal Server Error', {}));
     }
   }
 

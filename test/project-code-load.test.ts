@@ -1,0 +1,111 @@
+// Loading a Strapi project's code: TypeScript (compiled by tsx) and ES modules with `@strapi/strapi` and
+// `@strapi/utils` imports (test/fixtures/project-code-ts), on the main thread and in worker threads;
+// Strapi's error answers from project code (ctx helpers, ctx.throw, a thrown Error, a PolicyError, an
+// unsupported strapi.*); a route using Strapi's own middlewares closed with 501 naming its file; and a
+// project that cannot load (a file throwing, a handler, policy or middleware that does not exist) refusing
+// to start, naming the file.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const TS_PROJECT = here('./fixtures/project-code-ts');
+
+for (const workers of ['0', '1']) {
+  describe(`a TypeScript project (WORKERS=${workers})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startTestServer({ modelsDir: TS_PROJECT, env: { WORKERS: workers } });
+      for (const name of ['b', 'a', 'c']) assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name } }, TOKEN)).status, 201);
+    });
+    after(async () => { await s?.stop(); });
+
+    test('route middlewares from .ts files, a global one after next(), an ES module policy', async () => {
+      const r = await s.fetchJson('GET', '/api/tags?sort=name:asc', undefined, null);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body.data.map((t: Record<string, unknown>) => Object.keys(t)), [['id', 'documentId', 'name'], ['id', 'documentId', 'name'], ['id', 'documentId', 'name']]);
+      assert.deepEqual(r.body.data.map((t: { name: string }) => t.name), ['a', 'b', 'c']);
+      assert.equal(r.headers['x-after'], '200');
+      if (workers === '0') assert.equal(r.headers['x-sql-statements'], '1');
+      const denied = await s.fetchJson('GET', '/api/tags?deny=1', undefined, null);
+      assert.equal(denied.status, 403);
+      assert.deepEqual(denied.body.error, { status: 403, name: 'PolicyError', message: 'denied by an ES module', details: { esm: true } });
+    });
+
+    test('a custom route on strapi.documents, with a response header; its own permission when auth is on', async () => {
+      const r = await s.fetchJson('GET', '/api/tags-hello/ada', undefined, null);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, { hello: 'ada', count: 3, first: ['a'], user: null });
+      assert.equal(r.headers['x-hello'], 'ada');
+      assert.equal((await s.fetchJson('GET', '/api/tags-private', undefined, null)).status, 403, 'api::tag.tag.hello is not the public role\'s');
+      assert.equal((await s.fetchJson('GET', '/api/tags-private', undefined, TOKEN)).status, 200);
+    });
+
+    test('errors from project code answer as Strapi', async () => {
+      const crash = await s.fetchJson('GET', '/api/tags-crash', undefined, null);
+      assert.equal(crash.status, 500);
+      assert.deepEqual(crash.body.error, { status: 500, name: 'InternalServerError', message: 'Internal Server Error', details: {} });
+      const teapot = await s.fetchJson('GET', '/api/tags-teapot', undefined, null);
+      assert.equal(teapot.status, 418);
+      assert.deepEqual(teapot.body, { data: null, error: { status: 418, name: 'ImATeapotError', message: "I'm a Teapot", details: {} } });
+      const thrown = await s.fetchJson('GET', '/api/tags-teapot?details=1', undefined, null);
+      assert.equal(thrown.status, 418);
+      assert.deepEqual(thrown.body, { data: null, error: { status: 418, name: 'ImATeapotError', message: 'short and stout' } });
+      const unsupported = await s.fetchJson('GET', '/api/tags-unsupported', undefined, null);
+      assert.equal(unsupported.status, 500, 'strapi.db throws, naming itself (logged)');
+    });
+
+    test('a route whose middleware is Strapi\'s own is closed, naming the file', async () => {
+      const r = await s.fetchJson('GET', `/api/tags/${'x'.repeat(24)}`, undefined, null);
+      assert.equal(r.status, 501);
+      assert.equal(r.body.error.name, 'NotImplementedError');
+      assert.match(r.body.error.message, /src\/api\/tag\/routes\/tag\.ts: the middleware plugin::users-permissions\.rateLimit is Strapi's own/);
+    });
+
+    test('core actions without project code keep their path', async () => {
+      const r = await s.fetchJson('POST', '/api/tags', { data: { name: 'd' } }, TOKEN);
+      assert.equal(r.status, 201);
+      assert.equal(r.body.data.name, 'd');
+    });
+  });
+}
+
+describe('a project that cannot load does not start', () => {
+  const tmp: string[] = [];
+  after(() => { for (const d of tmp) rmSync(d, { recursive: true, force: true }); });
+  const variant = (files: Record<string, string>): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
+    tmp.push(dir);
+    cpSync(TS_PROJECT, dir, { recursive: true });
+    for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+    return dir;
+  };
+  const refused = async (modelsDir: string, pattern: RegExp) => {
+    await assert.rejects(startTestServer({ modelsDir }), (e: Error) => {
+      assert.equal(e.constructor.name, 'ProjectLoadError');
+      assert.match(e.message, pattern);
+      return true;
+    });
+  };
+
+  test('a file that throws while loading', async () => {
+    await refused(here('./fixtures/project-code-broken'), /^src\/api\/tag\/middlewares\/broken\.js: Error: Cannot find module '\.\/missing-settings\.json'/);
+  });
+  test('a handler that does not exist', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.nope' }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Handler not found "tag\.nope"/);
+  });
+  test('a policy or a middleware that does not exist', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { policies: ['is-nobody'] } }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Policy is-nobody not found\./);
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { middlewares: ['api::tag.nothing'] } }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Middleware api::tag\.nothing not found\./);
+  });
+  test('a TypeScript syntax error', async () => {
+    await refused(variant({ 'src/api/tag/middlewares/names-only.ts': 'export default (config => {' }), /src\/api\/tag\/middlewares\/names-only\.ts: /);
+  });
+});
