@@ -109,3 +109,14 @@ describe('a project that cannot load does not start', () => {
     await refused(variant({ 'src/api/tag/middlewares/names-only.ts': 'export default (config => {' }), /src\/api\/tag\/middlewares\/names-only\.ts: /);
   });
 });
+
+test('PROJECT_CODE=false serves the project\'s models without its code', async () => {
+  const s = await startTestServer({ modelsDir: TS_PROJECT, env: { PROJECT_CODE: 'false' } });
+  try {
+    assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name: 'a' } }, TOKEN)).status, 201);
+    const r = await s.fetchJson('GET', '/api/tags', undefined, null);
+    assert.equal(r.status, 200);
+    assert.ok('createdAt' in r.body.data[0], 'no middleware chose the fields');
+    assert.equal((await s.fetchJson('GET', '/api/tags-hello/x', undefined, null)).status, 404);
+  } finally { await s.stop(); }
+});
