@@ -2,10 +2,13 @@
 // statement through the same compiler and plan caches as a REST read (a compiler of its own: the document
 // service has no default or maximum page and never counts unless asked). Its default status is `draft`, as
 // Strapi's; there are no permission checks (the caller's code sanitizes, as in Strapi).
-import type { ContentType } from '../../compiler/schema.ts';
+import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
-import { findMany, findOne, type ReadContext } from '../rest/read.ts';
+import { findMany, findOne } from '../rest/read.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
+import type { RestContext } from '../rest/router.ts';
+import { createDocument, deleteDocument, publishDraft, updateDocument } from '../rest/write.ts';
+import type { Task } from '../task.ts';
 import { stringifyQuery } from './query.ts';
 
 export type Params = Record<string, unknown>;
@@ -19,6 +22,28 @@ export interface DocumentService {
   findFirst(params?: Params): Promise<unknown>;
   findOne(params: Params): Promise<unknown>;
   count(params?: Params): Promise<number>;
+  create(params: Params): Promise<unknown>;
+  update(params: Params): Promise<unknown>;
+  delete(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+  publish(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+}
+
+/**
+ * The document service answers database entries, not the REST API's sanitized ones: an entry of a type
+ * without i18n carries `locale: null` (after its timestamps), here as there, at every level a relation's
+ * entries are populated, unless `fields` chose the attributes.
+ */
+function asEntries(schema: Schema, ct: ContentType, v: unknown, fields: boolean): unknown {
+  if (Array.isArray(v)) return v.map((x) => asEntries(schema, ct, x, fields));
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const a = ct.byName.get(k);
+    const target = a?.kind === 'relation' ? schema.contentTypes.get(a.target) : undefined;
+    out[k] = target && !target.builtin ? asEntries(schema, target, x, false) : x;
+    if (k === 'publishedAt' && !ct.localized && !fields) out.locale = null;
+  }
+  return out;
 }
 
 function parsed(r: Reply): { data: unknown; meta?: { pagination?: { total?: number } } } {
@@ -54,24 +79,68 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
   return stringifyQuery(q);
 }
 
-/** `ctx` reads with the document compiler (no default limit). */
-export function documentService(ctx: ReadContext, ct: ContentType): DocumentService {
+/**
+ * `ctx` reads with the document compiler (no default limit) and writes with the REST writers (one
+ * transaction each, the document's lock, cache invalidation); `unpublish`, `discardDraft` and `clone` are not
+ * run here and say so.
+ */
+export function documentService(ctx: RestContext, ct: ContentType): DocumentService {
   const uid = ct.uid;
+  const entries = (v: unknown, p: Params) => asEntries(ctx.schema, ct, v, p.fields !== undefined);
   const list = async (p: Params, method: string, extra: Params = {}) => parsed(await findMany(ctx, ct, documentQuery(uid, method, p, extra)));
+  const one = (p: Params, method: string, documentId?: string, extra: Params = {}) =>
+    orNull(findOne(ctx, ct, documentQuery(uid, method, p, extra), documentId).then((r) => entries(parsed(r).data, p)));
+  const idOf = (p: Params, method: string): string => {
+    if (typeof p?.documentId !== 'string') throw new TypeError(`strapi.documents('${uid}').${method}: documentId is required`);
+    return p.documentId;
+  };
+  /** A write's Task: the body's data, and the document service's status (draft unless `published`) as REST's query. */
+  const task = (method: string, p: Params): Task => {
+    const { data, status, documentId: _d, ...rest } = p;
+    const q = documentQuery(uid, method, rest, { status: ct.draftAndPublish && status !== 'published' ? 'draft' : 'published' });
+    return { method: 'POST', path: '', query: q, body: Buffer.from(JSON.stringify({ data: data ?? {} })), headers: {} };
+  };
+  const localeOf = (p: Params): string | null => (ct.localized ? (typeof p.locale === 'string' ? p.locale : ctx.schema.defaultLocale) : null);
+  /** The document's versions in the asked locale as the document service lists them (published first, then the draft). */
+  const versions = async (documentId: string, p: Params, method: string): Promise<unknown[]> => {
+    const { status: _s, ...rest } = p;
+    const found = [];
+    for (const status of ct.draftAndPublish ? ['published', 'draft'] : ['draft']) found.push(await one({ ...rest, status }, method, documentId));
+    return found.filter((e) => e !== null);
+  };
   const service: DocumentService = {
     async findMany(p = {}) {
-      if (ct.kind === 'singleType') { const one = await service.findFirst(p); return one === null ? [] : [one]; }
-      return (await list(p, 'findMany')).data as unknown[];
+      if (ct.kind === 'singleType') { const first = await service.findFirst(p); return first === null ? [] : [first]; }
+      return entries((await list(p, 'findMany')).data, p) as unknown[];
     },
     async findFirst(p = {}) {
-      if (ct.kind === 'singleType') return orNull(findOne(ctx, ct, documentQuery(uid, 'findFirst', p)).then((r) => parsed(r).data));
+      if (ct.kind === 'singleType') return one(p, 'findFirst');
       const rows = (await list(p, 'findFirst', { pagination: { start: 0, limit: 1 } })).data as unknown[];
-      return rows[0] ?? null;
+      return entries(rows[0] ?? null, p);
     },
-    async findOne(p) {
-      const documentId = p?.documentId;
-      if (typeof documentId !== 'string') throw new TypeError(`strapi.documents('${uid}').findOne: documentId is required`);
-      return orNull(findOne(ctx, ct, documentQuery(uid, 'findOne', p), documentId).then((r) => parsed(r).data));
+    async findOne(p) { return one(p, 'findOne', idOf(p, 'findOne')); },
+    async create(p) {
+      const r = await createDocument(ctx, ct, task('create', p));
+      return entries(parsed(r).data, p);
+    },
+    async update(p) {
+      const documentId = idOf(p, 'update');
+      return orNull(updateDocument(ctx, ct, task('update', p), documentId).then((r) => entries(parsed(r).data, p)));
+    },
+    async delete(p) {
+      const documentId = idOf(p, 'delete');
+      if (ct.draftAndPublish && p.status === 'draft') throw new Error('Cannot delete a draft document');
+      const gone = await versions(documentId, p, 'delete');
+      const { status: _s, ...rest } = p;
+      await deleteDocument(ctx, ct, { ...task('delete', rest), query: documentQuery(uid, 'delete', { locale: rest.locale }) }, documentId);
+      return { documentId, entries: gone };
+    },
+    async publish(p) {
+      const documentId = idOf(p, 'publish');
+      if (ct.draftAndPublish) await publishDraft(ctx, ct, documentId, localeOf(p));
+      const { status: _s, ...rest } = p;
+      const published = await one({ ...rest, status: 'published' }, 'publish', documentId);
+      return { documentId, entries: published === null ? [] : [published] };
     },
     async count(p = {}) {
       const { fields: _f, populate: _p, sort: _s, ...rest } = p;
@@ -79,7 +148,7 @@ export function documentService(ctx: ReadContext, ct: ContentType): DocumentServ
       return Number(r.meta?.pagination?.total ?? 0);
     },
   };
-  // Writes and anything else: an error naming the method at its first use, never undefined.
+  // Anything else (unpublish, discardDraft, clone…): an error naming the method at its first use, never undefined.
   return new Proxy(service, {
     get(target, prop, receiver) {
       if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);

@@ -23,6 +23,7 @@ import { KoaContext } from './ctx.ts';
 import { PolicyError } from './errors.ts';
 import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
 import { loadProject, ProjectLoadError, type ProjectCode } from './load.ts';
+import { UsersQuery } from '../users/users-query.ts';
 import { CORE_FUNCTIONS, ProjectStrapi, type StrapiDeps } from './strapi.ts';
 
 type Next = () => Promise<unknown>;
@@ -58,6 +59,8 @@ export type Match = { route: ProjectRoute; params: Record<string, string> } | { 
 const COLLECTION: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['findOne', 'GET', true], ['create', 'POST', false], ['update', 'PUT', true], ['delete', 'DELETE', true]];
 const SINGLE: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['update', 'PUT', false], ['delete', 'DELETE', false]];
 const NO_ACCESS = { key: 'project:no-auth', canRead: () => false };
+/** Reads ctx.state.user with its role whatever the caller may read (the strategy reads it so). */
+const FULL: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
 
 function parsePath(path: string, file: string): Array<string | { param: string }> {
   if (!path.startsWith('/api/')) throw new ProjectLoadError(`${file}: route path ${path} must start with /`);
@@ -94,8 +97,12 @@ export class ProjectRuntime {
   /** First segments of content-types whose api has routers: a path there no route takes is 404/405, as in Strapi. */
   private routed = new Set<string>();
 
+  /** Reads ctx.state.user (the user with its role, as users-permissions' strategy fetches it). */
+  private users: UsersQuery;
+
   constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode) {
     this.strapi = new ProjectStrapi(deps, code);
+    this.users = new UsersQuery(schema, deps.config);
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);
       for (const f of api.routes) {
@@ -261,7 +268,9 @@ export class ProjectRuntime {
         if (!r.scope.every((s) => caller.grant.all || caller.grant.perms.has(s))) throw forbidden();
       }
       rest.access = r.scope === null ? NO_ACCESS : rest.auth.access(caller!);
-      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r);
+      // One statement more for a logged-in user, as Strapi's strategy reads the user on every request.
+      const user = r.scope !== null && caller?.kind === 'user' ? await this.users.one(rest, FULL, caller.userId!, 'populate=role') : null;
+      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user ? JSON.parse(user.toString('utf8')) as Record<string, unknown> : null);
       await this.run(r, ctx);
       return reply(ctx, r, rest, task);
     } catch (e) {
@@ -272,7 +281,7 @@ export class ProjectRuntime {
     }
   }
 
-  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute): LinkedContext {
+  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null): LinkedContext {
     const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? undefined : jsonBody(task);
     const ctx: LinkedContext = new KoaContext({
       method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params, body,
@@ -281,10 +290,9 @@ export class ProjectRuntime {
     ctx[LINK] = { rest, task, canRead: rest.access!.canRead };
     ctx.state.route = { method: r.method, path: r.path, handler: r.handler, config: r.config, info: { apiName: r.apiName, type: 'content-api' } };
     if (caller) {
-      const user = caller.kind === 'user' ? { id: caller.userId } : null;
       if (user) ctx.state.user = user;
       ctx.state.isAuthenticated = true;
-      ctx.state.auth = { strategy: { name: caller.kind === 'token' ? 'api-token' : 'users-permissions' }, credentials: user, ability: null };
+      ctx.state.auth = { strategy: { name: caller.kind === 'token' ? 'content-api-token' : 'users-permissions' }, credentials: user, ability: null };
     }
     return ctx;
   }

@@ -4,7 +4,6 @@
 // ("strapi.db is not supported by this server"), never a silent undefined.
 import type { Config } from '../../config.ts';
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
-import type { ReadContext } from '../rest/read.ts';
 import type { RestContext } from '../rest/router.ts';
 import { log } from '../log.ts';
 import { BUILD, CORE_FACTORY, isCoreFactory, type CoreFactory, type UserPart } from './factories.ts';
@@ -24,8 +23,8 @@ export interface StrapiDeps {
   config: Config;
   /** A REST context outside any request (the core services' reads). */
   base: () => RestContext;
-  /** The same reading with the document service's compiler. */
-  documents: () => ReadContext;
+  /** The same with the document service's compiler. */
+  documents: () => RestContext;
 }
 
 /** Strapi's content-type object as project code reads it (`attributes` keyed by name, Strapi's spelling). */
