@@ -90,7 +90,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         const caller = await auth.caller(task.authorization, lookups);
         if (project === undefined) await projectReady;
         // A route the project's code answers is not cached: its code may decide by anything (the user, time…).
-        const routed = plugin || !project ? null : project.match(task.method, task.path);
+        const routed = project ? project.match(task.method, task.path, plugin?.name) : null;
         if (cache && live && caller && !routed) {
           key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
           const hit = key === null || wantsFresh(task) ? undefined : cache.get(key);
@@ -98,7 +98,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
           since = cache.begin();
           ctx.reads = new Set();
         }
-        reply = plugin ? await plugin.handle(ctx, task, caller) : routed ? await project!.handle(ctx, task, caller, routed) : await routeRest(ctx, task, caller);
+        reply = routed ? await project!.handle(ctx, task, caller, routed) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
         if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
       } catch (e) {
         reply = errorReply(toApiError(e));

@@ -6,7 +6,7 @@
 // to start, naming the file.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,9 +105,30 @@ describe('a project that cannot load does not start', () => {
     await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { middlewares: ['api::tag.nothing'] } }] };" }),
       /src\/api\/tag\/routes\/custom\.ts: Middleware api::tag\.nothing not found\./);
   });
+  test('a project middleware in config/middlewares (it may be an access rule)', async () => {
+    await refused(variant({ 'config/middlewares.ts': "export default ['strapi::errors', 'global::timing', 'strapi::body'];" }),
+      /^config\/middlewares\.ts: the global middlewares global::timing are not run by this server/);
+  });
   test('a TypeScript syntax error', async () => {
     await refused(variant({ 'src/api/tag/middlewares/names-only.ts': 'export default (config => {' }), /src\/api\/tag\/middlewares\/names-only\.ts: /);
   });
+});
+
+test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index is not run', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
+  cpSync(TS_PROJECT, dir, { recursive: true });
+  mkdirSync(join(dir, 'src/extensions/users-permissions'), { recursive: true });
+  writeFileSync(join(dir, 'src/extensions/users-permissions/strapi-server.ts'), 'export default (plugin) => plugin;');
+  writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, bootstrap() { throw new Error("not run"); } };');
+  const s = await startTestServer({ modelsDir: dir });
+  try {
+    const r = await s.fetchJson('GET', '/api/users', undefined, TOKEN);
+    assert.equal(r.status, 501);
+    assert.match(r.body.error.message, /src\/extensions\/users-permissions\/strapi-server\.ts: the project changes the users-permissions plugin/);
+    assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'x', password: 'y' }, null)).status, 501);
+    assert.equal((await s.fetchJson('GET', '/api/tags', undefined, null)).status, 200);
+    assert.equal((await s.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN)).status, 200, 'other plugins answer');
+  } finally { await s.stop(); rmSync(dir, { recursive: true, force: true }); }
 });
 
 test('PROJECT_CODE=false serves the project\'s models without its code', async () => {

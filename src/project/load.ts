@@ -29,6 +29,12 @@ export interface ProjectCode {
   /** src/middlewares and src/policies (`global::<name>`). */
   middlewares: Map<string, LoadedFile>;
   policies: Map<string, LoadedFile>;
+  /** config/middlewares: the file and the entries that are not Strapi's own (`strapi::…`). */
+  globalMiddlewares: { file: string; names: string[] } | null;
+  /** src/extensions/<plugin>/strapi-server.*: plugins whose code the project changes. */
+  extensions: Map<string, string>;
+  /** src/index.* (register, bootstrap), when the project has one. */
+  index: string | null;
 }
 
 const CODE = /\.(js|cjs|mjs|ts|cts|mts)$/;
@@ -51,7 +57,9 @@ const nameOf = (file: string) => basename(file, extname(file));
 
 /** Every code file of the project, without loading any: empty when it has none (models only). */
 export function projectFiles(src: string): string[] {
-  const out: string[] = [];
+  const out: string[] = [...codeFiles(src).filter((f) => nameOf(f) === 'index'), ...codeFiles(join(dirname(src), 'config')).filter((f) => nameOf(f) === 'middlewares')];
+  const ext = join(src, 'extensions');
+  for (const plugin of existsSync(ext) ? readdirSync(ext) : []) out.push(...codeFiles(join(ext, plugin)).filter((f) => nameOf(f) === 'strapi-server'));
   const api = join(src, 'api');
   for (const name of existsSync(api) ? readdirSync(api).sort() : []) {
     for (const kind of KINDS) out.push(...codeFiles(join(api, name, kind)));
@@ -146,5 +154,46 @@ export async function loadProject(modelsDir: string): Promise<ProjectCode | null
     for (const f of codeFiles(join(src, kind))) m.set(nameOf(f), await loadFile(f, src));
     return m;
   };
-  return { src, apis, middlewares: await global('middlewares'), policies: await global('policies') };
+  return {
+    src, apis, middlewares: await global('middlewares'), policies: await global('policies'),
+    globalMiddlewares: await configMiddlewares(src), extensions: extensionFiles(src), index: codeFiles(src).find((f) => nameOf(f) === 'index') ?? null,
+  };
+}
+
+/** Strapi's `env` helper as config files call it (`env('X', default)`, `env.int`, `env.bool`, `env.array`). */
+function envHelper(): unknown {
+  const get = (k: string, d?: unknown) => process.env[k] ?? d;
+  return Object.assign(get, {
+    int: (k: string, d?: number) => (process.env[k] === undefined ? d : parseInt(process.env[k]!, 10)),
+    float: (k: string, d?: number) => (process.env[k] === undefined ? d : parseFloat(process.env[k]!)),
+    bool: (k: string, d?: boolean) => (process.env[k] === undefined ? d : process.env[k] === 'true'),
+    array: (k: string, d?: string[]) => (process.env[k] === undefined ? d : process.env[k]!.split(',').map((x) => x.trim())),
+    json: (k: string, d?: unknown) => (process.env[k] === undefined ? d : JSON.parse(process.env[k]!)),
+  });
+}
+
+/**
+ * config/middlewares (Strapi's global middleware list): entries other than Strapi's own `strapi::…`, whose
+ * work this server does natively. Project middlewares there run on every request, possibly as an access
+ * rule: the runtime refuses to serve the project without them.
+ */
+async function configMiddlewares(src: string): Promise<{ file: string; names: string[] } | null> {
+  const file = codeFiles(join(dirname(src), 'config')).find((f) => nameOf(f) === 'middlewares');
+  if (!file) return null;
+  let list = (await loadFile(file, src)).value;
+  if (typeof list === 'function') list = (list as (o: { env: unknown }) => unknown)({ env: envHelper() });
+  if (!Array.isArray(list)) return null;
+  const names = list.map((m) => (typeof m === 'string' ? m : (m as { name?: string; resolve?: string })?.name ?? (m as { resolve?: string })?.resolve ?? '?'))
+    .filter((n) => !n.startsWith('strapi::'));
+  return names.length ? { file, names } : null;
+}
+
+function extensionFiles(src: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const dir = join(src, 'extensions');
+  for (const plugin of existsSync(dir) ? readdirSync(dir).sort() : []) {
+    const f = codeFiles(join(dir, plugin)).find((x) => nameOf(x) === 'strapi-server');
+    if (f) out.set(plugin, f);
+  }
+  return out;
 }

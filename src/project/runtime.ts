@@ -5,6 +5,7 @@
 // app whether a project route answers it: routes whose action, service and config are Strapi's defaults
 // are left to the core router (src/rest/router.ts), so they pay nothing. handle() runs Strapi's chain:
 // authorization (the route's scope, or none with auth: false), policies, route middlewares, the action.
+import { dirname, relative } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { Compiler } from '../../compiler/index.ts';
@@ -59,6 +60,8 @@ export type Match = { route: ProjectRoute; params: Record<string, string> } | { 
 const COLLECTION: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['findOne', 'GET', true], ['create', 'POST', false], ['update', 'PUT', true], ['delete', 'DELETE', true]];
 const SINGLE: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['update', 'PUT', false], ['delete', 'DELETE', false]];
 const NO_ACCESS = { key: 'project:no-auth', canRead: () => false };
+/** The pseudo-route of a path closed by a plugin extension. */
+const CLOSED: ProjectRoute = { method: '', path: '', segments: [], file: '', apiName: '', handler: '', scope: null, policies: [], middlewares: [], action: () => undefined, config: {} };
 /** Reads ctx.state.user with its role whatever the caller may read (the strategy reads it so). */
 const FULL: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
 
@@ -100,12 +103,27 @@ export class ProjectRuntime {
   /** Reads ctx.state.user (the user with its role, as users-permissions' strategy fetches it). */
   private users: UsersQuery;
 
+  /** Plugin name → the project file that changes it (src/extensions): its routes are closed. */
+  private extensions: Map<string, string>;
+  private src: string;
+  /** src/index, which is not run (said at start). */
+  readonly index: string | null;
+  get extensionFiles(): Map<string, string> { return this.extensions; }
+
   constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode) {
+    if (code.globalMiddlewares) {
+      throw new ProjectLoadError(`${relative(dirname(code.src), code.globalMiddlewares.file)}: the global middlewares ${code.globalMiddlewares.names.join(', ')} are not run by this server, and may decide who gets what: it does not serve this project's code (PROJECT_CODE=false serves the models without any of it)`);
+    }
+    this.extensions = code.extensions;
+    this.src = code.src;
+    this.index = code.index && relative(dirname(code.src), code.index);
     this.strapi = new ProjectStrapi(deps, code);
     this.users = new UsersQuery(schema, deps.config);
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);
-      for (const f of api.routes) {
+      for (const loaded of api.routes) {
+        // Named relative to the project's root in start errors and 501 answers (no server path goes out).
+        const f = { ...loaded, file: relative(dirname(code.src), loaded.file) };
         let v = f.value;
         if (typeof v === 'function') v = (v as (o: { strapi: unknown }) => unknown)({ strapi: this.strapi.api });
         if (isCoreRouter(v)) for (const r of this.coreRoutes(v, apiName, f.file)) this.add(r);
@@ -234,8 +252,15 @@ export class ProjectRuntime {
     }
   }
 
-  /** Strapi's route for a request, or null when the core router answers it as it would without project code. */
-  match(method: string, path: string): Match | null {
+  /**
+   * Strapi's route for a request, or null when the core router (or the plugin `plugin`, which claimed the
+   * path) answers it as it would without project code.
+   */
+  match(method: string, path: string, plugin?: string): Match | null {
+    if (plugin) {
+      const file = this.extensions.get(plugin);
+      return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
+    }
     if (!path.startsWith('/api/')) return null;
     const parts = path.slice(5).split('/');
     const candidates = this.byFirst.get(parts[0]);
@@ -391,5 +416,7 @@ export function startProject(config: Config, schema: Schema, base: () => RestCon
 
 /** At start, before any worker: loads and builds everything once, so a broken project stops the server naming its file. */
 export async function checkProject(config: Config, schema: Schema): Promise<void> {
-  await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
+  const p = await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
+  if (p?.index) log.warn(`${p.index}: register() and bootstrap() are not run by this server`);
+  for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
 }
