@@ -99,6 +99,10 @@ describe('a project that cannot load does not start', () => {
     await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.nope' }] };" }),
       /src\/api\/tag\/routes\/custom\.ts: Handler not found "tag\.nope"/);
   });
+  test('a route of the wrong shape (Strapi checks routes at start too)', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'get', path: '/x', handler: 'tag.hello' }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Invalid route config \/method/);
+  });
   test('a policy or a middleware that does not exist', async () => {
     await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { policies: ['is-nobody'] } }] };" }),
       /src\/api\/tag\/routes\/custom\.ts: Policy is-nobody not found\./);

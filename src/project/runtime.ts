@@ -25,6 +25,7 @@ import { PolicyError } from './errors.ts';
 import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
 import { loadProject, ProjectLoadError, type ProjectCode } from './load.ts';
 import { UsersQuery } from '../users/users-query.ts';
+import { routeShapeError } from './route-schema.ts';
 import { CORE_FUNCTIONS, ProjectStrapi, type StrapiDeps } from './strapi.ts';
 
 type Next = () => Promise<unknown>;
@@ -157,8 +158,10 @@ export class ProjectRuntime {
 
   /** One route as Strapi's compose-endpoint builds it: scope, policies, middlewares and action resolved now. */
   private route(r: Record<string, unknown>, prefix: string, apiName: string, file: string): ProjectRoute {
-    const method = String(r.method ?? '').toUpperCase();
-    if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) throw new ProjectLoadError(`${file}: route method ${String(r.method)} is not supported by this server`);
+    const shape = routeShapeError(r);
+    if (shape) throw new ProjectLoadError(`${file}: ${shape}`);
+    const method = String(r.method);
+    if (method === 'ALL') throw new ProjectLoadError(`${file}: route method ALL is not supported by this server`);
     if (typeof r.path !== 'string') throw new ProjectLoadError(`${file}: a route needs a path`);
     const path = `/api${prefix}${r.path}`;
     const config = (r.config ?? {}) as RouteConfig;
