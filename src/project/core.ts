@@ -63,16 +63,21 @@ export function sanitizeOutput(schema: Schema, attrs: Attribute[], data: unknown
 const qs = (params: Params | undefined) => stringifyQuery(params ?? {});
 
 /**
- * The core service of `ct`: find/findOne (collection types), find (single types), with REST's
- * parameters (default status published, default page), no permission checks. Writes are the REST routes'
- * own here: called from project code they say so.
+ * The core service of `ct` with REST's parameters (default status published, default page), no permission
+ * checks: find/findOne/create/update/delete (collection types), find/createOrUpdate/delete (single types).
+ * Writes run the REST writers (one transaction, the document's lock, cache invalidation).
  */
 export function coreService(ct: ContentType, base: () => RestContext): Methods {
-  const unsupported = (m: string) => () => { throw new TypeError(`strapi.service('${ct.uid}').${m} is not supported by this server`); };
+  const writeTask = (params: Params | undefined): Task => {
+    const { data, ...rest } = params ?? {};
+    return { method: 'POST', path: '', query: qs(rest), body: Buffer.from(JSON.stringify({ data: data ?? {} })), headers: {} };
+  };
+  const deleteQuery = (params: Params | undefined) => qs(params?.locale === undefined ? {} : { locale: params.locale });
   if (ct.kind === 'singleType') {
     return {
       async find(params?: Params) { return orNull(findOne(base(), ct, qs(params)).then((r) => json(r).data)); },
-      createOrUpdate: unsupported('createOrUpdate'), delete: unsupported('delete'),
+      async createOrUpdate(params?: Params) { return json(await putSingle(base(), ct, writeTask(params))).data; },
+      async delete(params?: Params) { await deleteDocument(base(), ct, { ...writeTask(undefined), query: deleteQuery(params) }, undefined); return null; },
     };
   }
   return {
@@ -81,14 +86,13 @@ export function coreService(ct: ContentType, base: () => RestContext): Methods {
       return { results: r.data, pagination: (r.meta as { pagination?: unknown }).pagination };
     },
     async findOne(documentId: string, params?: Params) { return orNull(findOne(base(), ct, qs(params), documentId).then((r) => json(r).data)); },
-    create: unsupported('create'), update: unsupported('update'), delete: unsupported('delete'),
+    async create(params?: Params) { return json(await createDocument(base(), ct, writeTask(params))).data; },
+    async update(documentId: string, params?: Params) { return orNull(updateDocument(base(), ct, writeTask(params), documentId).then((r) => json(r).data)); },
+    async delete(documentId: string, params?: Params) {
+      await deleteDocument(base(), ct, { ...writeTask(undefined), query: deleteQuery(params) }, documentId);
+      return { documentId, entries: [] };
+    },
   };
-}
-
-/** A Task for the REST writers from a ctx: its current query and body. */
-function writeTask(ctx: LinkedContext, l: RequestLink): Task {
-  const body = ctx.request.body;
-  return { ...l.task, query: ctx.querystring, body: body === undefined ? null : Buffer.from(JSON.stringify(body)) };
 }
 
 /** The core controller of `ct` (its prototype holds the helpers, as Strapi's createController). */
@@ -121,24 +125,38 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
     const { results, pagination } = await s.find(q) as { results: unknown; pagination: unknown };
     return self.transformResponse(await self.sanitizeOutput(results, ctx), { pagination });
   };
-  const write = async (ctx: LinkedContext, run: (rest: RestContext, task: Task) => Promise<Reply>) => {
-    const l = link(ctx);
-    const r = await run(l.rest, writeTask(ctx, l));
-    ctx.status = r.status;
-    return r.status === 204 ? undefined : json(r);
+  type WriteService = {
+    create(p: Params): Promise<unknown>; update(id: string, p: Params): Promise<unknown>; delete(id: string | Params, p?: Params): Promise<unknown>;
+    createOrUpdate(p: Params): Promise<unknown>;
+  };
+  /** Strapi's core write actions: the body's data (validated), the query, through the (possibly overridden) service. */
+  const write = async (self: Self, ctx: LinkedContext, run: (s: WriteService, p: Params) => Promise<unknown>, status = 200) => {
+    await self.validateQuery(ctx);
+    const q = await self.sanitizeQuery(ctx);
+    const body = (ctx.request.body ?? {}) as { data?: unknown };
+    if (!body.data || typeof body.data !== 'object') throw validation('Missing "data" payload in the request body');
+    const entity = await run(service() as WriteService, { ...q, data: body.data });
+    if (entity === null || entity === undefined) return undefined;
+    if (status !== 200) ctx.status = status;
+    return self.transformResponse(await self.sanitizeOutput(entity, ctx));
+  };
+  const remove = async (self: Self, ctx: LinkedContext, run: (s: WriteService, p: Params) => Promise<unknown>) => {
+    await self.validateQuery(ctx);
+    await run(service() as WriteService, await self.sanitizeQuery(ctx));
+    ctx.status = 204;
   };
   const actions: Methods = ct.kind === 'singleType'
     ? {
       async find(this: Self, ctx: LinkedContext) { return read(this, ctx, true); },
-      async update(ctx: LinkedContext) { return write(ctx, (rest, task) => putSingle(rest, ct, task)); },
-      async delete(ctx: LinkedContext) { await write(ctx, (rest, task) => deleteDocument(rest, ct, task, undefined)); },
+      async update(this: Self, ctx: LinkedContext) { return write(this, ctx, (s, p) => s.createOrUpdate(p)); },
+      async delete(this: Self, ctx: LinkedContext) { await remove(this, ctx, (s, p) => s.delete(p)); },
     }
     : {
       async find(this: Self, ctx: LinkedContext) { return read(this, ctx, false); },
       async findOne(this: Self, ctx: LinkedContext) { return read(this, ctx, true); },
-      async create(ctx: LinkedContext) { return write(ctx, (rest, task) => createDocument(rest, ct, task)); },
-      async update(ctx: LinkedContext) { return write(ctx, (rest, task) => updateDocument(rest, ct, task, ctx.params.id)); },
-      async delete(ctx: LinkedContext) { await write(ctx, (rest, task) => deleteDocument(rest, ct, task, ctx.params.id)); },
+      async create(this: Self, ctx: LinkedContext) { return write(this, ctx, (s, p) => s.create(p), 201); },
+      async update(this: Self, ctx: LinkedContext) { return write(this, ctx, (s, p) => s.update(ctx.params.id, p)); },
+      async delete(this: Self, ctx: LinkedContext) { await remove(this, ctx, (s, p) => s.delete(ctx.params.id, p)); },
     };
   return Object.assign(Object.create(proto) as Methods, actions);
 }

@@ -247,10 +247,11 @@ export class ProjectRuntime {
     const ct = this.schema.contentTypes.get(uid);
     const service = ct ? this.strapi.service(uid) : undefined;
     // The core action on Strapi's own controller, reading through Strapi's own service: the compiled bytes answer.
-    const reads = actionName === 'find' ? ['find'] : actionName === 'findOne' ? ['findOne'] : [];
+    // The service method the core action calls (a single type's update is its createOrUpdate).
+    const serviceMethod = ct?.kind === 'singleType' && actionName === 'update' ? 'createOrUpdate' : actionName;
     if (ct && CORE_FUNCTIONS.has(fn as object) && ['find', 'findOne', 'create', 'update', 'delete'].includes(actionName)
       && (ct.kind === 'collectionType' || actionName !== 'findOne')
-      && reads.every((m) => service && CORE_FUNCTIONS.has(service[ct.kind === 'singleType' ? 'find' : m] as object))) {
+      && service && CORE_FUNCTIONS.has(service[serviceMethod] as object)) {
       route.core = { ct, action: actionName as CoreAction };
     }
   }
@@ -305,7 +306,8 @@ export class ProjectRuntime {
       // Strapi's errors and the database's (503…) answer as everywhere; anything else is the project's bug: 500, logged with its route.
       if (e instanceof ApiError || typeof (e as { code?: unknown })?.code === 'string') return errorReply(toApiError(e));
       log.error('project code failed', { route: `${r.method} ${r.path}`, file: r.file, error: String((e as Error)?.stack ?? e) });
-      return errorReply(new ApiError(500, 'InternalServerError', 'Internal Server Error', {}));
+      // Strapi's formatInternalError: an http-errors 500, whose envelope has no details.
+      return errorReply(new ApiError(500, 'InternalServerError', 'Internal Server Error', null));
     }
   }
 
