@@ -8,6 +8,7 @@ import type { RestContext } from '../rest/router.ts';
 import { log } from '../log.ts';
 import { BUILD, CORE_FACTORY, isCoreFactory, type CoreFactory, type UserPart } from './factories.ts';
 import { documentService, type DocumentService } from './documents.ts';
+import { entityService, type EntityService } from './entity-service.ts';
 import { coreController, coreService, type Methods } from './core.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
 import { ProjectLoadError } from './load.ts';
@@ -157,6 +158,7 @@ export class ProjectStrapi {
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
       documents: (uid: string) => this.documents(uid),
+      entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)?.kind),
       service: (uid: string) => this.service(uid),
       controller: (uid: string) => this.controller(uid),
       contentType: (uid: string) => contentTypes[uid],
@@ -181,6 +183,7 @@ export class ProjectStrapi {
 
 export interface StrapiApi {
   documents(uid: string): DocumentService;
+  entityService: EntityService;
   service(uid: string): Methods | undefined;
   controller(uid: string): Methods | undefined;
   contentType(uid: string): unknown;
