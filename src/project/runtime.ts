@@ -51,6 +51,11 @@ export interface ProjectRoute {
   action: Middleware;
   /** Set when the action is a core one on Strapi's own controller and service: answered from bytes. */
   core?: { ct: ContentType; action: CoreAction };
+  /**
+   * A core route with nothing of the project's on it at its standard path (Strapi's own action and service,
+   * no policy or middleware, its default permission, no prefix): the core router answers it, untouched.
+   */
+  plain?: boolean;
   /** Why this route cannot run here (a feature this server lacks): it answers 501 naming the file. */
   closed?: string;
   config: RouteConfig;
@@ -151,7 +156,10 @@ export class ProjectRuntime {
     const out: ProjectRoute[] = [];
     for (const [action, method, withId] of ct.kind === 'singleType' ? SINGLE : COLLECTION) {
       if (spec.except?.includes(action) || (spec.only && !spec.only.includes(action))) continue;
-      out.push(this.route({ method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${spec.uid}.${action}`, config: spec.config[action] ?? {} }, spec.prefix ?? '', apiName, file));
+      const r = this.route({ method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${spec.uid}.${action}`, config: spec.config[action] ?? {} }, spec.prefix ?? '', apiName, file);
+      r.plain = !!r.core && !r.policies.length && !r.middlewares.length && !r.closed && !spec.prefix
+        && r.scope?.length === 1 && r.scope[0] === `${spec.uid}.${action}`;
+      out.push(r);
     }
     return out;
   }
@@ -267,6 +275,8 @@ export class ProjectRuntime {
     }
     if (!path.startsWith('/api/')) return null;
     const parts = path.slice(5).split('/');
+    // koa-router is not strict: `/api/articles/` is `/api/articles`.
+    if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
     const candidates = this.byFirst.get(parts[0]);
     let pathMatched = false;
     for (const list of [candidates, this.anyFirst]) {
@@ -275,8 +285,7 @@ export class ProjectRuntime {
         const params = matchSegments(r.segments, parts);
         if (!params) continue;
         if (r.method !== method) { pathMatched = true; continue; }
-        // A core route with nothing of the project's on it: today's path, untouched.
-        if (r.core && !r.policies.length && !r.middlewares.length && r.scope?.length === 1 && r.scope[0] === `${r.core.ct.uid}.${r.core.action}` && !r.closed) return null;
+        if (r.plain) return null;
         return { route: r, params };
       }
     }
