@@ -5,9 +5,11 @@
 //   B: the same models without their code, C: the same models served by another checkout (--main, the
 //   baseline before project code). Scenarios: a route without project code on B and C (no regression from
 //   this branch), the plain about route inside the project (A) against B, and the categories list whose
-//   middleware only sets ctx.query.populate (A) against the same populate written in B's URL.
+//   middleware only sets ctx.query.populate (A) against the same populate written in B's URL. Besides req/s
+//   (which other load on the machine moves), each server process's CPU time per request (Linux /proc), which
+//   PostgreSQL's work does not include and other processes barely move: the server's own cost.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -49,6 +51,7 @@ async function start(cwd: string, models: string, port: number, url: string): Pr
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: url, MODELS_DIR: models, WORKERS: '0', RESPONSE_CACHE: 'false',
       LOG_LEVEL: 'warn', API_TOKENS: 'bench:full-access:B', PUBLIC_PERMISSIONS: '*:find,findOne', LOCALES: 'en,fr' },
   });
+  pids.set(port, child.pid!);
   for (let i = 0; i < 200; i++) {
     try { if ((await fetch(`http://127.0.0.1:${port}/_health`)).status === 204) return child; } catch { /* not yet */ }
     await new Promise((r) => setTimeout(r, 100));
@@ -63,12 +66,23 @@ async function post(port: number, path: string, data: unknown, method = 'POST'):
   return ((await r.json()) as { data: { documentId: string } }).data.documentId;
 }
 
-async function load(port: number, path: string): Promise<Result> {
+/** CPU time (user + system, ms) a process has used: Linux's /proc/<pid>/stat, in clock ticks of 10 ms. */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Each server's process, by port (its CPU per request is measured around each run). */
+const pids = new Map<number, number>();
+
+async function load(port: number, path: string): Promise<Result & { cpuPerRequest: number }> {
   const opts = { url: `http://127.0.0.1:${port}${path}`, connections, headers: { 'cache-control': 'no-cache' } };
   await autocannon({ ...opts, duration: 2 });
+  const before = cpuMs(pids.get(port)!);
   const r = await autocannon({ ...opts, duration }) as unknown as Result;
+  const cpuPerRequest = (cpuMs(pids.get(port)!) - before) / Math.max(1, r.requests.total);
   if (r.non2xx || r.errors) throw new Error(`${port} ${path}: ${r.non2xx} non-2xx (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors`);
-  return r;
+  return { ...r, cpuPerRequest };
 }
 
 const name = `bench_project_${randomBytes(4).toString('hex')}`;
@@ -97,16 +111,19 @@ try {
   // Both sides of a pair alternate (ABBA…) and each keeps its median: the machine's drift during a run
   // (2 cores shared with PostgreSQL and the load generator) falls on both.
   console.log(`\n${connections} connections, ${rounds} alternating runs of ${duration} s per side (median), one invocation\n`);
-  console.log('| comparison | req/s | p50 | req/s (reference) | p50 (reference) | ratio |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| comparison | req/s | p50 | server CPU/request | req/s (reference) | p50 (reference) | server CPU/request (reference) | req/s ratio | CPU ratio |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [label, pa, a, pb, b] of pairs) {
-    const ra: Result[] = []; const rb: Result[] = [];
+    type Run = Result & { cpuPerRequest: number };
+    const ra: Run[] = []; const rb: Run[] = [];
     for (let i = 0; i < rounds; i++) {
       if (i % 2 === 0) { ra.push(await load(pa, a)); rb.push(await load(pb, b)); } else { rb.push(await load(pb, b)); ra.push(await load(pa, a)); }
     }
-    const med = (rs: Result[]) => rs.map((r) => r.requests.average).sort((x, y) => x - y)[Math.floor(rs.length / 2)];
-    const p50 = (rs: Result[]) => rs.map((r) => r.latency.p50).sort((x, y) => x - y)[Math.floor(rs.length / 2)];
-    console.log(`| ${label} | ${med(ra).toFixed(0)} | ${p50(ra)} ms | ${med(rb).toFixed(0)} | ${p50(rb)} ms | ${(med(ra) / med(rb)).toFixed(3)} |`);
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+    const med = (rs: Run[]) => median(rs.map((r) => r.requests.average));
+    const p50 = (rs: Run[]) => median(rs.map((r) => r.latency.p50));
+    const cpu = (rs: Run[]) => median(rs.map((r) => r.cpuPerRequest));
+    console.log(`| ${label} | ${med(ra).toFixed(0)} | ${p50(ra)} ms | ${(cpu(ra) * 1000).toFixed(0)} µs | ${med(rb).toFixed(0)} | ${p50(rb)} ms | ${(cpu(rb) * 1000).toFixed(0)} µs | ${(med(ra) / med(rb)).toFixed(3)} | ${(cpu(ra) / cpu(rb)).toFixed(3)} |`);
   }
 } finally {
   for (const c of children) c.kill('SIGTERM');
