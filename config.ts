@@ -230,6 +230,10 @@ export const ConfigSchema = Type.Object({
     amountLimit: Int(1, 100000),
     /** Largest operation cost (fields × list sizes, aliases each counted; src/graphql/cost.ts) run; more → 400. */
     maxCost: Int(1),
+    /** Most lexical tokens a GraphQL document may have (graphql's parse maxTokens); more → 400 while parsing. */
+    maxTokens: Int(1),
+    /** Most selections a document may make once its fragments are expanded (src/graphql/size.ts); more → 400 before validation. */
+    maxSelections: Int(1),
     /** Serve the playground on GET also in production. */
     playgroundAlways: Type.Boolean(),
     /** Allow introspection; null = everywhere but production. */
@@ -317,7 +321,7 @@ export const defaults: Config = {
   email: { provider: null, from: '', replyTo: '', smtp: { host: '', port: 587, user: '', password: '', secure: false } },
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000 },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, playgroundAlways: false, introspection: null, extensions: '',
+    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
@@ -422,6 +426,8 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['GRAPHQL_DEPTH_LIMIT', 'graphql.depthLimit', 'int'],
   ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],
   ['GRAPHQL_MAX_COST', 'graphql.maxCost', 'int'],
+  ['GRAPHQL_MAX_TOKENS', 'graphql.maxTokens', 'int'],
+  ['GRAPHQL_MAX_SELECTIONS', 'graphql.maxSelections', 'int'],
   ['RESPONSE_CACHE', 'cache.enabled', 'bool'],
   ['RESPONSE_CACHE_SIZE', 'cache.maxBytes', 'int'],
   ['RESPONSE_CACHE_WATCH', 'cache.watchInterval', 'int'],

@@ -56,13 +56,14 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
     ? new ReadRouter(primaryReads, db, config.db.readUrls, (url) => pool(url, config.db.poolSize, true),
       { maxLagBytes: config.db.replicaMaxLag, checkInterval: config.db.replicaCheckInterval }, written)
     : null;
-  const invalidator = cache || replicas ? new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }, replicas) : null;
+  // Always one: besides the response cache and replicas, it tells every thread and node of revocations.
+  const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }, replicas, auth);
   // Nothing is served from the cache (or a replica) before this node hears other nodes' writes.
   let live = false;
   Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
   const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
-  const onWrite = invalidator ? (tables: string[]) => invalidator.written(tables) : undefined;
+  const onWrite = (tables: string[]) => invalidator.written(tables);
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;

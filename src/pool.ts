@@ -51,6 +51,10 @@ export function createPool(config: Config, databaseUrl: string): Pool {
     maxThreads: config.workers,
     concurrentTasksPerWorker: 256,
     idleTimeout: 0,
+    // Piscina's default ('sync') parks an idle thread in Atomics.wait, which stops its event loop: its
+    // change notifications (a revocation, a write of another node) and change watch would wait for the
+    // next task, which would then run first, on stale caches; nor could it acknowledge a revocation.
+    atomics: 'disabled',
     workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer },
   });
   // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).

@@ -2,6 +2,8 @@
 // a set of permission strings `api::<name>.<name>.<action>` / `plugin::…`. PUBLIC_PERMISSIONS and
 // AUTHENTICATED_PERMISSIONS, when set, replace the public and authenticated roles' permissions;
 // API_TOKENS declares tokens besides the stored ones. Checked before any SQL of the request runs.
+// What is read from the database is kept PERMISSIONS_CACHE_TTL ms at most, and forgotten at once when
+// told of a change (changed(): this server's writes, other threads' and nodes' NOTIFY, the change watch).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
@@ -9,6 +11,7 @@ import { ApiError } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
 import { Jwt } from '../users/jwt.ts';
 import type { RoleRow, TokenRow, UserState } from './store.ts';
+import { API_TOKENS, UP } from './tables.ts';
 
 export type Action = 'find' | 'findOne' | 'create' | 'update' | 'delete';
 export const ACTIONS: Action[] = ['find', 'findOne', 'create', 'update', 'delete'];
@@ -78,11 +81,29 @@ export interface AuthLookups {
   user(id: number): Promise<UserState | null>;
 }
 
+/** What a change to each of Strapi's auth tables makes the Authorizer forget. */
+const FORGETS: Record<string, 'users' | 'roles' | 'tokens'> = {
+  [UP.users]: 'users', [UP.userRole.table]: 'users',
+  [UP.roles]: 'roles', [UP.permissions]: 'roles', [UP.permissionRole.table]: 'roles',
+  [API_TOKENS.table]: 'tokens', [API_TOKENS.permissions]: 'tokens', [API_TOKENS.permissionToken.table]: 'tokens',
+};
+
+/** The tables whose changes revoke or grant something (see Authorizer.changed). */
+export const AUTH_TABLES: readonly string[] = Object.keys(FORGETS);
+
 interface Roles { byId: Map<number, { type: string; grant: Grant }>; public: Grant }
 type TokenEntry = { grant: Grant | null; expired: boolean; until: number };
 type UserEntry = { state: UserState | null; until: number };
 
 const CACHE_LIMIT = 10_000;
+
+/** Keeps an entry (none with a TTL of 0); a full cache starts over. */
+function remember<K, V>(cache: Map<K, V>, key: K, value: V, ttl: number): void {
+  if (ttl <= 0) return;
+  if (cache.size > CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+}
+
 const tokenExpired = () => new ApiError(401, 'UnauthorizedError', 'Token expired', {});
 
 export class Authorizer {
@@ -118,6 +139,32 @@ export class Authorizer {
     this.jwt = new Jwt(config.auth.jwtSecret ?? '', config.auth.jwtExpiresIn);
   }
 
+  /**
+   * Counts the changes heard. A database read that began before one may predate it: its result answers the
+   * requests that waited for it, but is not kept.
+   */
+  private generation = 0;
+
+  /**
+   * Some of Strapi's auth tables changed (committed): what was read from them is forgotten at once, so the
+   * next request reads it again — a blocked or deleted user, a role's permissions, a user's role, a revoked
+   * or changed API token. Other tables are ignored.
+   */
+  changed(tables: readonly string[]): void {
+    const what = new Set(tables.map((t) => FORGETS[t]).filter(Boolean));
+    if (!what.size) return;
+    this.generation++;
+    if (what.has('users')) this.userCache.clear();
+    if (what.has('tokens')) this.tokenCache.clear();
+    // No stale copy either: the next request waits for the roles as they are now.
+    if (what.has('roles')) { this.roles = null; this.rolesLoading = null; }
+  }
+
+  /** Forgets everything read (changes may have gone unheard). */
+  clear(): void {
+    this.changed(AUTH_TABLES);
+  }
+
   // One Grant object per distinct permission set: plans are cached per grant (access()), so a role
   // re-read every few seconds must map back to the same object when nothing changed.
   private interned = new Map<string, Grant>();
@@ -136,10 +183,20 @@ export class Authorizer {
   private rolesUntil = 0;
   private rolesLoading: Promise<Roles> | null = null;
 
-  /** Roles and their grants, re-read after the TTL; a stale copy answers while the new one loads. */
+  /** Roles and their grants, re-read after the TTL (a stale copy answers while the new one loads) or a change. */
   private async currentRoles(lookups: AuthLookups): Promise<Roles> {
     if (this.roles && Date.now() < this.rolesUntil) return this.roles;
-    this.rolesLoading ??= lookups.roles().then((rows) => {
+    this.rolesLoading ??= this.loadRoles(lookups);
+    if (this.roles) {
+      this.rolesLoading.catch((e) => log.warn('could not reload roles, keeping the previous ones', { error: String(e) }));
+      return this.roles;
+    }
+    return this.rolesLoading;
+  }
+
+  private loadRoles(lookups: AuthLookups): Promise<Roles> {
+    const generation = this.generation;
+    const loading: Promise<Roles> = lookups.roles().then((rows) => {
       const byId = new Map<number, { type: string; grant: Grant }>();
       let pub = this.none;
       for (const r of rows) {
@@ -147,15 +204,17 @@ export class Authorizer {
         byId.set(r.id, { type: r.type, grant });
         if (r.type === 'public') pub = grant;
       }
-      this.roles = { byId, public: pub };
-      this.rolesUntil = Date.now() + this.ttl;
-      return this.roles;
-    }).finally(() => { this.rolesLoading = null; });
-    if (this.roles) {
-      this.rolesLoading.catch((e) => log.warn('could not reload roles, keeping the previous ones', { error: String(e) }));
-      return this.roles;
-    }
-    return this.rolesLoading;
+      const roles = { byId, public: pub };
+      if (generation === this.generation) {
+        this.roles = roles;
+        this.rolesUntil = Date.now() + this.ttl;
+      }
+      return roles;
+    }).finally(() => {
+      // A change may have started another load meanwhile: that one stays.
+      if (this.rolesLoading === loading) this.rolesLoading = null;
+    });
+    return loading;
   }
 
   private tokenCache = new Map<string, TokenEntry>();
@@ -174,11 +233,11 @@ export class Authorizer {
     const now = Date.now();
     const hit = this.tokenCache.get(hex);
     if (hit && hit.until > now) return hit;
+    const generation = this.generation;
     const row = await lookups.token(hex);
     const entry: TokenEntry = { grant: row ? this.grantFor(row) : null, expired: row?.expired ?? false, until: now + this.ttl };
     if (row && entry.grant && !entry.expired && (row.lastUsedAt === null || now - row.lastUsedAt.getTime() >= 3_600_000)) lookups.touch(row.id);
-    if (this.tokenCache.size > CACHE_LIMIT) this.tokenCache.clear();
-    if (this.ttl > 0) this.tokenCache.set(hex, entry);
+    if (generation === this.generation) remember(this.tokenCache, hex, entry, this.ttl);
     return entry;
   }
 
@@ -186,9 +245,9 @@ export class Authorizer {
     const now = Date.now();
     const hit = this.userCache.get(id);
     if (hit && hit.until > now) return hit.state;
+    const generation = this.generation;
     const state = await lookups.user(id);
-    if (this.userCache.size > CACHE_LIMIT) this.userCache.clear();
-    if (this.ttl > 0) this.userCache.set(id, { state, until: now + this.ttl });
+    if (generation === this.generation) remember(this.userCache, id, { state, until: now + this.ttl }, this.ttl);
     return state;
   }
 

@@ -150,7 +150,9 @@ function abandon(q: RawQuery, error: Error): void {
   q.tagged = false;
   q.strings = ['select 1'];
   q.args = [];
-  if (q.options.onexecute) q.options = { ...q.options, onexecute: undefined };
+  // Never a transaction's callback now; and the connection takes nothing behind it: on a read pool a
+  // statement pipelined there (a BEGIN) would not learn its connection (postgres.js asks only the first).
+  if (q.options.onexecute) q.options = { ...q.options, onexecute: alone };
   q.reject(error);
 }
 
@@ -177,7 +179,7 @@ const connectionOf = new WeakMap<object, RawConnection>();
  * away (pipelining; with max_pipeline 1 it asks only for a statement sent alone). Answering no keeps
  * each read alone on its connection; the call also shows which connection that is.
  */
-function alone(c: RawConnection, q: RawQuery | null): boolean {
+function alone(c: RawConnection, q: RawQuery | null = null): boolean {
   if (q?.state) connectionOf.set(q.state, c);
   return false;
 }

@@ -3,6 +3,9 @@
 // size — the `pagination` limit/pageSize the field (or the field wrapping it) asks for, else the
 // default page size, never more than the amount limit. So 100 aliases of a nested list cost 100 times
 // one, and a list of lists costs the product of their sizes: what the response would hold at most.
+// It runs before validation (src/graphql/engine.ts), on any parsed document: unknown fields and
+// fragments count as nothing more, a fragment is walked once per type and enclosing page size
+// (memoized), so a fragment spread 2^40 times over costs no more to price than to parse.
 import {
   getNamedType, getNullableType, isListType, isObjectType, Kind,
   type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema,
@@ -39,36 +42,51 @@ function askedSize(args: readonly { name: { value: string }; value: ValueNode }[
   return Math.min(Math.ceil(n), limits.maxList);
 }
 
-export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, vars: Vars, limits: CostLimits): number {
+/** A product where nothing times anything is nothing (0 × Infinity would be NaN, and NaN passes every limit). */
+const times = (a: number, b: number) => (a === 0 || b === 0 ? 0 : a * b);
+
+export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, vars: Vars, limits: CostLimits): number {
   const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   if (!root) return 0;
   const visiting = new Set<string>();
+  // A fragment's cost read once (the cost is linear in how many times a selection is read).
+  const perSpread = new Map<string, number>();
   // Fields are looked up on an object type: a fragment on one narrows a union; on a union it does not.
   const narrowed = (cond: string | undefined, type: GraphQLNamedType): GraphQLNamedType => {
     const t = cond ? schema.getType(cond) : undefined;
     return t && isObjectType(t) ? t : type;
   };
+  const fragmentCost = (f: FragmentDefinitionNode, type: GraphQLNamedType, pending: number | null): number => {
+    const key = `${f.name.value}\u0000${type.name}\u0000${pending}`;
+    let cost = perSpread.get(key);
+    if (cost === undefined) {
+      visiting.add(f.name.value);
+      cost = walk(f.selectionSet, type, 1, pending);
+      visiting.delete(f.name.value);
+      perSpread.set(key, cost);
+    }
+    return cost;
+  };
   // `pending`: a size asked by an enclosing field (`articles_connection(pagination:…) { nodes { … } }`).
-  const walk = (set: SelectionSetNode, type: GraphQLNamedType, times: number, pending: number | null): number => {
+  const walk = (set: SelectionSetNode, type: GraphQLNamedType, n: number, pending: number | null): number => {
     let total = 0;
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
         if (s.name.value.startsWith('__')) continue;
         const field: GraphQLField<unknown, unknown> | undefined = isObjectType(type) ? (type as GraphQLObjectType).getFields()[s.name.value] : undefined;
-        total += times;
+        total += n;
         if (!field || !s.selectionSet) continue;
         const asked = askedSize(s.arguments, vars, limits);
         const list = isListType(getNullableType(field.type));
         const size = list ? asked ?? pending ?? limits.defaultList : 1;
-        total += walk(s.selectionSet, getNamedType(field.type), times * size, list ? null : asked ?? pending);
+        total += walk(s.selectionSet, getNamedType(field.type), times(n, size), list ? null : asked ?? pending);
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
-        total += walk(s.selectionSet, narrowed(s.typeCondition?.name.value, type), times, pending);
+        total += walk(s.selectionSet, narrowed(s.typeCondition?.name.value, type), n, pending);
       } else {
-        const f = fragments[s.name.value];
+        const f = fragments.get(s.name.value);
+        // A fragment spreading itself (invalid: validation refuses it) adds nothing more.
         if (!f || visiting.has(f.name.value)) continue;
-        visiting.add(f.name.value);
-        total += walk(f.selectionSet, narrowed(f.typeCondition.name.value, type), times, pending);
-        visiting.delete(f.name.value);
+        total += times(n, fragmentCost(f, narrowed(f.typeCondition.name.value, type), pending));
       }
     }
     return total;

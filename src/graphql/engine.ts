@@ -1,19 +1,22 @@
 // Operation execution: each (document text, operation name) is parsed, validated (with the depth
 // limit and the introspection rule), and compiled by graphql-jit once; a cache hit goes straight to
-// the compiled function. Errors take Apollo/Strapi's shape: `extensions.code` and, for errors thrown
-// by Strapi-like services, `extensions.error` {name, message, details}.
+// the compiled function. Between parsing and validation, the limits are checked on the bare AST
+// (selections once fragments are expanded, then the cost), so a refused document costs its parse and
+// little more. Errors take Apollo/Strapi's shape: `extensions.code` and, for errors thrown by
+// Strapi-like services, `extensions.error` {name, message, details}.
 import {
   GraphQLError, Kind, getNamedType, getVariableValues, isInputObjectType, parse, specifiedRules, typeFromAST, validate, visit,
   type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type OperationDefinitionNode,
   type SelectionNode, type TypeNode, type ValidationContext, type ValidationRule,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { Lru } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
 import { isDatabaseFailure, isUnavailable, toApiError } from '../db/errors.ts';
 import type { GqlContext } from './resolvers.ts';
 import { operationCost, type CostLimits } from './cost.ts';
+import { deepestOperation, documentSize, fragmentsOf, type DocumentSize } from './size.ts';
+import { WeightedLru } from './weighted-lru.ts';
 
 export interface GqlError {
   message: string;
@@ -29,7 +32,7 @@ interface Prepared {
   operation: OperationDefinitionNode;
   /** Variables of input object types, coerced by graphql-js before execution (see passThroughInputVariables). */
   coerceFirst: string[];
-  fragments: Record<string, FragmentDefinitionNode>;
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>;
 }
 
 /** The same type wrappers around another named type: `[FiltersInput!]!` → `[JSON!]!`. */
@@ -59,6 +62,13 @@ function passThroughInputVariables(schema: GraphQLSchema, doc: DocumentNode): { 
 
 // ---------------------------------------------------------------- validation rules
 
+/** The largest depth of a selection set (a loop: spreading thousands of selections into Math.max overflows the stack). */
+function deepest(selections: readonly SelectionNode[], depth: (s: SelectionNode) => number): number {
+  let max = 0;
+  for (const s of selections) max = Math.max(max, depth(s));
+  return max;
+}
+
 /** graphql-depth-limit's rule: the deepest field over `max` is reported, named by the operation. */
 export function depthLimitRule(max: number): ValidationRule {
   return (context: ValidationContext) => {
@@ -74,7 +84,7 @@ export function depthLimitRule(max: number): ValidationRule {
       switch (node.kind) {
         case Kind.FIELD:
           if (/^__/.test(node.name.value) || !node.selectionSet) return 0;
-          return 1 + Math.max(0, ...node.selectionSet.selections.map((s) => depth(s, so + 1, op)));
+          return 1 + deepest(node.selectionSet.selections, (s) => depth(s, so + 1, op));
         case Kind.FRAGMENT_SPREAD: {
           const f = fragments.get(node.name.value);
           if (!f || seen.has(f.name.value)) return 0;
@@ -82,7 +92,7 @@ export function depthLimitRule(max: number): ValidationRule {
           try { return depth(f, so, op); } finally { seen.delete(f.name.value); }
         }
         default:
-          return Math.max(0, ...node.selectionSet.selections.map((s) => depth(s, so, op)));
+          return deepest(node.selectionSet.selections, (s) => depth(s, so, op));
       }
     };
     for (const d of doc.definitions) if (d.kind === Kind.OPERATION_DEFINITION) depth(d, 0, d.name?.value ?? '');
@@ -144,7 +154,13 @@ const errorBody = (errors: GqlError[]) => JSON.stringify({ errors });
 // ---------------------------------------------------------------- engine
 
 export interface EngineOptions {
-  depthLimit: number; introspection: boolean; cacheSize: number;
+  depthLimit: number; introspection: boolean;
+  /** Most prepared operations (and failures) kept, and the bytes they may keep (estimated: see weightOf). */
+  cacheSize: number; cacheBytes: number;
+  /** Most lexical tokens a document may have (graphql's parse maxTokens): more is a parse error. */
+  maxTokens: number;
+  /** Most selections a document may make once its fragments are expanded (src/graphql/size.ts); more → 400. */
+  maxSelections: number;
   /** Largest operation cost (src/graphql/cost.ts) executed; larger ones are refused before any work. */
   maxCost: number;
   cost: CostLimits;
@@ -152,59 +168,124 @@ export interface EngineOptions {
   maxResponseSize: number;
 }
 
+/**
+ * How many documents reached the steps that a document refused by a limit must never reach (their work
+ * grows with the expanded document): read by test/graphql-limits.test.ts. Per thread, as the engines are.
+ */
+export const engineWork = { validated: 0, compiled: 0 };
+
+// What a cache entry keeps, measured (test/graphql-limits.measure.ts): the text with its AST ≈ 70–80
+// bytes a character; graphql-jit's generated code ≈ 1.2 KB a selection.
+const BYTES_PER_CHAR = 80;
+const BYTES_PER_SELECTION = 1200;
+
+function weightOf(key: string, entry: Prepared | GqlResponse, selections: number): number {
+  return 'compiled' in entry ? key.length * BYTES_PER_CHAR + selections * BYTES_PER_SELECTION : key.length + entry.body.length;
+}
+
+/** A limit's refusal: the shape of the depth rule's (Apollo's GRAPHQL_VALIDATION_FAILED, status 400). */
+const refusal = (message: string): GqlResponse => ({ status: 400, body: errorBody([requestError(message, 'GRAPHQL_VALIDATION_FAILED')]) });
+
+/** A bomb's cost can pass what a double holds exactly (2^1000): it is then shown as a bound. */
+const shownCost = (cost: number) => (Number.isSafeInteger(cost) ? String(cost) : `over ${Number.MAX_SAFE_INTEGER}`);
+
+/** The operation a request runs, as graphql-js picks it; undefined when it names none that exists, or must. */
+function chosenOperation(doc: DocumentNode, operationName: string | undefined): OperationDefinitionNode | undefined {
+  const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  return operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+}
+
 export class GraphqlEngine {
-  private cache: Lru<Prepared | GqlResponse>;
+  private cache: WeightedLru<Prepared | GqlResponse>;
   private rules: ValidationRule[];
+  /** For a document whose fragments spread in a cycle: the spec's rules refuse it; the depth rule would walk every path around it. */
+  private specRules: ValidationRule[];
   constructor(readonly schema: GraphQLSchema, private opts: EngineOptions) {
-    this.cache = new Lru(opts.cacheSize);
-    this.rules = [...specifiedRules, depthLimitRule(opts.depthLimit), ...(opts.introspection ? [] : [noIntrospection])];
+    this.cache = new WeightedLru(opts.cacheSize, opts.cacheBytes);
+    const introspection = opts.introspection ? [] : [noIntrospection];
+    this.rules = [...specifiedRules, depthLimitRule(opts.depthLimit), ...introspection];
+    this.specRules = [...specifiedRules, ...introspection];
   }
 
-  /** Parsed, validated and compiled once per (document, operation name); failures are cached too. */
-  prepare(query: string, operationName: string | undefined): Prepared | GqlResponse {
+  /**
+   * Parsed, validated and compiled once per (document, operation name); failures are kept too. A
+   * document over the size or cost limit is refused right after parsing and not kept: its cost depends
+   * on the variables, and a repeat costs a parse again, no more.
+   */
+  prepare(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined): Prepared | GqlResponse {
     const key = `${operationName ?? ''}\u0000${query}`;
     const hit = this.cache.get(key);
     if (hit) return hit;
-    const out = this.build(query, operationName);
-    this.cache.set(key, out);
+    const doc = this.parse(query);
+    if (!('kind' in doc)) {
+      this.cache.set(key, doc, weightOf(key, doc, 0));
+      return doc;
+    }
+    const size = documentSize(doc, this.opts.maxSelections);
+    const refused = this.overLimit(doc, size, operationName, variables ?? {});
+    if (refused) return refused;
+    const out = this.build(doc, operationName, size.cyclic);
+    this.cache.set(key, out, weightOf(key, out, size.selections));
     return out;
   }
 
-  private build(query: string, operationName: string | undefined): Prepared | GqlResponse {
-    let doc: DocumentNode;
+  private parse(query: string): DocumentNode | GqlResponse {
     try {
-      doc = parse(query);
+      return parse(query, { maxTokens: this.opts.maxTokens });
     } catch (e) {
       const g = e as GraphQLError;
       return { status: 400, body: errorBody([requestError(g.message, 'GRAPHQL_PARSE_FAILED', g)]) };
     }
-    const errors = validate(this.schema, doc, this.rules);
+  }
+
+  /**
+   * The limits, checked on the bare AST, each before the work it bounds: the expanded size before the
+   * depth rule and graphql-jit walk it; the cost before validation and compilation.
+   */
+  private overLimit(doc: DocumentNode, size: DocumentSize, operationName: string | undefined, vars: Record<string, unknown>): GqlResponse | null {
+    if (size.selections > this.opts.maxSelections) {
+      return refusal(`Query has more than ${this.opts.maxSelections} selections once its fragments are expanded (graphql.maxSelections): ask for fewer fields or spread fragments fewer times`);
+    }
+    // Invalid whatever it costs (a fragment cycle, too deep): validation answers, as in Strapi, with all
+    // of the document's errors; its work is bounded by the size just checked.
+    if (size.cyclic || deepestOperation(doc) > this.opts.depthLimit) return null;
+    // No operation to run: validation or operation resolution answers.
+    const operation = chosenOperation(doc, operationName);
+    return operation ? this.overCost(operation, fragmentsOf(doc), vars) : null;
+  }
+
+  private overCost(operation: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, vars: Record<string, unknown>): GqlResponse | null {
+    const cost = operationCost(this.schema, operation, fragments, vars, this.opts.cost);
+    if (cost <= this.opts.maxCost) return null;
+    return refusal(`Query cost ${shownCost(cost)} exceeds the limit of ${this.opts.maxCost} (graphql.maxCost): ask for smaller pages or fewer fields`);
+  }
+
+  private build(doc: DocumentNode, operationName: string | undefined, cyclic: boolean): Prepared | GqlResponse {
+    engineWork.validated++;
+    const errors = validate(this.schema, doc, cyclic ? this.specRules : this.rules);
     if (errors.length) return { status: 400, body: errorBody(errors.map((g) => requestError(g.message, 'GRAPHQL_VALIDATION_FAILED', g))) };
-    const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-    const operation = operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
+    const operation = chosenOperation(doc, operationName);
     if (!operation) {
       const message = operationName ? `Unknown operation named "${operationName}".` : 'Must provide operation name if query contains multiple operations.';
       return { status: 400, body: errorBody([requestError(message, 'OPERATION_RESOLUTION_FAILURE')]) };
     }
     const jit = passThroughInputVariables(this.schema, doc);
+    engineWork.compiled++;
     const compiled = compileQuery<Record<string, unknown>, Record<string, unknown>>(this.schema, jit.doc, operationName, { disablingCapturingStackErrors: true });
     if (!isCompiledQuery(compiled)) {
       const errs = (compiled.errors ?? []).map((g) => requestError(g.message, 'GRAPHQL_VALIDATION_FAILED', g));
       return { status: 400, body: errorBody(errs) };
     }
-    const fragments = Object.fromEntries(doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
-    return { compiled, operation, coerceFirst: jit.names, fragments };
+    return { compiled, operation, coerceFirst: jit.names, fragments: fragmentsOf(doc) };
   }
 
   static isPrepared(p: Prepared | GqlResponse): p is Prepared { return 'compiled' in p; }
 
   async execute(p: Prepared, ctx: GqlContext, variables: Record<string, unknown> | undefined): Promise<GqlResponse> {
     let vars = variables ?? {};
-    const cost = operationCost(this.schema, p.operation, p.fragments, vars, this.opts.cost);
-    if (cost > this.opts.maxCost) {
-      const message = `Query cost ${cost} exceeds the limit of ${this.opts.maxCost} (graphql.maxCost): ask for smaller pages or fewer fields`;
-      return { status: 400, body: errorBody([requestError(message, 'GRAPHQL_VALIDATION_FAILED')]) };
-    }
+    // Again on every run: a kept operation may come back with variables asking for larger pages.
+    const refused = this.overCost(p.operation, p.fragments, vars);
+    if (refused) return refused;
     if (p.coerceFirst.length) {
       const ref = getVariableValues(this.schema, p.operation.variableDefinitions ?? [], vars);
       if (ref.errors?.length) return { status: 400, body: errorBody(ref.errors.map((g) => requestError(g.message, 'BAD_USER_INPUT', g))) };

@@ -23,6 +23,9 @@ import { applyShadowCrud } from './shadow.ts';
 const CSRF_MESSAGE = "This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a 'content-type' header (with a type that is not one of application/x-www-form-urlencoded, multipart/form-data, text/plain) or provide a non-empty value for one of the following headers: x-apollo-operation-name, apollo-require-preflight\n";
 const SIMPLE_TYPES = new Set(['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain']);
 
+/** Estimated bytes each worker's prepared GraphQL operations may keep (src/graphql/weighted-lru.ts). */
+const GRAPHQL_CACHE_BYTES = 128 * 1024 * 1024;
+
 const bad = (message: string, code = 'BAD_REQUEST', status = 400): GqlResponse => ({ status, body: JSON.stringify({ errors: [requestError(message, code)] }) });
 
 interface Request { query: unknown; variables: unknown; operationName: unknown }
@@ -107,10 +110,13 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
   const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
     depthLimit: gc.depthLimit,
     maxCost: gc.maxCost,
+    maxTokens: gc.maxTokens,
+    maxSelections: gc.maxSelections,
     maxResponseSize: config.http.maxResponseSize,
     cost: { defaultList: Math.min(config.api.rest.defaultLimit, gc.amountLimit), maxList: gc.amountLimit },
     introspection: gc.introspection ?? config.env !== 'production',
     cacheSize: Math.max(100, Math.min(config.api.rest.planCacheSize, 5000)),
+    cacheBytes: GRAPHQL_CACHE_BYTES,
   });
   let engine: GraphqlEngine | null = null;
   let failure: string | null = null;
@@ -185,13 +191,14 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
         return toReply(bad('`variables` in a POST body should be an object.'));
       }
       const operationName = typeof req.operationName === 'string' && req.operationName ? req.operationName : undefined;
-      const prepared = eng.prepare(req.query, operationName);
+      const variables = (req.variables ?? undefined) as Record<string, unknown> | undefined;
+      // The variables go in too: a document's cost (pages asked through them) is refused before validation.
+      const prepared = eng.prepare(req.query, operationName, variables);
       if (!GraphqlEngine.isPrepared(prepared)) return toReply(prepared);
       if (task.method === 'GET' && prepared.operation.operation !== 'query') {
         return toReply(bad(`Can only perform a ${prepared.operation.operation} operation from a POST request.`, 'BAD_REQUEST', 405));
       }
       ctx.access = ctx.auth.access(caller);
-      const variables = (req.variables ?? undefined) as Record<string, unknown> | undefined;
       const reply = toReply(await eng.execute(prepared, contextOf(ctx, caller, task), variables));
       // Answers with errors are never kept: they may be passing (a database outage).
       if (reply.status === 200 && typeof reply.body === 'string' && reply.body.startsWith('{"data":') && cacheableOperation(eng.schema, prepared.operation)) reply.cacheable = true;

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
-import { anyDocument } from '../../compiler/write-sql.ts';
+import { anyDocument, documentLockKey } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -70,7 +70,8 @@ function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParam
  * relation links meet in another order) rolls everything back and PostgreSQL chose this one to give way:
  * it runs again, from the start, after the other committed.
  */
-async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>): Promise<void> {
+async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>, documentId: string | null = null): Promise<void> {
+  if (documentId !== null) return inTurn(documentLockKey(ct, documentId), () => transaction(ctx, ct, fn));
   let n = 0;
   try {
     for (let attempt = 1; ; attempt++) {
@@ -92,6 +93,28 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
   // before its answer is sent.
   await ctx.onWrite?.(writeTables(ctx.schema, ct));
 }
+/**
+ * Writes of one document from this thread wait their turn here, before taking a connection: 50 writers
+ * of one document would otherwise hold every connection of the write pool waiting on its lock, and the
+ * writes of other documents would time out for want of one. Across threads and nodes the document's
+ * advisory lock still decides.
+ */
+const turns = new Map<string, Promise<void>>();
+async function inTurn(key: string, fn: () => Promise<void>): Promise<void> {
+  const before = turns.get(key);
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => { done = resolve; });
+  const tail = (before ?? Promise.resolve()).then(() => mine);
+  turns.set(key, tail);
+  try {
+    await before;
+    await fn();
+  } finally {
+    done();
+    if (turns.get(key) === tail) turns.delete(key);
+  }
+}
+
 /** deadlock_detected, serialization_failure. */
 const RETRYABLE = new Set(['40P01', '40001']);
 const MAX_ATTEMPTS = 5;
@@ -125,7 +148,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
   const data = parseBody(task);
   const p = writeParams(ctx, ct, task);
   let found = true;
-  await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId); });
+  await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId); }, documentId);
   if (!found) throw notFound();
   return findOne(ctx, ct, task.query, documentId, 200);
 }
@@ -177,7 +200,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
     documentId = newDocumentId();
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
-  });
+  }, ''); // a single type's turn is the type's (documentLockKey)
   return findOne(ctx, ct, task.query, documentId, 200);
 }
 
@@ -199,7 +222,7 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
     const rows = await w.documentRows(doc);
     const gone = rows.filter((r) => !ct.localized || asked === '*' || r.locale === asked);
     await w.removeRows(ct, gone.map((r) => r.id));
-  });
+  }, documentId ?? '');
   return noContent();
 }
 
@@ -216,6 +239,6 @@ export async function publishDraft(ctx: WriteContext, ct: ContentType, documentI
     if (!draft) return;
     found = true;
     await w.publish(draft, mine.filter((r) => r.published));
-  });
+  }, documentId);
   return found;
 }

@@ -3,6 +3,7 @@
 // `up_users_role_lnk`; password hashes and tokens never leave these modules. Strapi's advanced settings
 // (core store, config over it) decide whether registering is open, the new user's role and whether an
 // email must be confirmed.
+import type { Sql, TransactionSql } from 'postgres';
 import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
 import type { Caller } from '../auth/permissions.ts';
@@ -23,6 +24,7 @@ import { UsersQuery } from './users-query.ts';
 import { objectBody } from './validate.ts';
 import * as account from './account.ts';
 import { createUser, deleteUser, updateUser } from './users-crud.ts';
+import { lockIdentities } from './identity-lock.ts';
 import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, updateRole } from './roles.ts';
 
 const L = UP.userRole;
@@ -76,12 +78,19 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     ctx.count(1);
     if (!roles.length) throw new ApiError(400, 'ApplicationError', 'Impossible to find the default role', {});
     // Strapi's identifier filter: either value may already be someone's email (lower-cased) or username.
-    const taken = await ctx.db.unsafe(`select 1 from ${UP.users} where (email = lower($1) or username = lower($1) or username = $2 or email = $2)
-      ${settings.unique_email ? '' : "and provider = 'local'"} limit 1`, [email, username]);
-    ctx.count(1);
-    if (taken.length) throw new ApiError(400, 'ApplicationError', 'Email or Username are already taken', {});
+    const taken = async (db: Sql | TransactionSql) => {
+      const rows = await db.unsafe(`select 1 from ${UP.users} where (email = lower($1) or username = lower($1) or username = $2 or email = $2)
+        ${settings.unique_email ? '' : "and provider = 'local'"} limit 1`, [email, username]);
+      ctx.count(1);
+      if (rows.length) throw new ApiError(400, 'ApplicationError', 'Email or Username are already taken', {});
+    };
+    // Checked first without a lock, so that a taken name costs no password hash.
+    await taken(ctx.db);
     const hash = await hashPassword(password);
     const id = await ctx.db.begin(async (tx) => {
+      // Again under the locks of both values: a registration of the same name may have committed meanwhile.
+      ctx.count(await lockIdentities(tx, [username, email]));
+      await taken(tx);
       const rows = await tx.unsafe<Array<{ id: number }>>(
         `insert into ${UP.users} (document_id, username, email, provider, password, confirmed, blocked, created_at, updated_at, published_at)
          values ($1, $2, lower($3), 'local', $4, $5, false, ${NOW}, ${NOW}, ${NOW}) returning id`,

@@ -1,6 +1,7 @@
 // users-permissions roles on Strapi's `up_roles`, `up_permissions` and their link tables: list, one role
 // with its actions map, create, update (name, description and the full set of enabled actions), delete
 // (users move to the public role). Answers as Strapi 5.54's role controller (`{roles}`, `{role}`, `{ok}`).
+// Every write is announced before its answer: the next request on any node is judged by the new permissions.
 import type { Sql, TransactionSql } from 'postgres';
 import type { Schema } from '../../compiler/schema.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -11,6 +12,7 @@ import { UP } from '../auth/tables.ts';
 import { ROLE_FIELDS } from './user-json.ts';
 import { actionMap, enabledActions } from './actions.ts';
 import { validate, type Body } from './validate.ts';
+import { announce, ROLE_TABLES, USER_TABLES } from './announce.ts';
 
 const P = UP.permissionRole;
 const L = UP.userRole;
@@ -80,6 +82,7 @@ export async function createRole(ctx: RestContext, b: Body): Promise<Reply> {
     await addPermissions(tx, Number(id), actions);
   });
   ctx.count(1 + actions.length);
+  await announce(ctx, ROLE_TABLES);
   return { status: 200, body: '{"ok":true}' };
 }
 
@@ -106,6 +109,7 @@ export async function updateRole(ctx: RestContext, id: number | null, b: Body): 
     await addPermissions(tx, id, [...wanted].filter((a) => !have.has(a)));
   });
   ctx.count(4);
+  await announce(ctx, ROLE_TABLES);
   return { status: 200, body: '{"ok":true}' };
 }
 
@@ -127,6 +131,8 @@ export async function deleteRole(ctx: RestContext, id: number | null): Promise<R
     await tx.unsafe(`delete from ${UP.roles} where id = $1`, [id]);
   });
   ctx.count(5);
+  // Its users moved to the public role.
+  await announce(ctx, [...ROLE_TABLES, ...USER_TABLES]);
   return { status: 200, body: '{"ok":true}' };
 }
 

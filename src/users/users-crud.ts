@@ -1,6 +1,8 @@
 // users-permissions `/users` writes and count on Strapi's `up_users` and `up_users_role_lnk`, with
 // Strapi 5.54's user controller checks (its yup body schemas, then uniqueness, then the user
-// model's own rules: username ≥ 3, email ≥ 6, password ≥ 6 characters). Each write is one transaction.
+// model's own rules: username ≥ 3, email ≥ 6, password ≥ 6 characters). Each write is one transaction,
+// which locks the username and email it sets and checks them again (src/users/identity-lock.ts), and is
+// announced before its answer, so a blocked, deleted or re-roled user's JWT is judged anew at once.
 import type { Sql, TransactionSql } from 'postgres';
 import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
@@ -12,10 +14,26 @@ import { hashPassword } from './password.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, validationError, type Body } from './validate.ts';
+import { lockIdentities } from './identity-lock.ts';
+import { announce, USER_TABLES } from './announce.ts';
 
 const L = UP.userRole;
 const NOW = `date_trunc('milliseconds', now())`;
 const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
+
+interface Taken { username: boolean; email: boolean }
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/**
+ * Whether another user than `except` has exactly this username, or this email (stored lower-cased); a
+ * value that is not a string is not checked. One statement, so that a writer racing another one is
+ * answered as it would be after it (Strapi checks the email of a new user first, the username of an update).
+ */
+async function taken(db: Sql | TransactionSql, username: unknown, email: unknown, except = 0): Promise<Taken> {
+  const [r] = await db.unsafe<Taken[]>(`select exists(select 1 from ${UP.users} where username = $1::text and id <> $3::int) as username,
+    exists(select 1 from ${UP.users} where email = lower($2::text) and id <> $3::int) as email`, [str(username), str(email), except]);
+  return r;
+}
 
 /** A role reference as Strapi's relation inputs take it: an id, a documentId, or `{connect: [{id | documentId}]}`. */
 type RoleRef = { id: number } | { documentId: string };
@@ -104,20 +122,23 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   // Strapi's createUserBodySchema (yup reports role, password, username, email in that order).
   const ref = roleRef(b.role, true)!;
   const v = validate(b, [{ key: 'password', required: true, secret: true }, { key: 'username', required: true }, { key: 'email', required: true, email: true }]);
-  if (advanced.unique_email) {
-    const taken = await ctx.db.unsafe(`select 1 from ${UP.users} where email = lower($1) limit 1`, [v.email]);
-    ctx.count(1);
-    if (taken.length) throw appError('Email already taken');
-  }
+  const taker = (db: Sql | TransactionSql) => taken(db, v.username, advanced.unique_email ? v.email : null);
+  const before = await taker(ctx.db);
+  ctx.count(1);
+  if (before.email) throw appError('Email already taken');
   // Strapi wraps what the user model's validator says in an ApplicationError here.
   let w: UserWrite;
   try { w = modelChecks(b); } catch (e) { throw e instanceof ApiError ? appError(e.message) : e; }
   const role = await resolveRole(ctx.db, ref);
-  const sameName = await ctx.db.unsafe(`select 1 from ${UP.users} where username = $1 limit 1`, [v.username]);
-  ctx.count(2);
-  if (sameName.length) throw appError('This attribute must be unique');
+  ctx.count(1);
+  if (before.username) throw appError('This attribute must be unique');
   const cols = await columnsOf({ confirmed: false, blocked: false, ...w, provider: 'local' });
   const id = await ctx.db.begin(async (tx) => {
+    // Again under the locks: a write of the same name may have committed since the check above.
+    ctx.count(await lockIdentities(tx, [v.username, v.email]) + 1);
+    const now = await taker(tx);
+    if (now.email) throw appError('Email already taken');
+    if (now.username) throw appError('This attribute must be unique');
     const names = cols.map(([c]) => c);
     const rows = await tx.unsafe<Array<{ id: number }>>(
       `insert into ${UP.users} (document_id, ${names.join(', ')}, created_at, updated_at, published_at)
@@ -127,6 +148,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
     return uid;
   });
   ctx.count(3);
+  await announce(ctx, USER_TABLES);
   return { status: 201, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
 }
 
@@ -142,25 +164,28 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
     throw validationError([{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError' }]);
   }
   if (found[0].provider === 'local' && 'password' in b && !b.password) throw new ApiError(400, 'ValidationError', 'password.notNull', {});
-  if (typeof b.username === 'string') {
-    const other = await ctx.db.unsafe(`select 1 from ${UP.users} where username = $1 and id <> $2 limit 1`, [b.username, id]);
+  const check = async (db: Sql | TransactionSql) => {
+    const email = advanced.unique_email ? str(b.email) : null;
+    if (str(b.username) === null && email === null) return;
+    const t = await taken(db, b.username, email, id);
     ctx.count(1);
-    if (other.length) throw appError('Username already taken');
-  }
-  if (typeof b.email === 'string' && advanced.unique_email) {
-    const other = await ctx.db.unsafe(`select 1 from ${UP.users} where email = lower($1) and id <> $2 limit 1`, [b.email, id]);
-    ctx.count(1);
-    if (other.length) throw appError('Email already taken');
-  }
+    if (t.username) throw appError('Username already taken');
+    if (t.email) throw appError('Email already taken');
+  };
+  await check(ctx.db);
   const w = modelChecks(b);
   const role = ref ? await resolveRole(ctx.db, ref) : null;
   const cols = await columnsOf(w);
   await ctx.db.begin(async (tx) => {
+    // Again under the locks of a new username or email: another write of it may have committed meanwhile.
+    ctx.count(await lockIdentities(tx, [b.username, b.email]));
+    await check(tx);
     const sets = cols.map(([c], i) => `${c} = $${i + 2}`);
     await tx.unsafe(`update ${UP.users} set ${[...sets, `updated_at = ${NOW}`].join(', ')} where id = $1`, [id, ...cols.map(([, x]) => x)] as never[]);
     if (role !== null) await setRole(tx, id, role);
   });
   ctx.count(2);
+  await announce(ctx, USER_TABLES);
   return { status: 200, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
 }
 
@@ -171,5 +196,6 @@ export async function deleteUser(ctx: RestContext, id: number | null): Promise<R
   if (before === null || id === null) return { status: 204, body: '' };
   await ctx.db.unsafe(`delete from ${UP.users} where id = $1`, [id]);
   ctx.count(1);
+  await announce(ctx, USER_TABLES);
   return { status: 200, body: before };
 }
