@@ -118,12 +118,13 @@ describe('a project that cannot load does not start', () => {
   });
 });
 
-test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index is not run', async () => {
+test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index and lifecycles are not run', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
   cpSync(TS_PROJECT, dir, { recursive: true });
   mkdirSync(join(dir, 'src/extensions/users-permissions'), { recursive: true });
   writeFileSync(join(dir, 'src/extensions/users-permissions/strapi-server.ts'), 'export default (plugin) => plugin;');
   writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, bootstrap() { throw new Error("not run"); } };');
+  writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate() { throw new Error("not run"); } };');
   const s = await startTestServer({ modelsDir: dir });
   try {
     const r = await s.fetchJson('GET', '/api/users', undefined, TOKEN);
@@ -132,6 +133,7 @@ test('a plugin the project extends (src/extensions) has its routes closed, namin
     assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'x', password: 'y' }, null)).status, 501);
     assert.equal((await s.fetchJson('GET', '/api/tags', undefined, null)).status, 200);
     assert.equal((await s.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN)).status, 200, 'other plugins answer');
+    assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name: 'no hook' } }, TOKEN)).status, 201, 'lifecycle hooks do not run');
   } finally { await s.stop(); rmSync(dir, { recursive: true, force: true }); }
 });
 

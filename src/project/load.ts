@@ -35,6 +35,8 @@ export interface ProjectCode {
   extensions: Map<string, string>;
   /** src/index.* (register, bootstrap), when the project has one. */
   index: string | null;
+  /** src/api/<api>/content-types/<name>/lifecycles.*: hooks on writes, not run here (said at start). */
+  lifecycles: string[];
 }
 
 const CODE = /\.(js|cjs|mjs|ts|cts|mts)$/;
@@ -60,6 +62,7 @@ export function projectFiles(src: string): string[] {
   const out: string[] = [...codeFiles(src).filter((f) => nameOf(f) === 'index'), ...codeFiles(join(dirname(src), 'config')).filter((f) => nameOf(f) === 'middlewares')];
   const ext = join(src, 'extensions');
   for (const plugin of existsSync(ext) ? readdirSync(ext) : []) out.push(...codeFiles(join(ext, plugin)).filter((f) => nameOf(f) === 'strapi-server'));
+  out.push(...lifecycleFiles(src));
   const api = join(src, 'api');
   for (const name of existsSync(api) ? readdirSync(api).sort() : []) {
     for (const kind of KINDS) out.push(...codeFiles(join(api, name, kind)));
@@ -157,6 +160,7 @@ export async function loadProject(modelsDir: string): Promise<ProjectCode | null
   return {
     src, apis, middlewares: await global('middlewares'), policies: await global('policies'),
     globalMiddlewares: await configMiddlewares(src), extensions: extensionFiles(src), index: codeFiles(src).find((f) => nameOf(f) === 'index') ?? null,
+    lifecycles: lifecycleFiles(src),
   };
 }
 
@@ -186,6 +190,14 @@ async function configMiddlewares(src: string): Promise<{ file: string; names: st
   const names = list.map((m) => (typeof m === 'string' ? m : (m as { name?: string; resolve?: string })?.name ?? (m as { resolve?: string })?.resolve ?? '?'))
     .filter((n) => !n.startsWith('strapi::'));
   return names.length ? { file, names } : null;
+}
+
+function lifecycleFiles(src: string): string[] {
+  const api = join(src, 'api');
+  return (existsSync(api) ? readdirSync(api).sort() : []).flatMap((name) => {
+    const cts = join(api, name, 'content-types');
+    return (existsSync(cts) ? readdirSync(cts).sort() : []).flatMap((ct) => codeFiles(join(cts, ct)).filter((f) => nameOf(f) === 'lifecycles'));
+  });
 }
 
 function extensionFiles(src: string): Map<string, string> {

@@ -114,6 +114,8 @@ export class ProjectRuntime {
   private src: string;
   /** src/index, which is not run (said at start). */
   readonly index: string | null;
+  /** Lifecycle hook files, not run (said at start). */
+  readonly lifecycles: string[];
   get extensionFiles(): Map<string, string> { return this.extensions; }
 
   constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode) {
@@ -123,6 +125,7 @@ export class ProjectRuntime {
     this.extensions = code.extensions;
     this.src = code.src;
     this.index = code.index && relative(dirname(code.src), code.index);
+    this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
     this.strapi = new ProjectStrapi(deps, code);
     this.users = new UsersQuery(schema, deps.config);
     for (const [apiName, api] of code.apis) {
@@ -432,5 +435,6 @@ export function startProject(config: Config, schema: Schema, base: () => RestCon
 export async function checkProject(config: Config, schema: Schema): Promise<void> {
   const p = await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
   if (p?.index) log.warn(`${p.index}: register() and bootstrap() are not run by this server`);
+  for (const f of p?.lifecycles ?? []) log.warn(`${f}: lifecycle hooks are not run by this server (its writes do not call them)`);
   for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
 }
