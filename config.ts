@@ -22,6 +22,8 @@ export const ConfigSchema = Type.Object({
   /** Holds the embedded PostgreSQL cluster (when no databaseUrl) and uploads. */
   dataDir: Type.String({ minLength: 1 }),
   modelsDir: Type.String({ minLength: 1 }),
+  /** Run the project's own code (routes, middlewares, policies, controllers, services) when modelsDir is a Strapi project. */
+  projectCode: Type.Boolean(),
   logLevel: Type.Union([Type.Literal('debug'), Type.Literal('http'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')]),
   /**
    * Strapi's `server.proxy`: false ignores X-Forwarded-* headers; true trusts every hop; a number trusts
@@ -263,6 +265,7 @@ export const defaults: Config = {
   databaseEmbedded: null,
   dataDir: './data',
   modelsDir: './models',
+  projectCode: true,
   // Strapi's default level: one access line per request.
   logLevel: 'http',
   proxy: false,
@@ -332,6 +335,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DATABASE_URL', 'databaseUrl', 'string'],
   ['DATA_DIR', 'dataDir', 'string'],
   ['MODELS_DIR', 'modelsDir', 'string'],
+  ['PROJECT_CODE', 'projectCode', 'bool'],
   ['LOG_LEVEL', 'logLevel', 'string'],
   ['DB_POOL_SIZE', 'db.poolSize', 'int'],
   ['DB_WRITE_POOL_SIZE', 'db.writePoolSize', 'int'],

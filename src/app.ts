@@ -21,6 +21,7 @@ import { ReadRouter, type WrittenPosition } from './db/replicas.ts';
 import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
 import { UP } from './auth/tables.ts';
 import { FILES } from '../compiler/layout.ts';
+import { startProject, type ProjectRuntime } from './project/runtime.ts';
 
 /** What a worker tells /metrics about itself. */
 export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats; cancelledReads: number }
@@ -63,6 +64,12 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
   const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
   const onWrite = (tables: string[]) => invalidator.written(tables);
+  // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
+  // undefined until loaded, null when there is none.
+  let project: ProjectRuntime | null | undefined;
+  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, reader, primaryReads }))
+    .then((p) => { project = p; });
+  projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
   return {
     db,
     stats: () => ({ poolSize: config.db.poolSize + config.db.writePoolSize, planCache: compiler.stats(), cancelledReads: cancelledReads(), ...(cache ? { responseCache: cache.stats() } : {}) }),
@@ -82,14 +89,17 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         const plugin = plugins.find((p) => p.claims(task.path));
         if (!plugin && !task.path.startsWith('/api/')) throw notFound();
         const caller = await auth.caller(task.authorization, lookups);
-        if (cache && live && caller) {
+        if (project === undefined) await projectReady;
+        // A route the project's code answers is not cached: its code may decide by anything (the user, time…).
+        const routed = project ? project.match(task.method, task.path, plugin?.name) : null;
+        if (cache && live && caller && !routed) {
           key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
           const hit = key === null || wantsFresh(task) ? undefined : cache.get(key);
           if (hit) return serve(hit, task, exposeCount);
           since = cache.begin();
           ctx.reads = new Set();
         }
-        reply = plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
+        reply = routed ? await project!.handle(ctx, task, caller, routed) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
         if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
       } catch (e) {
         reply = errorReply(toApiError(e));

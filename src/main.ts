@@ -5,6 +5,7 @@ import { startServer } from './server.ts';
 import { ConfigError } from '../config.ts';
 import { ModelError } from './models.ts';
 import { SchemaSyncError } from './db/schema-sync.ts';
+import { ProjectLoadError } from './project/load.ts';
 import { PermissionConfigError } from './auth/permissions.ts';
 import { loadEnvFile } from './env-file.ts';
 import { log } from './log.ts';
@@ -36,7 +37,7 @@ try {
     process.exit(0);
   }
 } catch (e) {
-  const known = e instanceof ConfigError || e instanceof ModelError || e instanceof SchemaSyncError || e instanceof PermissionConfigError;
+  const known = e instanceof ConfigError || e instanceof ModelError || e instanceof SchemaSyncError || e instanceof PermissionConfigError || e instanceof ProjectLoadError;
   log.error(known ? (e as Error).message : `failed to start: ${String((e as Error)?.stack ?? e)}`);
   process.exit(1);
 }

@@ -1,6 +1,7 @@
 // Starts and stops a whole node: configuration, models, database (embedded or DATABASE_URL),
 // schema sync, worker pool and HTTP front end. Used by src/main.ts and by the tests.
 import { loadConfig, type Config, type DeepPartial } from '../config.ts';
+import { checkProject } from './project/runtime.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
 import { connect, applyDbConfig } from './db/connect.ts';
@@ -40,6 +41,8 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   setLogLevel(config.logLevel);
   applyDbConfig(config.db);
   const schema = loadModels(config.modelsDir, config.i18n);
+  // A project file that throws while loading, or a route naming what does not exist, stops the start here.
+  await checkProject(config, schema);
   let embedded: EmbeddedDb | null = null;
   let pool: Pool | null = null;
   let front: Front | null = null;

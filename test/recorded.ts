@@ -29,6 +29,10 @@ export interface Step {
   defect?: string;
   /** Only the status, error name and message must match (a detail this server leaves out, said here). */
   loose?: string;
+  /** Keep the answer's `jwt` (a users-permissions login or register) under this name. */
+  saveJwt?: string;
+  /** Send as the user whose JWT a previous step kept under this name (instead of the full-access token). */
+  user?: string;
 }
 
 export interface Answer { name: string; status: number; body: unknown; defect?: string; loose?: string }
@@ -51,6 +55,7 @@ export function normalize(v: unknown, names: Map<string, string>, key = ''): unk
   if (typeof v !== 'string') return v;
   if (TS_KEYS.has(key) && TS.test(v)) return '<ts>';
   if (key === 'id' && /^\d+$/.test(v)) return '<id>';
+  if (key === 'jwt') return '<jwt>';
   let out = v;
   for (const [id, k] of names) if (out.includes(id)) out = out.split(id).join(k);
   return out;
@@ -62,15 +67,18 @@ function fill<T>(v: T, keys: Map<string, string>): T {
 
 export async function runSteps(t: Target, steps: Step[]): Promise<Answer[]> {
   const keys = new Map<string, string>();
+  const jwts = new Map<string, string>();
   const out: Answer[] = [];
   for (const step of steps) {
     if (step.sql) { await t.sql(fill(step.sql, keys)); continue; }
-    const token = step.public ? null : t.token;
+    const token = step.public ? null : step.user ? jwts.get(step.user) ?? null : t.token;
     const r = step.graphql !== undefined
       ? await t.send('POST', '/graphql', { query: fill(step.graphql, keys) }, token)
       : await t.send(step.method!, fill(step.path!, keys), step.body === undefined ? undefined : fill(step.body, keys), token, step.headers);
     const data = (r.body as { data?: { documentId?: string } } | null)?.data;
     if (step.save && r.status < 300 && typeof data?.documentId === 'string') keys.set(step.save, data.documentId);
+    const jwt = (r.body as { jwt?: unknown } | null)?.jwt;
+    if (step.saveJwt && typeof jwt === 'string') jwts.set(step.saveJwt, jwt);
     const names = new Map([...keys].map(([k, id]) => [id, `@@${k}@@`]));
     out.push({ name: step.name, status: r.status, body: normalize(r.body, names), ...(step.defect ? { defect: step.defect } : {}), ...(step.loose ? { loose: step.loose } : {}) });
   }
@@ -130,12 +138,12 @@ export function compareAnswers(recorded: Answer[], answers: Answer[]): string[] 
  * schema it created against Strapi's (`<dir>/strapi-catalog.json`) and every answer against
  * `<dir>/cases.jsonl`. Returns the running server, for tests of the suite's own.
  */
-export function recordedSuite(label: string, models: string, dir: string, steps: Step[]): () => TestServer {
+export function recordedSuite(label: string, models: string, dir: string, steps: Step[], env: Record<string, string> = {}): () => TestServer {
   const recorded = readFileSync(join(dir, 'cases.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Answer);
   let s: TestServer;
   let answers: Answer[];
   before(async () => {
-    s = await startTestServer({ modelsDir: models, env: { GRAPHQL_SHAPE: 'v5', LOCALES: 'en,fr' } });
+    s = await startTestServer({ modelsDir: models, env: { GRAPHQL_SHAPE: 'v5', LOCALES: 'en,fr', ...env } });
     answers = await runSteps({
       token: TOKEN,
       sql: async (text) => { await s.sql().unsafe(text); },

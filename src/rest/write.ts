@@ -225,3 +225,20 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
   }, documentId ?? '');
   return noContent();
 }
+
+/**
+ * The document service's publish (project code's `strapi.documents(uid).publish`): the draft of `locale`
+ * copied onto a fresh published row as an update's publish does, the draft itself unchanged. False when the
+ * document has no draft in that locale. The draft is not validated again (Strapi checks the publish rules).
+ */
+export async function publishDraft(ctx: WriteContext, ct: ContentType, documentId: string, locale: string | null): Promise<boolean> {
+  let found = false;
+  await transaction(ctx, ct, async (w) => {
+    const mine = (await w.documentRows(documentId)).filter((r) => r.locale === locale);
+    const draft = mine.find((r) => !r.published);
+    if (!draft) return;
+    found = true;
+    await w.publish(draft, mine.filter((r) => r.published));
+  }, documentId);
+  return found;
+}

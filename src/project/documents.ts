@@ -1,0 +1,159 @@
+// strapi.documents(uid): the Document Service API's reads with Strapi's parameters, each one compiled
+// statement through the same compiler and plan caches as a REST read (a compiler of its own: the document
+// service has no default or maximum page and never counts unless asked). Its default status is `draft`, as
+// Strapi's; there are no permission checks (the caller's code sanitizes, as in Strapi).
+import type { ContentType, Schema } from '../../compiler/schema.ts';
+import { ApiError } from '../../compiler/errors.ts';
+import { findMany, findOne } from '../rest/read.ts';
+import { bodyText, type Reply } from '../rest/reply.ts';
+import type { RestContext } from '../rest/router.ts';
+import { createDocument, deleteDocument, publishDraft, updateDocument } from '../rest/write.ts';
+import type { Task } from '../task.ts';
+import { stringifyQuery } from './query.ts';
+
+export type Params = Record<string, unknown>;
+
+const QUERY_KEYS = ['filters', 'populate', 'fields', 'sort', 'locale', 'status', '_q'];
+/** Keys Strapi's document service takes that change nothing here. */
+const IGNORED = new Set(['lookup', 'hasPublishedVersion', 'withCount']);
+
+export interface DocumentService {
+  findMany(params?: Params): Promise<unknown[]>;
+  findFirst(params?: Params): Promise<unknown>;
+  findOne(params: Params): Promise<unknown>;
+  count(params?: Params): Promise<number>;
+  create(params: Params): Promise<unknown>;
+  update(params: Params): Promise<unknown>;
+  delete(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+  publish(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+}
+
+/**
+ * The document service answers database entries, not the REST API's sanitized ones: an entry of a type
+ * without i18n carries `locale: null` (after its timestamps), here as there, at every level a relation's
+ * entries are populated, unless `fields` chose the attributes.
+ */
+function asEntries(schema: Schema, ct: ContentType, v: unknown, fields: boolean): unknown {
+  if (Array.isArray(v)) return v.map((x) => asEntries(schema, ct, x, fields));
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const a = ct.byName.get(k);
+    const target = a?.kind === 'relation' ? schema.contentTypes.get(a.target) : undefined;
+    out[k] = target && !target.builtin ? asEntries(schema, target, x, false) : x;
+    if (k === 'publishedAt' && !ct.localized && !fields) out.locale = null;
+  }
+  return out;
+}
+
+function parsed(r: Reply): { data: unknown; meta?: { pagination?: { total?: number } } } {
+  return JSON.parse(bodyText(r)) as { data: unknown };
+}
+
+/** A read's JSON, or null for Strapi's "no such document" (this server's 404). */
+export async function orNull<T>(p: Promise<T>): Promise<T | null> {
+  try { return await p; } catch (e) { if (e instanceof ApiError && e.status === 404) return null; throw e; }
+}
+
+export function documentQuery(uid: string, method: string, p: Params, extra: Params = {}): string {
+  const q: Params = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (v === undefined || IGNORED.has(k)) continue;
+    if (QUERY_KEYS.includes(k)) q[k] = v;
+    else if (k === 'start' || k === 'limit' || k === 'page' || k === 'pageSize' || k === 'pagination' || k === 'documentId') continue;
+    else throw new TypeError(`strapi.documents('${uid}').${method}: the parameter "${k}" is not supported by this server`);
+  }
+  q.status ??= 'draft';
+  const pg = (p.pagination && typeof p.pagination === 'object' ? p.pagination : {}) as Params;
+  const pick = (k: string) => p[k] ?? pg[k];
+  const pagination: Params = {};
+  if (pick('start') !== undefined || pick('limit') !== undefined) {
+    if (pick('start') !== undefined) pagination.start = pick('start');
+    if (pick('limit') !== undefined) pagination.limit = pick('limit');
+  } else if (pick('page') !== undefined || pick('pageSize') !== undefined) {
+    if (pick('page') !== undefined) pagination.page = pick('page');
+    if (pick('pageSize') !== undefined) pagination.pageSize = pick('pageSize');
+  }
+  Object.assign(q, extra);
+  q.pagination = { ...pagination, ...(extra.pagination as Params | undefined) };
+  return stringifyQuery(q);
+}
+
+/**
+ * `ctx` reads with the document compiler (no default limit) and writes with the REST writers (one
+ * transaction each, the document's lock, cache invalidation); `unpublish`, `discardDraft` and `clone` are not
+ * run here and say so.
+ */
+export function documentService(ctx: RestContext, ct: ContentType): DocumentService {
+  const uid = ct.uid;
+  const entries = (v: unknown, p: Params) => asEntries(ctx.schema, ct, v, p.fields !== undefined);
+  const list = async (p: Params, method: string, extra: Params = {}) => parsed(await findMany(ctx, ct, documentQuery(uid, method, p, extra)));
+  const one = (p: Params, method: string, documentId?: string, extra: Params = {}) =>
+    orNull(findOne(ctx, ct, documentQuery(uid, method, p, extra), documentId).then((r) => entries(parsed(r).data, p)));
+  const idOf = (p: Params, method: string): string => {
+    if (typeof p?.documentId !== 'string') throw new TypeError(`strapi.documents('${uid}').${method}: documentId is required`);
+    return p.documentId;
+  };
+  /** A write's Task: the body's data, and the document service's status (draft unless `published`) as REST's query. */
+  const task = (method: string, p: Params): Task => {
+    const { data, status, documentId: _d, ...rest } = p;
+    const q = documentQuery(uid, method, rest, { status: ct.draftAndPublish && status !== 'published' ? 'draft' : 'published' });
+    return { method: 'POST', path: '', query: q, body: Buffer.from(JSON.stringify({ data: data ?? {} })), headers: {} };
+  };
+  const localeOf = (p: Params): string | null => (ct.localized ? (typeof p.locale === 'string' ? p.locale : ctx.schema.defaultLocale) : null);
+  /** The document's versions in the asked locale as the document service lists them (published first, then the draft). */
+  const versions = async (documentId: string, p: Params, method: string): Promise<unknown[]> => {
+    const { status: _s, ...rest } = p;
+    const found = [];
+    for (const status of ct.draftAndPublish ? ['published', 'draft'] : ['draft']) found.push(await one({ ...rest, status }, method, documentId));
+    return found.filter((e) => e !== null);
+  };
+  const service: DocumentService = {
+    async findMany(p = {}) {
+      if (ct.kind === 'singleType') { const first = await service.findFirst(p); return first === null ? [] : [first]; }
+      return entries((await list(p, 'findMany')).data, p) as unknown[];
+    },
+    async findFirst(p = {}) {
+      if (ct.kind === 'singleType') return one(p, 'findFirst');
+      const rows = (await list(p, 'findFirst', { pagination: { start: 0, limit: 1 } })).data as unknown[];
+      return entries(rows[0] ?? null, p);
+    },
+    async findOne(p) { return one(p, 'findOne', idOf(p, 'findOne')); },
+    async create(p) {
+      const r = await createDocument(ctx, ct, task('create', p));
+      return entries(parsed(r).data, p);
+    },
+    async update(p) {
+      const documentId = idOf(p, 'update');
+      return orNull(updateDocument(ctx, ct, task('update', p), documentId).then((r) => entries(parsed(r).data, p)));
+    },
+    async delete(p) {
+      const documentId = idOf(p, 'delete');
+      if (ct.draftAndPublish && p.status === 'draft') throw new Error('Cannot delete a draft document');
+      const gone = await versions(documentId, p, 'delete');
+      const { status: _s, ...rest } = p;
+      await deleteDocument(ctx, ct, { ...task('delete', rest), query: documentQuery(uid, 'delete', { locale: rest.locale }) }, documentId);
+      return { documentId, entries: gone };
+    },
+    async publish(p) {
+      const documentId = idOf(p, 'publish');
+      if (ct.draftAndPublish) await publishDraft(ctx, ct, documentId, localeOf(p));
+      const { status: _s, ...rest } = p;
+      const published = await one({ ...rest, status: 'published' }, 'publish', documentId);
+      return { documentId, entries: published === null ? [] : [published] };
+    },
+    async count(p = {}) {
+      const { fields: _f, populate: _p, sort: _s, ...rest } = p;
+      const r = await list(rest, 'count', { fields: ['id'], pagination: { start: 0, limit: 1, withCount: true } });
+      return Number(r.meta?.pagination?.total ?? 0);
+    },
+  };
+  // Anything else (unpublish, discardDraft, clone…): an error naming the method at its first use, never undefined.
+  return new Proxy(service, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+      if (prop === 'then') return undefined;
+      return () => { throw new TypeError(`strapi.documents('${uid}').${prop} is not supported by this server`); };
+    },
+  });
+}

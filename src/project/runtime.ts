@@ -1,0 +1,440 @@
+// The one module the request path calls for a Strapi project's own code. At start it builds the routes
+// Strapi would register from the project's routers (core routers with prefix/only/except and per-action
+// config, custom routers), resolving handlers, route middlewares and policies by name as Strapi does; a
+// route that names something missing stops the start, naming its file. At each request match() tells the
+// app whether a project route answers it: routes whose action, service and config are Strapi's defaults
+// are left to the core router (src/rest/router.ts), so they pay nothing. handle() runs Strapi's chain:
+// authorization (the route's scope, or none with auth: false), policies, route middlewares, the action.
+import { dirname, relative } from 'node:path';
+import type { Config } from '../../config.ts';
+import type { ContentType, Schema } from '../../compiler/schema.ts';
+import { Compiler } from '../../compiler/index.ts';
+import { ApiError, forbidden, notFound, unauthorized } from '../../compiler/errors.ts';
+import type { Caller } from '../auth/permissions.ts';
+import { toApiError } from '../db/errors.ts';
+import { log } from '../log.ts';
+import { findMany, findOne } from '../rest/read.ts';
+import { errorReply, methodNotAllowed, type Reply } from '../rest/reply.ts';
+import type { RestContext } from '../rest/router.ts';
+import { toV4, wantsV4 } from '../rest/v4-format.ts';
+import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
+import { jsonBody, type Task } from '../task.ts';
+import { LINK, type LinkedContext, type Methods } from './core.ts';
+import { KoaContext } from './ctx.ts';
+import { PolicyError } from './errors.ts';
+import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
+import { loadProject, ProjectLoadError, type ProjectCode } from './load.ts';
+import { UsersQuery } from '../users/users-query.ts';
+import { routeShapeError } from './route-schema.ts';
+import { CORE_FUNCTIONS, ProjectStrapi, type StrapiDeps } from './strapi.ts';
+
+type Next = () => Promise<unknown>;
+type Middleware = (ctx: KoaContext, next: Next) => unknown;
+interface Policy { name: string; handler: (policyContext: object, config: Record<string, unknown>, opts: { strapi: unknown }) => unknown; config: Record<string, unknown> }
+
+/** A core action answered straight from the compiled statement (the controller's and service's own are Strapi's). */
+type CoreAction = 'find' | 'findOne' | 'create' | 'update' | 'delete';
+
+export interface ProjectRoute {
+  method: string;
+  path: string;
+  /** Path segments after /api: literals, or `:name` parameters. */
+  segments: Array<string | { param: string }>;
+  file: string;
+  apiName: string;
+  handler: string | Function;
+  /** null: `auth: false`; else every permission the caller needs (none listed: any authenticated caller). */
+  scope: string[] | null;
+  policies: Policy[];
+  middlewares: Middleware[];
+  /** The controller action, or a function/list given as the handler. */
+  action: Middleware;
+  /** Set when the action is a core one on Strapi's own controller and service: answered from bytes. */
+  core?: { ct: ContentType; action: CoreAction };
+  /**
+   * A core route with nothing of the project's on it at its standard path (Strapi's own action and service,
+   * no policy or middleware, its default permission, no prefix): the core router answers it, untouched.
+   */
+  plain?: boolean;
+  /** Why this route cannot run here (a feature this server lacks): it answers 501 naming the file. */
+  closed?: string;
+  config: RouteConfig;
+}
+
+export type Match = { route: ProjectRoute; params: Record<string, string> } | { route: null; status: 404 | 405 };
+
+const COLLECTION: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['findOne', 'GET', true], ['create', 'POST', false], ['update', 'PUT', true], ['delete', 'DELETE', true]];
+const SINGLE: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['update', 'PUT', false], ['delete', 'DELETE', false]];
+const NO_ACCESS = { key: 'project:no-auth', canRead: () => false };
+/** The pseudo-route of a path closed by a plugin extension. */
+const CLOSED: ProjectRoute = { method: '', path: '', segments: [], file: '', apiName: '', handler: '', scope: null, policies: [], middlewares: [], action: () => undefined, config: {} };
+/** Reads ctx.state.user with its role whatever the caller may read (the strategy reads it so). */
+const FULL: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
+
+function parsePath(path: string, file: string): Array<string | { param: string }> {
+  if (!path.startsWith('/api/')) throw new ProjectLoadError(`${file}: route path ${path} must start with /`);
+  return path.slice(5).split('/').map((s) => {
+    if (s.startsWith(':')) {
+      const name = s.slice(1);
+      if (!/^\w+$/.test(name)) throw new ProjectLoadError(`${file}: the route path ${path} uses a pattern this server does not support (only /literal and /:param segments)`);
+      return { param: name };
+    }
+    if (/[()*?+]/.test(s)) throw new ProjectLoadError(`${file}: the route path ${path} uses a pattern this server does not support (only /literal and /:param segments)`);
+    return s;
+  });
+}
+
+/** koa-compose: each function gets `next` running the rest; calling next twice is an error, as Koa's. */
+function compose(fns: Middleware[]): (ctx: KoaContext, last: Next) => Promise<unknown> {
+  return (ctx, last) => {
+    let index = -1;
+    const dispatch = (i: number): Promise<unknown> => {
+      if (i <= index) return Promise.reject(new Error('next() called multiple times'));
+      index = i;
+      if (i === fns.length) return last();
+      try { return Promise.resolve(fns[i](ctx, () => dispatch(i + 1))); } catch (e) { return Promise.reject(e); }
+    };
+    return dispatch(0);
+  };
+}
+
+export class ProjectRuntime {
+  readonly strapi: ProjectStrapi;
+  /** Routes by their first path segment after /api (parameters first: under ''). */
+  private byFirst = new Map<string, ProjectRoute[]>();
+  private anyFirst: ProjectRoute[] = [];
+  /** First segments of content-types whose api has routers: a path there no route takes is 404/405, as in Strapi. */
+  private routed = new Set<string>();
+
+  /** Reads ctx.state.user (the user with its role, as users-permissions' strategy fetches it). */
+  private users: UsersQuery;
+
+  /** Plugin name → the project file that changes it (src/extensions): its routes are closed. */
+  private extensions: Map<string, string>;
+  private src: string;
+  /** src/index, which is not run (said at start). */
+  readonly index: string | null;
+  /** Lifecycle hook files, not run (said at start). */
+  readonly lifecycles: string[];
+  get extensionFiles(): Map<string, string> { return this.extensions; }
+
+  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode) {
+    if (code.globalMiddlewares) {
+      throw new ProjectLoadError(`${relative(dirname(code.src), code.globalMiddlewares.file)}: the global middlewares ${code.globalMiddlewares.names.join(', ')} are not run by this server, and may decide who gets what: it does not serve this project's code (PROJECT_CODE=false serves the models without any of it)`);
+    }
+    this.extensions = code.extensions;
+    this.src = code.src;
+    this.index = code.index && relative(dirname(code.src), code.index);
+    this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
+    this.strapi = new ProjectStrapi(deps, code);
+    this.users = new UsersQuery(schema, deps.config);
+    for (const [apiName, api] of code.apis) {
+      if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);
+      for (const loaded of api.routes) {
+        // Named relative to the project's root in start errors and 501 answers (no server path goes out).
+        const f = { ...loaded, file: relative(dirname(code.src), loaded.file) };
+        let v = f.value;
+        if (typeof v === 'function') v = (v as (o: { strapi: unknown }) => unknown)({ strapi: this.strapi.api });
+        if (isCoreRouter(v)) for (const r of this.coreRoutes(v, apiName, f.file)) this.add(r);
+        else if (v && typeof v === 'object' && Array.isArray((v as { routes?: unknown }).routes)) {
+          const router = v as { prefix?: string; routes: Array<Record<string, unknown>> };
+          for (const r of router.routes) this.add(this.route(r, router.prefix ?? '', apiName, f.file));
+        } else throw new ProjectLoadError(`${f.file}: a routes file must export createCoreRouter(…) or { routes: [...] }`);
+      }
+    }
+  }
+
+  private add(r: ProjectRoute): void {
+    const first = r.segments[0];
+    if (typeof first !== 'string') { this.anyFirst.push(r); return; }
+    const list = this.byFirst.get(first) ?? [];
+    list.push(r);
+    this.byFirst.set(first, list);
+  }
+
+  private coreRoutes(spec: CoreRouterSpec, apiName: string, file: string): ProjectRoute[] {
+    const ct = this.schema.contentTypes.get(spec.uid);
+    if (!ct || ct.builtin) throw new ProjectLoadError(`${file}: createCoreRouter names ${spec.uid}, which is no content-type of the project`);
+    const segment = ct.kind === 'singleType' ? ct.singularName : ct.pluralName;
+    const out: ProjectRoute[] = [];
+    for (const [action, method, withId] of ct.kind === 'singleType' ? SINGLE : COLLECTION) {
+      if (spec.except?.includes(action) || (spec.only && !spec.only.includes(action))) continue;
+      const r = this.route({ method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${spec.uid}.${action}`, config: spec.config[action] ?? {} }, spec.prefix ?? '', apiName, file);
+      r.plain = !!r.core && !r.policies.length && !r.middlewares.length && !r.closed && !spec.prefix
+        && r.scope?.length === 1 && r.scope[0] === `${spec.uid}.${action}`;
+      out.push(r);
+    }
+    return out;
+  }
+
+  /** One route as Strapi's compose-endpoint builds it: scope, policies, middlewares and action resolved now. */
+  private route(r: Record<string, unknown>, prefix: string, apiName: string, file: string): ProjectRoute {
+    const shape = routeShapeError(r);
+    if (shape) throw new ProjectLoadError(`${file}: ${shape}`);
+    const method = String(r.method);
+    if (method === 'ALL') throw new ProjectLoadError(`${file}: route method ALL is not supported by this server`);
+    if (typeof r.path !== 'string') throw new ProjectLoadError(`${file}: a route needs a path`);
+    const path = `/api${prefix}${r.path}`;
+    const config = (r.config ?? {}) as RouteConfig;
+    const handler = r.handler as string | Function;
+    const where = `${file} (${method} ${r.path})`;
+    const route: ProjectRoute = {
+      method, path, segments: parsePath(path, file), file, apiName, handler, config,
+      scope: this.scope(config, handler, apiName), policies: [], middlewares: [], action: () => undefined,
+    };
+    try {
+      route.policies = this.policies(config.policies ?? [], apiName, route);
+      route.middlewares = this.middlewares(config.middlewares ?? [], route);
+      this.action(route, handler, apiName);
+    } catch (e) {
+      if (e instanceof ProjectLoadError) throw e;
+      throw new ProjectLoadError(`${where}: ${(e as Error)?.message ?? String(e)}`);
+    }
+    return route;
+  }
+
+  /** Strapi's createRouteScopeGenerator: a string handler's own permission unless config.auth says otherwise. */
+  private scope(config: RouteConfig, handler: unknown, apiName: string): string[] | null {
+    if (config.auth === false) return null;
+    const given = config.auth?.scope;
+    if (given !== undefined) return Array.isArray(given) ? given : [given];
+    if (typeof handler !== 'string') return [];
+    const prefix = `api::${apiName}.`;
+    return [handler.startsWith(prefix) ? handler : prefix + handler];
+  }
+
+  private policies(list: unknown[], apiName: string, route: ProjectRoute): Policy[] {
+    return list.map((p) => {
+      const name = typeof p === 'string' ? p : (p as { name?: unknown })?.name;
+      const config = (typeof p === 'object' && p && (p as { config?: unknown }).config) as Record<string, unknown> || {};
+      if (typeof name !== 'string') throw new ProjectLoadError(`${route.file}: Policy ${typeof p === 'function' ? (p as Function).name : String(name)} not found.`);
+      const found = this.strapi.policies.get(name) ?? this.strapi.policies.get(`api::${apiName}.${name}`);
+      if (!found) {
+        if (/^(plugin|admin|strapi)::/.test(name)) { route.closed ??= `the policy ${name} is Strapi's own, which this server does not run`; return { name, handler: () => true, config }; }
+        throw new ProjectLoadError(`${route.file}: Policy ${name} not found.`);
+      }
+      if (found.validator) {
+        try { found.validator(config); } catch { throw new ProjectLoadError(`${route.file}: Invalid config passed to "${name}" policy.`); }
+      }
+      return { name, handler: found.handler, config };
+    });
+  }
+
+  private middlewares(list: unknown[], route: ProjectRoute): Middleware[] {
+    if (!Array.isArray(list)) throw new ProjectLoadError(`${route.file}: Route middlewares config must be an array`);
+    return list.map((m) => {
+      if (typeof m === 'function') return m as Middleware;
+      const name = typeof m === 'string' ? m : (m as { name?: unknown })?.name;
+      const config = (typeof m === 'object' && m && (m as { config?: unknown }).config) as Record<string, unknown> || {};
+      if (typeof m === 'object' && m && (m as { resolve?: unknown }).resolve) {
+        route.closed ??= `the middleware resolved from ${String((m as { resolve: unknown }).resolve)} is not loaded by this server`;
+        return (_c: KoaContext, next: Next) => next();
+      }
+      if (typeof name !== 'string') throw new ProjectLoadError(`${route.file}: Middleware config must either be a string or an object {name?: string, resolve?: string, config: any}.`);
+      const found = this.strapi.middlewares.get(name);
+      if (!found) {
+        if (/^(plugin|admin|strapi)::/.test(name)) { route.closed ??= `the middleware ${name} is Strapi's own, which this server does not run`; return (_c: KoaContext, next: Next) => next(); }
+        throw new ProjectLoadError(`${route.file}: Middleware ${name} not found.`);
+      }
+      let mw: unknown;
+      try { mw = found.factory(config, { strapi: this.strapi.api }); } catch (e) { throw new ProjectLoadError(`${found.file}: Middleware "${name}": ${(e as Error)?.message}`); }
+      return (typeof mw === 'function' ? mw : (_c: KoaContext, next: Next) => next()) as Middleware;
+    });
+  }
+
+  /** Strapi's getAction: `<controller>.<action>` in the route's api, else a full controller uid; or a function. */
+  private action(route: ProjectRoute, handler: unknown, apiName: string): void {
+    if (typeof handler === 'function') { route.action = handler as Middleware; return; }
+    if (Array.isArray(handler)) { const c = compose(handler as Middleware[]); route.action = (ctx) => c(ctx, async () => undefined); return; }
+    if (typeof handler !== 'string') throw new ProjectLoadError(`${route.file}: a route needs a handler`);
+    const h = handler.trim();
+    const controllerName = h.slice(0, h.lastIndexOf('.'));
+    const actionName = h.slice(h.lastIndexOf('.') + 1);
+    const controller: Methods | undefined = this.strapi.controller(`api::${apiName}.${controllerName}`) ?? this.strapi.controller(controllerName);
+    const fn = controller?.[actionName];
+    if (!controller || typeof fn !== 'function') throw new ProjectLoadError(`${route.file}: Handler not found "${handler}"`);
+    route.action = (ctx) => (fn as (c: KoaContext) => unknown).call(controller, ctx);
+    const uid = controller === this.strapi.controller(controllerName) ? controllerName : `api::${apiName}.${controllerName}`;
+    const ct = this.schema.contentTypes.get(uid);
+    const service = ct ? this.strapi.service(uid) : undefined;
+    // The core action on Strapi's own controller, reading through Strapi's own service: the compiled bytes answer.
+    // The service method the core action calls (a single type's update is its createOrUpdate).
+    const serviceMethod = ct?.kind === 'singleType' && actionName === 'update' ? 'createOrUpdate' : actionName;
+    if (ct && CORE_FUNCTIONS.has(fn as object) && ['find', 'findOne', 'create', 'update', 'delete'].includes(actionName)
+      && (ct.kind === 'collectionType' || actionName !== 'findOne')
+      && service && CORE_FUNCTIONS.has(service[serviceMethod] as object)) {
+      route.core = { ct, action: actionName as CoreAction };
+    }
+  }
+
+  /**
+   * Strapi's route for a request, or null when the core router (or the plugin `plugin`, which claimed the
+   * path) answers it as it would without project code.
+   */
+  match(method: string, path: string, plugin?: string): Match | null {
+    if (plugin) {
+      const file = this.extensions.get(plugin);
+      return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
+    }
+    if (!path.startsWith('/api/')) return null;
+    const parts = path.slice(5).split('/');
+    // koa-router is not strict: `/api/articles/` is `/api/articles`.
+    if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+    const candidates = this.byFirst.get(parts[0]);
+    let pathMatched = false;
+    for (const list of [candidates, this.anyFirst]) {
+      if (!list) continue;
+      for (const r of list) {
+        const params = matchSegments(r.segments, parts);
+        if (!params) continue;
+        if (r.method !== method) { pathMatched = true; continue; }
+        if (r.plain) return null;
+        return { route: r, params };
+      }
+    }
+    if (pathMatched) return { route: null, status: 405 };
+    if (this.routed.has(parts[0])) return { route: null, status: 404 };
+    return null;
+  }
+
+  /** Runs a matched route. Errors become Strapi's envelope (a thrown non-API error: 500, logged with the route). */
+  async handle(rest: RestContext, task: Task, caller: Caller | null, m: Match): Promise<Reply> {
+    if (!m.route) return m.status === 405 ? methodNotAllowed() : errorReply(notFound());
+    const r = m.route;
+    if (r.closed) return errorReply(new ApiError(501, 'NotImplementedError', `This route's project code cannot run on this server (${r.file}: ${r.closed})`, {}));
+    try {
+      if (r.scope !== null) {
+        if (!caller) throw unauthorized();
+        if (r.scope.length === 0 && caller.kind === 'public') throw unauthorized();
+        if (!r.scope.every((s) => caller.grant.all || caller.grant.perms.has(s))) throw forbidden();
+      }
+      rest.access = r.scope === null ? NO_ACCESS : rest.auth.access(caller!);
+      // One statement more for a logged-in user, as Strapi's strategy reads the user on every request.
+      const user = r.scope !== null && caller?.kind === 'user' ? await this.users.one(rest, FULL, caller.userId!, 'populate=role') : null;
+      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user ? JSON.parse(user.toString('utf8')) as Record<string, unknown> : null);
+      await this.run(r, ctx);
+      return reply(ctx, r, rest, task);
+    } catch (e) {
+      // Strapi's errors and the database's (503…) answer as everywhere; anything else is the project's bug: 500, logged with its route.
+      if (e instanceof ApiError || typeof (e as { code?: unknown })?.code === 'string') return errorReply(toApiError(e));
+      log.error('project code failed', { route: `${r.method} ${r.path}`, file: r.file, error: String((e as Error)?.stack ?? e) });
+      // Strapi's formatInternalError: an http-errors 500, whose envelope has no details.
+      return errorReply(new ApiError(500, 'InternalServerError', 'Internal Server Error', null));
+    }
+  }
+
+  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null): LinkedContext {
+    const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? undefined : jsonBody(task);
+    const ctx: LinkedContext = new KoaContext({
+      method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params, body,
+      parse: (raw) => rest.compiler.parse(raw), caller,
+    });
+    ctx[LINK] = { rest, task, canRead: rest.access!.canRead };
+    ctx.state.route = { method: r.method, path: r.path, handler: r.handler, config: r.config, info: { apiName: r.apiName, type: 'content-api' } };
+    if (caller) {
+      if (user) ctx.state.user = user;
+      ctx.state.isAuthenticated = true;
+      ctx.state.auth = { strategy: { name: caller.kind === 'token' ? 'content-api-token' : 'users-permissions' }, credentials: user, ability: null };
+    }
+    return ctx;
+  }
+
+  /** policies, then middlewares, then the action (its return value becomes the body unless one was set). */
+  private async run(r: ProjectRoute, ctx: LinkedContext): Promise<void> {
+    if (r.policies.length) {
+      const policyContext = Object.assign({ is: (t: string) => t === 'koa', type: 'koa' }, {
+        request: ctx.request, response: ctx.response, state: ctx.state, params: ctx.params, query: ctx.query, app: undefined,
+      });
+      for (const p of r.policies) {
+        const result = await p.handler(policyContext, p.config, { strapi: this.strapi.api });
+        if (result !== true && result !== undefined) throw new PolicyError();
+      }
+    }
+    const action = async () => {
+      const value = r.core ? await core(ctx, r.core) : await r.action(ctx, async () => undefined);
+      if (!ctx.bodyIsSet() && value !== undefined && value !== null) ctx.body = value;
+    };
+    if (r.middlewares.length) await compose(r.middlewares)(ctx, action);
+    else await action();
+  }
+}
+
+function matchSegments(segments: ProjectRoute['segments'], parts: string[]): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i++) {
+    const s = segments[i];
+    if (typeof s === 'string') { if (s !== parts[i]) return null; } else {
+      if (parts[i] === '') return null;
+      try { params[s.param] = decodeURIComponent(parts[i]); } catch { return null; }
+    }
+  }
+  return params;
+}
+
+/** A core action on the request's own REST context: the compiled statement's bytes become ctx's body. */
+async function core(ctx: LinkedContext, c: { ct: ContentType; action: CoreAction }): Promise<undefined> {
+  const { rest, task } = ctx[LINK]!;
+  const qs = ctx.querystring;
+  const id = ctx.params.id;
+  const writeTask = (): Task => {
+    const body = ctx.request.body;
+    return { ...task, query: qs, body: body === undefined ? null : Buffer.from(JSON.stringify(body)) };
+  };
+  let r: Reply;
+  switch (c.action) {
+    case 'find': r = c.ct.kind === 'singleType' ? await findOne(rest, c.ct, qs) : await findMany(rest, c.ct, qs); break;
+    case 'findOne': r = await findOne(rest, c.ct, qs, id); break;
+    case 'create': r = await createDocument(rest, c.ct, writeTask()); break;
+    case 'update': r = c.ct.kind === 'singleType' ? await putSingle(rest, c.ct, writeTask()) : await updateDocument(rest, c.ct, writeTask(), id); break;
+    case 'delete': r = await deleteDocument(rest, c.ct, writeTask(), c.ct.kind === 'singleType' ? undefined : id); break;
+  }
+  if (r.status === 204) ctx.status = 204;
+  else ctx.setRaw(r.status, typeof r.body === 'string' ? Buffer.from(r.body) : r.body);
+  return undefined;
+}
+
+/** ctx's answer as a Reply: bytes untouched when no code read them; Strapi's 404 when nothing answered. */
+function reply(ctx: KoaContext, r: ProjectRoute, rest: RestContext, task: Task): Reply {
+  const headers = [...ctx.responseHeaders].filter(([k]) => k !== 'content-type');
+  const contentType = ctx.responseHeaders.get('content-type');
+  const withHeaders = (rep: Reply): Reply => ({ ...rep, ...(headers.length ? { headers } : {}), ...(contentType ? { contentType } : {}) });
+  const raw = ctx.rawBody();
+  if (raw) {
+    const out: Reply = { status: ctx.status, body: raw };
+    return withHeaders(r.core && wantsV4(task.headers) ? toV4(rest.schema, r.core.ct, out) : out);
+  }
+  if (!ctx.explicitStatus) return withHeaders(errorReply(notFound()));
+  const body = ctx.body;
+  if (body === null || body === undefined) return withHeaders({ status: ctx.status, body: '' });
+  if (typeof body === 'string') return withHeaders({ status: ctx.status, body, contentType: contentType ?? (body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8') });
+  if (body instanceof Uint8Array) return withHeaders({ status: ctx.status, body, contentType: contentType ?? 'application/octet-stream' });
+  return withHeaders({ status: ctx.status, body: JSON.stringify(body) });
+}
+
+/** Loads the project's runtime once per worker (null when MODELS_DIR has no project code). */
+export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () => Promise<ProjectCode | null>): Promise<ProjectRuntime | null> {
+  const code = await load();
+  return code ? new ProjectRuntime(schema, deps, code) : null;
+}
+
+const ALL = 2147483647;
+
+/**
+ * Starts the project runtime of a worker: loads the project's code (once per worker) and builds its routes.
+ * `base` makes a REST context outside any request (core services and strapi.documents read through it).
+ */
+export function startProject(config: Config, schema: Schema, base: () => RestContext): Promise<ProjectRuntime | null> {
+  // The document service has no default or maximum page and counts only when asked.
+  const docs = new Compiler(schema, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize });
+  if (!config.projectCode) return Promise.resolve(null);
+  return projectRuntime(schema, { schema, config, base, documents: () => ({ ...base(), compiler: docs }) }, () => loadProject(config.modelsDir));
+}
+
+/** At start, before any worker: loads and builds everything once, so a broken project stops the server naming its file. */
+export async function checkProject(config: Config, schema: Schema): Promise<void> {
+  const p = await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
+  if (p?.index) log.warn(`${p.index}: register() and bootstrap() are not run by this server`);
+  for (const f of p?.lifecycles ?? []) log.warn(`${f}: lifecycle hooks are not run by this server (its writes do not call them)`);
+  for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
+}

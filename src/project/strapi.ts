@@ -1,0 +1,198 @@
+// The `strapi` object a project's code receives (and the registries behind strapi.controller/service/
+// middleware/policy): documents(uid) reads, service, controller, contentType(s), components, config.get,
+// log. A property this server does not implement throws at its first use, naming itself
+// ("strapi.db is not supported by this server"), never a silent undefined.
+import type { Config } from '../../config.ts';
+import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
+import type { RestContext } from '../rest/router.ts';
+import { log } from '../log.ts';
+import { BUILD, CORE_FACTORY, isCoreFactory, type CoreFactory, type UserPart } from './factories.ts';
+import { documentService, type DocumentService } from './documents.ts';
+import { entityService, type EntityService } from './entity-service.ts';
+import { coreController, coreService, type Methods } from './core.ts';
+import type { LoadedFile, ProjectCode } from './load.ts';
+import { ProjectLoadError } from './load.ts';
+
+/** The functions of the core controllers and services: a route whose action and service are these is answered without them. */
+export const CORE_FUNCTIONS = new WeakSet<object>();
+
+export type MiddlewareFactory = (config: Record<string, unknown>, opts: { strapi: unknown }) => unknown;
+export type PolicyHandler = (policyContext: object, config: Record<string, unknown>, opts: { strapi: unknown }) => unknown;
+
+export interface StrapiDeps {
+  schema: Schema;
+  config: Config;
+  /** A REST context outside any request (the core services' reads). */
+  base: () => RestContext;
+  /** The same with the document service's compiler. */
+  documents: () => RestContext;
+}
+
+/** Strapi's content-type object as project code reads it (`attributes` keyed by name, Strapi's spelling). */
+function strapiAttribute(a: Attribute): Record<string, unknown> {
+  switch (a.kind) {
+    case 'scalar': return { type: a.type, ...(a.required ? { required: true } : {}), ...(a.private ? { private: true } : {}), ...(a.unique ? { unique: true } : {}), ...(a.enum ? { enum: a.enum } : {}), ...(a.default !== undefined ? { default: a.default } : {}) };
+    case 'media': return { type: 'media', multiple: a.multiple, allowedTypes: a.allowedTypes };
+    case 'relation': return { type: 'relation', relation: a.relation, target: a.target, ...(a.mappedBy ? { mappedBy: a.mappedBy } : {}), ...(a.inversedBy ? { inversedBy: a.inversedBy } : {}) };
+    case 'morph': return { type: 'relation', relation: a.relation, ...(a.target ? { target: a.target } : {}) };
+    case 'component': return { type: 'component', component: a.component, repeatable: a.repeatable };
+    case 'dynamiczone': return { type: 'dynamiczone', components: a.components };
+  }
+}
+function strapiModel(m: ContentType | Component): Record<string, unknown> {
+  const attributes = Object.fromEntries(m.attributes.map((a) => [a.name, strapiAttribute(a)]));
+  if ('kind' in m) {
+    return {
+      uid: m.uid, kind: m.kind, modelType: 'contentType', modelName: m.singularName, collectionName: m.table,
+      info: { singularName: m.singularName, pluralName: m.pluralName }, options: { draftAndPublish: m.draftAndPublish },
+      pluginOptions: m.localized ? { i18n: { localized: true } } : {}, attributes,
+    };
+  }
+  return { uid: m.uid, category: m.category, modelType: 'component', modelName: m.singularName, collectionName: m.table, attributes };
+}
+
+/** `strapi.config.get(path, default)`: the keys this server knows under Strapi's names, else the default. */
+function configValue(config: Config, path: string): unknown {
+  const rest = config.api.rest;
+  const known: Record<string, unknown> = {
+    'api.rest.defaultLimit': rest.defaultLimit, 'api.rest.maxLimit': rest.maxLimit, 'api.rest.withCount': rest.withCount,
+    'api.rest.prefix': '/api', 'server.url': config.publicUrl, 'plugin::graphql.shape': config.graphql.shape,
+    'plugin::i18n.defaultLocale': config.i18n.defaultLocale,
+  };
+  return known[path];
+}
+
+const INTEROP = new Set(['then', 'toJSON', 'constructor', 'inspect', '__esModule']);
+
+/** The worker's strapi object, its registries filled from the project's loaded files. */
+export class ProjectStrapi {
+  readonly api: StrapiApi;
+  private controllers = new Map<string, Methods>();
+  private services = new Map<string, Methods>();
+  private controllerFiles = new Map<string, LoadedFile>();
+  private serviceFiles = new Map<string, LoadedFile>();
+  readonly middlewares = new Map<string, { file: string; factory: MiddlewareFactory }>();
+  readonly policies = new Map<string, { file: string; handler: PolicyHandler; validator?: (c: unknown) => void }>();
+  private docs = new Map<string, DocumentService>();
+
+  constructor(private deps: StrapiDeps, code: ProjectCode) {
+    for (const [api, c] of code.apis) {
+      for (const [name, f] of c.controllers) this.controllerFiles.set(`api::${api}.${name}`, f);
+      for (const [name, f] of c.services) this.serviceFiles.set(`api::${api}.${name}`, f);
+      for (const [name, f] of c.middlewares) this.addMiddleware(`api::${api}.${name}`, f);
+      for (const [name, f] of c.policies) this.addPolicy(`api::${api}.${name}`, f);
+    }
+    for (const [name, f] of code.middlewares) this.addMiddleware(`global::${name}`, f);
+    for (const [name, f] of code.policies) this.addPolicy(`global::${name}`, f);
+    this.api = this.makeApi();
+  }
+
+  private addMiddleware(uid: string, f: LoadedFile): void {
+    if (typeof f.value !== 'function') throw new ProjectLoadError(`${f.file}: a middleware must export a function (config, { strapi }) => async (ctx, next) => {…}`);
+    this.middlewares.set(uid, { file: f.file, factory: f.value as MiddlewareFactory });
+  }
+  private addPolicy(uid: string, f: LoadedFile): void {
+    const v = f.value as { handler?: unknown; validator?: unknown } | ((...a: unknown[]) => unknown);
+    if (typeof v === 'function') this.policies.set(uid, { file: f.file, handler: v as PolicyHandler });
+    else if (v && typeof v.handler === 'function') this.policies.set(uid, { file: f.file, handler: v.handler as PolicyHandler, validator: typeof v.validator === 'function' ? v.validator as (c: unknown) => void : undefined });
+    else throw new ProjectLoadError(`${f.file}: a policy must export a function (policyContext, config, { strapi }) or { handler }`);
+  }
+
+  private contentType(uid: string): ContentType {
+    const ct = this.deps.schema.contentTypes.get(uid);
+    if (!ct || ct.builtin) throw new TypeError(`no content-type ${uid}`);
+    return ct;
+  }
+
+  /** Instantiates a controller or service file's export (a core factory, a function of { strapi }, or an object). */
+  private instantiate(kind: 'controller' | 'service', uid: string, file: LoadedFile | undefined): Methods | undefined {
+    const v = file?.value;
+    try {
+      if (v === undefined) {
+        // A content-type without the file still has Strapi's core controller and service.
+        return this.deps.schema.contentTypes.has(uid) && !this.deps.schema.contentTypes.get(uid)!.builtin ? this.build({ [CORE_FACTORY]: { kind, uid, user: undefined } } as unknown as CoreFactory) : undefined;
+      }
+      if (isCoreFactory(v)) return this.build(v);
+      if (typeof v === 'function') return (v as (o: { strapi: unknown }) => Methods)({ strapi: this.api });
+      if (v && typeof v === 'object') return v as Methods;
+    } catch (e) {
+      throw new ProjectLoadError(`${file?.file ?? uid}: ${(e as Error)?.stack ?? String(e)}`);
+    }
+    throw new ProjectLoadError(`${file!.file}: a ${kind} must export an object or a function ({ strapi }) => object`);
+  }
+
+  /** createCoreController/createCoreService: the user part over the core base, as Strapi's factories. */
+  private build(f: CoreFactory): Methods {
+    const { kind, uid, user } = f[CORE_FACTORY];
+    const ct = this.contentType(uid);
+    const base = kind === 'controller'
+      ? coreController(this.deps.schema, ct, () => this.service(uid)!)
+      : coreService(ct, this.deps.base);
+    for (const k of Object.keys(base)) if (typeof base[k] === 'function') CORE_FUNCTIONS.add(base[k] as object);
+    const part = (typeof user === 'function' ? (user as Exclude<UserPart, Record<string, unknown> | undefined>)({ strapi: this.api }) : user) ?? {};
+    const out = part as Methods;
+    for (const k of Object.keys(base)) if (out[k] === undefined) out[k] = base[k];
+    Object.setPrototypeOf(out, base);
+    return out;
+  }
+
+  controller(uid: string): Methods | undefined {
+    let c = this.controllers.get(uid);
+    if (!c) { c = this.instantiate('controller', uid, this.controllerFiles.get(uid)); if (c) this.controllers.set(uid, c); }
+    return c;
+  }
+  service(uid: string): Methods | undefined {
+    let s = this.services.get(uid);
+    if (!s) { s = this.instantiate('service', uid, this.serviceFiles.get(uid)); if (s) this.services.set(uid, s); }
+    return s;
+  }
+  documents(uid: string): DocumentService {
+    let d = this.docs.get(uid);
+    if (!d) { d = documentService(this.deps.documents(), this.contentType(uid)); this.docs.set(uid, d); }
+    return d;
+  }
+
+  private makeApi(): StrapiApi {
+    const schema = this.deps.schema;
+    const contentTypes = Object.fromEntries([...schema.contentTypes.values()].filter((c) => !c.builtin).map((c) => [c.uid, strapiModel(c)]));
+    const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
+    const api: StrapiApi = {
+      documents: (uid: string) => this.documents(uid),
+      entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)?.kind),
+      service: (uid: string) => this.service(uid),
+      controller: (uid: string) => this.controller(uid),
+      contentType: (uid: string) => contentTypes[uid],
+      contentTypes,
+      components,
+      getModel: (uid: string) => contentTypes[uid] ?? components[uid],
+      config: { get: (path: string, fallback?: unknown) => configValue(this.deps.config, path) ?? fallback, has: (path: string) => configValue(this.deps.config, path) !== undefined },
+      log: { debug: (m: unknown) => log.debug(String(m)), info: (m: unknown) => log.info(String(m)), warn: (m: unknown) => log.warn(String(m)), error: (m: unknown) => log.error(String(m)) },
+      middleware: (uid: string) => this.middlewares.get(uid)?.factory,
+      policy: (uid: string) => this.policies.get(uid)?.handler,
+      [BUILD]: (f: CoreFactory) => this.build(f),
+    };
+    return new Proxy(api, {
+      get(target, prop, receiver) {
+        if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+        if (INTEROP.has(prop)) return undefined;
+        throw new TypeError(`strapi.${prop} is not supported by this server`);
+      },
+    });
+  }
+}
+
+export interface StrapiApi {
+  documents(uid: string): DocumentService;
+  entityService: EntityService;
+  service(uid: string): Methods | undefined;
+  controller(uid: string): Methods | undefined;
+  contentType(uid: string): unknown;
+  contentTypes: Record<string, unknown>;
+  components: Record<string, unknown>;
+  getModel(uid: string): unknown;
+  config: { get(path: string, fallback?: unknown): unknown; has(path: string): boolean };
+  log: Record<'debug' | 'info' | 'warn' | 'error', (m: unknown) => void>;
+  middleware(uid: string): MiddlewareFactory | undefined;
+  policy(uid: string): PolicyHandler | undefined;
+  [BUILD]: (f: CoreFactory) => Methods;
+}

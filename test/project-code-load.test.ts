@@ -1,0 +1,149 @@
+// Loading a Strapi project's code: TypeScript (compiled by tsx) and ES modules with `@strapi/strapi` and
+// `@strapi/utils` imports (test/fixtures/project-code-ts), on the main thread and in worker threads;
+// Strapi's error answers from project code (ctx helpers, ctx.throw, a thrown Error, a PolicyError, an
+// unsupported strapi.*); a route using Strapi's own middlewares closed with 501 naming its file; and a
+// project that cannot load (a file throwing, a handler, policy or middleware that does not exist) refusing
+// to start, naming the file.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const TS_PROJECT = here('./fixtures/project-code-ts');
+
+for (const workers of ['0', '1']) {
+  describe(`a TypeScript project (WORKERS=${workers})`, () => {
+    let s: TestServer;
+    before(async () => {
+      s = await startTestServer({ modelsDir: TS_PROJECT, env: { WORKERS: workers } });
+      for (const name of ['b', 'a', 'c']) assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name } }, TOKEN)).status, 201);
+    });
+    after(async () => { await s?.stop(); });
+
+    test('route middlewares from .ts files, a global one after next(), an ES module policy', async () => {
+      const r = await s.fetchJson('GET', '/api/tags?sort=name:asc', undefined, null);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body.data.map((t: Record<string, unknown>) => Object.keys(t)), [['id', 'documentId', 'name'], ['id', 'documentId', 'name'], ['id', 'documentId', 'name']]);
+      assert.deepEqual(r.body.data.map((t: { name: string }) => t.name), ['a', 'b', 'c']);
+      assert.equal(r.headers['x-after'], '200');
+      if (workers === '0') assert.equal(r.headers['x-sql-statements'], '1');
+      const denied = await s.fetchJson('GET', '/api/tags?deny=1', undefined, null);
+      assert.equal(denied.status, 403);
+      assert.deepEqual(denied.body.error, { status: 403, name: 'PolicyError', message: 'denied by an ES module', details: { esm: true } });
+    });
+
+    test('a custom route on strapi.documents, with a response header; its own permission when auth is on', async () => {
+      const r = await s.fetchJson('GET', '/api/tags-hello/ada', undefined, null);
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, { hello: 'ada', count: 3, first: ['a'], user: null });
+      assert.equal(r.headers['x-hello'], 'ada');
+      assert.equal((await s.fetchJson('GET', '/api/tags-private', undefined, null)).status, 403, 'api::tag.tag.hello is not the public role\'s');
+      assert.equal((await s.fetchJson('GET', '/api/tags-private', undefined, TOKEN)).status, 200);
+    });
+
+    test('errors from project code answer as Strapi', async () => {
+      const crash = await s.fetchJson('GET', '/api/tags-crash', undefined, null);
+      assert.equal(crash.status, 500);
+      assert.deepEqual(crash.body.error, { status: 500, name: 'InternalServerError', message: 'Internal Server Error' });
+      const teapot = await s.fetchJson('GET', '/api/tags-teapot', undefined, null);
+      assert.equal(teapot.status, 418);
+      assert.deepEqual(teapot.body, { data: null, error: { status: 418, name: 'ImATeapotError', message: "I'm a Teapot", details: {} } });
+      const thrown = await s.fetchJson('GET', '/api/tags-teapot?details=1', undefined, null);
+      assert.equal(thrown.status, 418);
+      assert.deepEqual(thrown.body, { data: null, error: { status: 418, name: 'ImATeapotError', message: 'short and stout' } });
+      const unsupported = await s.fetchJson('GET', '/api/tags-unsupported', undefined, null);
+      assert.equal(unsupported.status, 500, 'strapi.db throws, naming itself (logged)');
+    });
+
+    test('a route whose middleware is Strapi\'s own is closed, naming the file', async () => {
+      const r = await s.fetchJson('GET', `/api/tags/${'x'.repeat(24)}`, undefined, null);
+      assert.equal(r.status, 501);
+      assert.equal(r.body.error.name, 'NotImplementedError');
+      assert.match(r.body.error.message, /src\/api\/tag\/routes\/tag\.ts: the middleware plugin::users-permissions\.rateLimit is Strapi's own/);
+    });
+
+    test('core actions without project code keep their path', async () => {
+      const r = await s.fetchJson('POST', '/api/tags', { data: { name: 'd' } }, TOKEN);
+      assert.equal(r.status, 201);
+      assert.equal(r.body.data.name, 'd');
+    });
+  });
+}
+
+describe('a project that cannot load does not start', () => {
+  const tmp: string[] = [];
+  after(() => { for (const d of tmp) rmSync(d, { recursive: true, force: true }); });
+  const variant = (files: Record<string, string>): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
+    tmp.push(dir);
+    cpSync(TS_PROJECT, dir, { recursive: true });
+    for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+    return dir;
+  };
+  const refused = async (modelsDir: string, pattern: RegExp) => {
+    await assert.rejects(startTestServer({ modelsDir }), (e: Error) => {
+      assert.equal(e.constructor.name, 'ProjectLoadError');
+      assert.match(e.message, pattern);
+      return true;
+    });
+  };
+
+  test('a file that throws while loading', async () => {
+    await refused(here('./fixtures/project-code-broken'), /^src\/api\/tag\/middlewares\/broken\.js: Error: Cannot find module '\.\/missing-settings\.json'/);
+  });
+  test('a handler that does not exist', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.nope' }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Handler not found "tag\.nope"/);
+  });
+  test('a route of the wrong shape (Strapi checks routes at start too)', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'get', path: '/x', handler: 'tag.hello' }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Invalid route config \/method/);
+  });
+  test('a policy or a middleware that does not exist', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { policies: ['is-nobody'] } }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Policy is-nobody not found\./);
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { middlewares: ['api::tag.nothing'] } }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Middleware api::tag\.nothing not found\./);
+  });
+  test('a project middleware in config/middlewares (it may be an access rule)', async () => {
+    await refused(variant({ 'config/middlewares.ts': "export default ['strapi::errors', 'global::timing', 'strapi::body'];" }),
+      /^config\/middlewares\.ts: the global middlewares global::timing are not run by this server/);
+  });
+  test('a TypeScript syntax error', async () => {
+    await refused(variant({ 'src/api/tag/middlewares/names-only.ts': 'export default (config => {' }), /src\/api\/tag\/middlewares\/names-only\.ts: /);
+  });
+});
+
+test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index and lifecycles are not run', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
+  cpSync(TS_PROJECT, dir, { recursive: true });
+  mkdirSync(join(dir, 'src/extensions/users-permissions'), { recursive: true });
+  writeFileSync(join(dir, 'src/extensions/users-permissions/strapi-server.ts'), 'export default (plugin) => plugin;');
+  writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, bootstrap() { throw new Error("not run"); } };');
+  writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate() { throw new Error("not run"); } };');
+  const s = await startTestServer({ modelsDir: dir });
+  try {
+    const r = await s.fetchJson('GET', '/api/users', undefined, TOKEN);
+    assert.equal(r.status, 501);
+    assert.match(r.body.error.message, /src\/extensions\/users-permissions\/strapi-server\.ts: the project changes the users-permissions plugin/);
+    assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'x', password: 'y' }, null)).status, 501);
+    assert.equal((await s.fetchJson('GET', '/api/tags', undefined, null)).status, 200);
+    assert.equal((await s.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN)).status, 200, 'other plugins answer');
+    assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name: 'no hook' } }, TOKEN)).status, 201, 'lifecycle hooks do not run');
+  } finally { await s.stop(); rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('PROJECT_CODE=false serves the project\'s models without its code', async () => {
+  const s = await startTestServer({ modelsDir: TS_PROJECT, env: { PROJECT_CODE: 'false' } });
+  try {
+    assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name: 'a' } }, TOKEN)).status, 201);
+    const r = await s.fetchJson('GET', '/api/tags', undefined, null);
+    assert.equal(r.status, 200);
+    assert.ok('createdAt' in r.body.data[0], 'no middleware chose the fields');
+    assert.equal((await s.fetchJson('GET', '/api/tags-hello/x', undefined, null)).status, 404);
+  } finally { await s.stop(); }
+});
