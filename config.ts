@@ -49,6 +49,8 @@ export const ConfigSchema = Type.Object({
     statementTimeout: Int(0, 3_600_000),
     /** PostgreSQL's plan_cache_mode for the server's connections (see src/db/connect.ts). */
     planCacheMode: Type.Union([Type.Literal('auto'), Type.Literal('force_generic_plan'), Type.Literal('force_custom_plan')]),
+    /** PostgreSQL's JIT compilation on the server's connections (off: it compiled every populate statement anew). */
+    jit: Type.Boolean(),
     /**
      * Milliseconds a statement may wait for a connection (the pool busy, the database unreachable or
      * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
@@ -263,7 +265,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -336,6 +338,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
+  ['DB_JIT', 'db.jit', 'bool'],
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
   ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],
   ['DATABASE_READ_URL', 'db.readUrls', 'list'],

@@ -1,0 +1,92 @@
+// `npm run bench:explain -- --database-url URL [--size 100k] [--scenario REGEX] [--runs N] [--plans]`: each read
+// scenario's statement, as the server sends it (captured from its own connections), run alone on one
+// connection with the server's settings: median and p90 latency over N executions, and EXPLAIN ANALYZE of
+// the same plan (planning and execution time, JIT, and every scan that read more than 1,000 rows of a
+// table — a 25-row page should read none). The database must hold the benchmark's seed (`npm run bench`
+// makes it); the tool writes nothing itself (the server it starts keeps its render cache as always).
+import { performance } from 'node:perf_hooks';
+import { startServer } from '../src/server.ts';
+import { connect, queryTap } from '../src/db/connect.ts';
+import { UsageError } from './options.ts';
+import { SIZES, type SizeName } from './seed.ts';
+import { scenarios, path as readPath } from './scenarios.ts';
+
+interface Captured { text: string; params: unknown[] }
+interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] }
+interface Explained { Plan: PlanNode; 'Planning Time': number; 'Execution Time': number; JIT?: { Timing: { Total: number } } }
+
+function args(argv: string[]) {
+  const get = (k: string) => { const i = argv.indexOf(`--${k}`); return i >= 0 ? argv[i + 1] : undefined; };
+  const url = get('database-url');
+  if (!url) throw new UsageError('--database-url is required (a database the benchmark seeded)');
+  const size = (get('size') ?? '100k') as SizeName;
+  if (!(size in SIZES)) throw new UsageError(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
+  return { url, size, scenario: get('scenario') ? new RegExp(get('scenario')!) : null, runs: Number(get('runs') ?? 30), plans: argv.includes('--plans') };
+}
+
+/** A parameter as an SQL literal for EXECUTE (the compiler casts every parameter in the text). */
+const literal = (v: unknown) => v === null || v === undefined ? 'null' : `'${String(v).replace(/'/g, "''")}'`;
+
+/** Scans that read more than `min` rows in all (rows × loops), deepest first. */
+function bigScans(n: PlanNode, min: number, out: string[] = []): string[] {
+  for (const c of n.Plans ?? []) bigScans(c, min, out);
+  const read = n['Actual Rows'] * n['Actual Loops'];
+  if (/Scan/.test(n['Node Type']) && n['Relation Name'] && read > min) {
+    out.push(`${n['Node Type']} on ${n['Relation Name']}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}: ${read} rows (${n['Actual Loops']} loops)`);
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const o = args(process.argv.slice(2));
+  const server = await startServer({
+    // The server's database settings may be varied from the shell (the benchmark's other settings may not).
+    env: { DB_PLAN_CACHE_MODE: process.env.DB_PLAN_CACHE_MODE, DB_JIT: process.env.DB_JIT, DB_PREPARED_PAGES: process.env.DB_PREPARED_PAGES }, argv: [],
+    overrides: { port: 0, host: '127.0.0.1', databaseUrl: o.url, logLevel: 'warn', workers: 0, auth: { publicAccess: true }, graphql: { shape: 'v5' } },
+  });
+  const cfg = server.config.db;
+  const db = connect(server.databaseUrl, 1, { planCacheMode: cfg.planCacheMode, jit: cfg.jit, connectionDeadline: 0 });
+  try {
+    await server.renderCacheReady();
+    for (const s of scenarios(o.size)) {
+      if (s.kind === 'write' || s.cached || (o.scenario && !o.scenario.test(s.name))) continue;
+      const seen: Captured[] = [];
+      queryTap.fn = (text, params) => { seen.push({ text, params }); };
+      const res = s.kind === 'read'
+        ? await fetch(server.url + readPath(s), { headers: { 'cache-control': 'no-cache' } })
+        : await fetch(server.url + server.config.graphql.endpoint, { method: 'POST', body: s.body, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } });
+      await res.arrayBuffer();
+      queryTap.fn = null;
+      // Every read's statement answers a `data` column; the others are postgres.js's type lookup, the
+      // render cache's refresh and the response cache's change watch, running meanwhile.
+      const reads = seen.filter((c) => /\bas data\b/.test(c.text));
+      if (res.status !== 200 || reads.length !== 1) { console.log(`${s.name}: status ${res.status}, ${reads.length} statements captured, skipped`); continue; }
+      const { text, params } = reads[0];
+      const run = () => db.unsafe(text, params as never[], { prepare: true }).raw();
+      for (let i = 0; i < 3; i++) await run();
+      const times: number[] = [];
+      for (let i = 0; i < o.runs; i++) { const t0 = performance.now(); await run(); times.push(performance.now() - t0); }
+      times.sort((a, b) => a - b);
+      await db.unsafe(`deallocate all`);
+      await db.unsafe(`prepare explained as ${text}`);
+      const [{ 'QUERY PLAN': [plan] }] = await db.unsafe<Array<{ 'QUERY PLAN': Explained[] }>>(
+        `explain (analyze, buffers, format json) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`);
+      const plainPlan = o.plans ? (await db.unsafe<Array<{ 'QUERY PLAN': string }>>(`explain (analyze, costs off) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`)).map((r) => r['QUERY PLAN']).join('\n') : '';
+      await db.unsafe(`deallocate explained`);
+      const scans = bigScans(plan.Plan, 1000);
+      console.log(`${s.name}: median ${times[Math.floor(times.length / 2)].toFixed(2)} ms, p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)} ms (${o.runs} runs, one connection); ` +
+        `EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms, JIT ${plan.JIT ? `${plan.JIT.Timing.Total.toFixed(1)} ms` : 'none'}` +
+        (scans.length ? `\n  scans over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows') +
+        (o.plans ? `\n  ${text.slice(0, 300)}…\n${plainPlan}` : ''));
+    }
+  } finally {
+    queryTap.fn = null;
+    await db.end({ timeout: 5 });
+    await server.stop();
+  }
+}
+
+main().then(() => process.exit(0), (e: unknown) => {
+  if (e instanceof UsageError) { console.error(e.message); process.exit(2); }
+  console.error(e); process.exit(1);
+});
