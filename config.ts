@@ -115,6 +115,8 @@ export const ConfigSchema = Type.Object({
       maxPopulate: Int(1, 100000),
       /** Compiled query plans kept per worker (LRU). */
       planCacheSize: Int(1, 1000000),
+      /** Pages (LIMIT/OFFSET pairs) of one statement shape run as prepared statements; later ones unprepared. */
+      preparedPages: Int(0, 10000),
       /** Largest number of parameters in one query string. */
       maxParameters: Int(1, 100000),
       /** Copy rows' default responses from the render cache in this server's own schema (see README). */
@@ -283,7 +285,7 @@ export const defaults: Config = {
   api: {
     rest: {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
-      planCacheSize: 2000, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
+      planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
@@ -374,6 +376,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['REST_MAX_POPULATE_DEPTH', 'api.rest.maxPopulateDepth', 'int'],
   ['REST_MAX_RELATION_ROWS', 'api.rest.maxRelationRows', 'int'],
   ['PLAN_CACHE_SIZE', 'api.rest.planCacheSize', 'int'],
+  ['PREPARED_PAGES', 'api.rest.preparedPages', 'int'],
   ['RENDER_CACHE', 'api.rest.renderCache', 'bool'],
   ['RENDER_CACHE_REFRESH', 'api.rest.renderCacheRefresh', 'int'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],

@@ -1,10 +1,12 @@
-// `npm run bench:explain -- --database-url URL [--size 100k] [--scenario REGEX] [--runs N] [--plans]`: each read
-// scenario's statement, as the server sends it (captured from its own connections), run alone on one
-// connection with the server's settings: median and p90 latency over N executions, and EXPLAIN ANALYZE of
-// the same plan (planning and execution time, JIT, and every scan that read more than 1,000 rows of a
-// table — a 25-row page should read none). The database must hold the benchmark's seed (`npm run bench`
-// makes it); the tool writes nothing itself (the server it starts keeps its render cache as always).
+// `npm run bench:explain -- --database-url URL [--size 100k] [--scenario REGEX] [--runs N] [--plans] [--dump FILE]`:
+// each read scenario's statement, as the server sends it (captured from its own connections), run alone on
+// one connection with the server's settings: median and p90 latency over N executions, and EXPLAIN ANALYZE
+// of the same plan (planning and execution time, JIT, and every scan that read more than 1,000 rows of a
+// table — a 25-row page should read none). `--plans` prints each plan, `--dump FILE` writes the captured
+// statements as JSON. The database must hold the benchmark's seed (`npm run bench` makes it); the tool
+// writes nothing itself (the server it starts keeps its render cache as always).
 import { performance } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
 import { startServer } from '../src/server.ts';
 import { connect, queryTap } from '../src/db/connect.ts';
 import { UsageError } from './options.ts';
@@ -21,7 +23,7 @@ function args(argv: string[]) {
   if (!url) throw new UsageError('--database-url is required (a database the benchmark seeded)');
   const size = (get('size') ?? '100k') as SizeName;
   if (!(size in SIZES)) throw new UsageError(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
-  return { url, size, scenario: get('scenario') ? new RegExp(get('scenario')!) : null, runs: Number(get('runs') ?? 30), plans: argv.includes('--plans') };
+  return { url, size, scenario: get('scenario') ? new RegExp(get('scenario')!) : null, runs: Number(get('runs') ?? 30), plans: argv.includes('--plans'), dump: get('dump') };
 }
 
 /** A parameter as an SQL literal for EXECUTE (the compiler casts every parameter in the text). */
@@ -41,11 +43,12 @@ async function main(): Promise<void> {
   const o = args(process.argv.slice(2));
   const server = await startServer({
     // The server's database settings may be varied from the shell (the benchmark's other settings may not).
-    env: { DB_PLAN_CACHE_MODE: process.env.DB_PLAN_CACHE_MODE, DB_JIT: process.env.DB_JIT, DB_PREPARED_PAGES: process.env.DB_PREPARED_PAGES }, argv: [],
+    env: { DB_PLAN_CACHE_MODE: process.env.DB_PLAN_CACHE_MODE, DB_JIT: process.env.DB_JIT, PREPARED_PAGES: process.env.PREPARED_PAGES }, argv: [],
     overrides: { port: 0, host: '127.0.0.1', databaseUrl: o.url, logLevel: 'warn', workers: 0, auth: { publicAccess: true }, graphql: { shape: 'v5' } },
   });
   const cfg = server.config.db;
   const db = connect(server.databaseUrl, 1, { planCacheMode: cfg.planCacheMode, jit: cfg.jit, connectionDeadline: 0 });
+  const dumped: Array<{ scenario: string } & Captured> = [];
   try {
     await server.renderCacheReady();
     for (const s of scenarios(o.size)) {
@@ -62,6 +65,7 @@ async function main(): Promise<void> {
       const reads = seen.filter((c) => /\bas data\b/.test(c.text));
       if (res.status !== 200 || reads.length !== 1) { console.log(`${s.name}: status ${res.status}, ${reads.length} statements captured, skipped`); continue; }
       const { text, params } = reads[0];
+      dumped.push({ scenario: s.name, text, params });
       const run = () => db.unsafe(text, params as never[], { prepare: true }).raw();
       for (let i = 0; i < 3; i++) await run();
       const times: number[] = [];
@@ -79,6 +83,7 @@ async function main(): Promise<void> {
         (scans.length ? `\n  scans over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows') +
         (o.plans ? `\n  ${text.slice(0, 300)}…\n${plainPlan}` : ''));
     }
+    if (o.dump) writeFileSync(o.dump, JSON.stringify(dumped, null, 1));
   } finally {
     queryTap.fn = null;
     await db.end({ timeout: 5 });

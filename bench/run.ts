@@ -112,7 +112,7 @@ async function readDbLimit(ctx: Ctx, s: ReadScenario): Promise<number | null> {
   await settle(ctx, s.name);
   const dbLimit = await measureDbLimit({
     url: server.databaseUrl, poolSize: Math.max(1, workers) * db.poolSize, concurrency: ctx.opts.connections,
-    duration: ctx.opts.duration, text: plan.sql.text, params: plan.params, prepare: true,
+    duration: ctx.opts.duration, text: plan.sql.text, params: plan.params, prepare: plan.sql.prepare,
     session: { planCacheMode: db.planCacheMode, jit: db.jit },
   }, s.name, progress);
   return dbLimit.qps;

@@ -77,6 +77,20 @@ export type Pagination =
   | { mode: 'page'; page: number; pageSize: number; withCount: boolean }
   | { mode: 'offset'; start: number; limit: number; withCount: boolean };
 
+/** The rows a page reads: written into the statement's text as LIMIT and OFFSET (compiler/sql.ts). */
+export interface PageBounds { limit: number; offset: number }
+
+/**
+ * A validated pagination's LIMIT and OFFSET, as integers safe to write into SQL text. An offset past
+ * Number.MAX_SAFE_INTEGER (a page number like 1e300, which Strapi's integer check lets through) reads the
+ * same rows as that offset: none.
+ */
+export function pageBounds(p: Pagination): PageBounds {
+  const [limit, offset] = p.mode === 'page' ? [p.pageSize, (p.page - 1) * p.pageSize] : [p.limit, p.start];
+  if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0) throw new Error(`invalid page bounds ${limit}/${offset}`);
+  return { limit: Math.min(limit, Number.MAX_SAFE_INTEGER), offset: Math.min(offset, Number.MAX_SAFE_INTEGER) };
+}
+
 export interface ReadQuery {
   ct: ContentType;
   /** 'list' returns {data: [...], meta: {pagination}}; 'one' returns {data: {...} | null, meta: {}}. */
@@ -90,9 +104,6 @@ export interface ReadQuery {
   /** Param index holding the documentId for 'one' queries by id. */
   documentParam: number | null;
   status: 'published' | 'draft';
-  /** Param indexes of LIMIT and OFFSET for lists. */
-  limitParam: number;
-  offsetParam: number;
   /** Param index of the locale that localized targets of non-localized rows keep to (GraphQL; 0: every locale). */
   relLocaleParam: number;
 }

@@ -7,6 +7,7 @@ import type {
 } from './schema.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+import { pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 
 export interface ReadLimits {
@@ -953,9 +954,9 @@ function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Fil
 
 // ---------------------------------------------------------------- the whole query
 
-/** LIMIT and OFFSET of a pagination, pushed as parameters: [limit param, offset param]. */
+/** LIMIT and OFFSET pushed as parameters: [limit param, offset param] (the upload plugin's file list; content reads write them into the text). */
 export function pushPage(params: ParamBuilder, p: Pagination): [number, number] {
-  const [limit, offset] = p.mode === 'page' ? [p.pageSize, (p.page - 1) * p.pageSize] : [p.limit, p.start];
+  const { limit, offset } = pageBounds(p);
   return [params.push(limit), params.push(offset)];
 }
 
@@ -993,11 +994,10 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
-  const [limitParam, offsetParam] = pushPage(params, pagination);
   return {
     query: {
       ct, shape: req.shape, select, where, sort, pagination, localeParam, documentParam, status,
-      limitParam, offsetParam, relLocaleParam: params.relLocale,
+      relLocaleParam: params.relLocale,
     },
     params: params.values,
   };

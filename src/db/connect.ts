@@ -183,7 +183,8 @@ export function applyDbConfig(c: { connectionDeadline: number; cancelOnDisconnec
 }
 
 /**
- * Runs one read statement of a request (prepared; rows as Buffers when `raw`). No statement is issued
+ * Runs one read statement of a request (prepared unless `prepare` is false: a page compiler/cache.ts sends
+ * unprepared; rows as Buffers when `raw`). No statement is issued
  * for a client already gone (under overload, requests queued in a worker whose clients gave up cost
  * nothing), and the statement of a client that goes away is dropped or cancelled (CancelWatch).
  *
@@ -193,10 +194,10 @@ export function applyDbConfig(c: { connectionDeadline: number; cancelOnDisconnec
  * a read that such a cancel stopped (this thread sent one to its backend just before) is run again here:
  * reads are idempotent, and a cancelled statement changed nothing.
  */
-export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean): Promise<unknown[]> {
+export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean, prepare = true): Promise<unknown[]> {
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new ClientGoneError();
-    const q = db.unsafe(text, params as never[], { prepare: true });
+    const q = db.unsafe(text, params as never[], { prepare });
     if (raw) q.raw();
     const watch = signal && cancelOnDisconnect && readPools.has(db) ? new CancelWatch(q as unknown as RawQuery, signal) : null;
     try {
