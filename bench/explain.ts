@@ -1,8 +1,8 @@
-// `npm run bench:explain -- --database-url URL [--size 100k] [--scenario REGEX] [--runs N] [--plans] [--dump FILE]`:
-// each read scenario's statement, as the server sends it (captured from its own connections), run alone on
+// `npm run bench:explain -- --database-url URL [--size 100k] [--scenario REGEX] [--path /api/…]… [--runs N] [--plans]
+// [--dump FILE]`: each read scenario's statement (or each GET path's), as the server sends it (captured from its own connections), run alone on
 // one connection with the server's settings: median and p90 latency over N executions, and EXPLAIN ANALYZE
 // of the same plan (planning and execution time, JIT, and every scan that read more than 1,000 rows of a
-// table — a 25-row page should read none). `--plans` prints each plan, `--dump FILE` writes the captured
+// table, and every sequential scan of a table over 1,000 rows: a page of 25 should have none). `--plans` prints each plan, `--dump FILE` writes the captured
 // statements as JSON. The database must hold the benchmark's seed (`npm run bench` makes it); the tool
 // writes nothing itself (the server it starts keeps its render cache as always).
 import { performance } from 'node:perf_hooks';
@@ -11,10 +11,13 @@ import { startServer } from '../src/server.ts';
 import { connect, queryTap } from '../src/db/connect.ts';
 import { UsageError } from './options.ts';
 import { SIZES, type SizeName } from './seed.ts';
-import { scenarios, path as readPath } from './scenarios.ts';
+import { scenarios, path as readPath, type Scenario } from './scenarios.ts';
 
 interface Captured { text: string; params: unknown[] }
-interface PlanNode { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; 'Actual Rows': number; 'Actual Loops': number; Plans?: PlanNode[] }
+interface PlanNode {
+  'Node Type': string; 'Relation Name'?: string; Schema?: string; 'Index Name'?: string; Alias?: string; 'Subplan Name'?: string;
+  'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; Plans?: PlanNode[];
+}
 interface Explained { Plan: PlanNode; 'Planning Time': number; 'Execution Time': number; JIT?: { Timing: { Total: number } } }
 
 function args(argv: string[]) {
@@ -23,20 +26,39 @@ function args(argv: string[]) {
   if (!url) throw new UsageError('--database-url is required (a database the benchmark seeded)');
   const size = (get('size') ?? '100k') as SizeName;
   if (!(size in SIZES)) throw new UsageError(`--size must be one of ${Object.keys(SIZES).join(', ')}`);
-  return { url, size, scenario: get('scenario') ? new RegExp(get('scenario')!) : null, runs: Number(get('runs') ?? 30), plans: argv.includes('--plans'), dump: get('dump') };
+  return { url, size, scenario: get('scenario') ? new RegExp(get('scenario')!) : null, runs: Number(get('runs') ?? 30), plans: argv.includes('--plans'), dump: get('dump'),
+    paths: argv.flatMap((a, i) => (a === '--path' && argv[i + 1] ? [argv[i + 1]] : [])) };
 }
 
 /** A parameter as an SQL literal for EXECUTE (the compiler casts every parameter in the text). */
 const literal = (v: unknown) => v === null || v === undefined ? 'null' : `'${String(v).replace(/'/g, "''")}'`;
 
-/** Scans that read more than `min` rows in all (rows × loops), deepest first. */
-function bigScans(n: PlanNode, min: number, out: string[] = []): string[] {
-  for (const c of n.Plans ?? []) bigScans(c, min, out);
+/**
+ * What a page should never do: a sequential scan of a table holding more than `min` rows (`sizes`: rows per
+ * table, from pg_class), or any scan returning more than `min` rows in all (rows × loops). Deepest first.
+ */
+function bigScans(n: PlanNode, min: number, sizes: Map<string, number>, out: string[] = []): string[] {
+  for (const c of n.Plans ?? []) bigScans(c, min, sizes, out);
   const read = n['Actual Rows'] * n['Actual Loops'];
-  if (/Scan/.test(n['Node Type']) && n['Relation Name'] && read > min) {
-    out.push(`${n['Node Type']} on ${n['Relation Name']}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}: ${read} rows (${n['Actual Loops']} loops)`);
+  const table = n['Relation Name'] ? `${n.Schema && n.Schema !== 'public' ? `${n.Schema}.` : ''}${n['Relation Name']}` : null;
+  const whole = /Seq Scan/.test(n['Node Type']) && table && (sizes.get(table) ?? 0) > min;
+  if (table && /Scan/.test(n['Node Type']) && (read > min || whole)) {
+    out.push(`${n['Node Type']} on ${table}${n['Index Name'] ? ` using ${n['Index Name']}` : ''}: ${read} rows (${n['Actual Loops']} loops${whole ? `, a table of ${sizes.get(table)} rows` : ''})`);
   }
   return out;
+}
+
+/** Whether the plan reads through the alias `c0`: the subquery of the exact count (compiler/sql.ts). */
+const countsRows = (n: PlanNode): boolean => n.Alias === 'c0' || (n.Plans ?? []).some(countsRows);
+
+/** Milliseconds of the statement's exact count (its InitPlan, a direct child of the top nodes), or null. */
+function countTime(n: PlanNode): number | null {
+  for (const c of n.Plans ?? []) {
+    if (c['Subplan Name']?.startsWith('InitPlan') && countsRows(c)) return c['Actual Total Time'];
+    const inner = countTime(c);
+    if (inner !== null) return inner;
+  }
+  return null;
 }
 
 async function main(): Promise<void> {
@@ -51,12 +73,19 @@ async function main(): Promise<void> {
   const dumped: Array<{ scenario: string } & Captured> = [];
   try {
     await server.renderCacheReady();
-    for (const s of scenarios(o.size)) {
+    const sizes = new Map((await db<Array<{ name: string; n: number }>>`
+      select case when n.nspname = 'public' then c.relname else n.nspname || '.' || c.relname end as name, c.reltuples::float8 as n
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'r'`).map((r) => [r.name, r.n]));
+    // The benchmark's read scenarios, or the GET paths given with --path.
+    const chosen = o.paths.length
+      ? o.paths.map((p): Scenario => ({ kind: 'read', name: p, route: '', shape: 'list', query: '', expect: 'object' }))
+      : scenarios(o.size);
+    for (const s of chosen) {
       if (s.kind === 'write' || s.cached || (o.scenario && !o.scenario.test(s.name))) continue;
       const seen: Captured[] = [];
       queryTap.fn = (text, params) => { seen.push({ text, params }); };
       const res = s.kind === 'read'
-        ? await fetch(server.url + readPath(s), { headers: { 'cache-control': 'no-cache' } })
+        ? await fetch(server.url + (o.paths.length ? s.name : readPath(s)), { headers: { 'cache-control': 'no-cache' } })
         : await fetch(server.url + server.config.graphql.endpoint, { method: 'POST', body: s.body, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } });
       await res.arrayBuffer();
       queryTap.fn = null;
@@ -77,10 +106,12 @@ async function main(): Promise<void> {
         `explain (analyze, buffers, format json) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`);
       const plainPlan = o.plans ? (await db.unsafe<Array<{ 'QUERY PLAN': string }>>(`explain (analyze, costs off) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`)).map((r) => r['QUERY PLAN']).join('\n') : '';
       await db.unsafe(`deallocate explained`);
-      const scans = bigScans(plan.Plan, 1000);
+      const scans = bigScans(plan.Plan, 1000, sizes);
+      const count = countTime(plan.Plan);
       console.log(`${s.name}: median ${times[Math.floor(times.length / 2)].toFixed(2)} ms, p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)} ms (${o.runs} runs, one connection); ` +
-        `EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms, JIT ${plan.JIT ? `${plan.JIT.Timing.Total.toFixed(1)} ms` : 'none'}` +
-        (scans.length ? `\n  scans over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows') +
+        `EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms` +
+        (count === null ? '' : ` (of which the exact count ${count.toFixed(2)} ms)`) + `, JIT ${plan.JIT ? `${plan.JIT.Timing.Total.toFixed(1)} ms` : 'none'}` +
+        (scans.length ? `\n  scans over 1,000 rows, or of a table over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows nor a table over 1,000 rows') +
         (o.plans ? `\n  ${text.slice(0, 300)}…\n${plainPlan}` : ''));
     }
     if (o.dump) writeFileSync(o.dump, JSON.stringify(dumped, null, 1));
