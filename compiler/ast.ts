@@ -81,14 +81,13 @@ export type Pagination =
 export interface PageBounds { limit: number; offset: number }
 
 /**
- * A validated pagination's LIMIT and OFFSET, as integers safe to write into SQL text. An offset past
- * Number.MAX_SAFE_INTEGER (a page number like 1e300, which Strapi's integer check lets through) reads the
- * same rows as that offset: none.
+ * A validated pagination's LIMIT and OFFSET: integers written into the statement's text. parsePagination()
+ * refuses offsets past Number.MAX_SAFE_INTEGER; anything else here is a bug, never SQL.
  */
 export function pageBounds(p: Pagination): PageBounds {
   const [limit, offset] = p.mode === 'page' ? [p.pageSize, (p.page - 1) * p.pageSize] : [p.limit, p.start];
-  if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(offset) || offset < 0) throw new Error(`invalid page bounds ${limit}/${offset}`);
-  return { limit: Math.min(limit, Number.MAX_SAFE_INTEGER), offset: Math.min(offset, Number.MAX_SAFE_INTEGER) };
+  if (!Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(offset) || offset < 0) throw new Error(`invalid page bounds ${limit}/${offset}`);
+  return { limit, offset };
 }
 
 export interface ReadQuery {

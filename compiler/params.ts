@@ -468,6 +468,7 @@ export function parsePagination(value: QueryValue | undefined, limits: ReadLimit
     start = Math.max(0, start);
     // Strapi 5.54 answers one row for a limit below 1, -1 too (checked live; v4 read -1 as "no limit").
     limit = Math.min(Math.max(limit, 1), limits.maxLimit);
+    if (start > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
     return { mode: 'offset', start, limit, withCount };
   }
   let page = has('page') ? toNumber(p.page) : 1;
@@ -475,8 +476,16 @@ export function parsePagination(value: QueryValue | undefined, limits: ReadLimit
   if (!Number.isInteger(page) || !Number.isInteger(pageSize)) throw validation('convertStartQueryParams expected a positive integer got NaN');
   page = Math.max(1, page);
   pageSize = Math.min(Math.max(1, pageSize), limits.maxLimit);
+  if ((page - 1) * pageSize > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
   return { mode: 'page', page, pageSize, withCount };
 }
+
+/**
+ * A page whose offset is no exact integer (`pagination[page]=1e300`, which Strapi's integer check lets
+ * through): refused as the database refused it when the offset was a parameter (a 400 naming a number out of
+ * range), since the offset is written into the statement's text (pageBounds()).
+ */
+const offsetOutOfRange = () => new ApiError(400, 'ValidationError', 'A number is out of range', {});
 
 // ---------------------------------------------------------------- fields & populate
 

@@ -57,10 +57,13 @@ test('REST: the page is written into the statement, and every page and size answ
       }
     }
   }
-  // A page far past the end (its offset beyond any integer PostgreSQL takes as a parameter) is empty.
-  const far = await s.fetchJson('GET', '/api/tags?pagination[page]=1e300');
+  // A page past the end is empty; one whose offset is no exact integer is refused (as PostgreSQL refused it as a parameter).
+  const far = await s.fetchJson('GET', `/api/tags?pagination[start]=${Number.MAX_SAFE_INTEGER}`);
   assert.equal(far.status, 200, far.text);
   assert.deepEqual(far.body.data, []);
+  const huge = await s.fetchJson('GET', '/api/tags?pagination[page]=1e300');
+  assert.equal(huge.status, 400, huge.text);
+  assert.equal(huge.body.error.message, 'A number is out of range');
 });
 
 test('GraphQL: the page is written into the statement, and every page answers its rows', async () => {
