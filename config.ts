@@ -51,6 +51,8 @@ export const ConfigSchema = Type.Object({
     statementTimeout: Int(0, 3_600_000),
     /** PostgreSQL's plan_cache_mode for the server's connections (see src/db/connect.ts). */
     planCacheMode: Type.Union([Type.Literal('auto'), Type.Literal('force_generic_plan'), Type.Literal('force_custom_plan')]),
+    /** PostgreSQL's JIT compilation on the server's connections (off: it compiled every populate statement anew). */
+    jit: Type.Boolean(),
     /**
      * Milliseconds a statement may wait for a connection (the pool busy, the database unreachable or
      * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
@@ -115,6 +117,8 @@ export const ConfigSchema = Type.Object({
       maxPopulate: Int(1, 100000),
       /** Compiled query plans kept per worker (LRU). */
       planCacheSize: Int(1, 1000000),
+      /** Pages (LIMIT/OFFSET pairs) of one statement shape run as prepared statements; later ones unprepared. */
+      preparedPages: Int(0, 10000),
       /** Largest number of parameters in one query string. */
       maxParameters: Int(1, 100000),
       /** Copy rows' default responses from the render cache in this server's own schema (see README). */
@@ -270,7 +274,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -288,7 +292,7 @@ export const defaults: Config = {
   api: {
     rest: {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
-      planCacheSize: 2000, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
+      planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
@@ -344,6 +348,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
+  ['DB_JIT', 'db.jit', 'bool'],
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
   ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],
   ['DATABASE_READ_URL', 'db.readUrls', 'list'],
@@ -379,6 +384,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['REST_MAX_POPULATE_DEPTH', 'api.rest.maxPopulateDepth', 'int'],
   ['REST_MAX_RELATION_ROWS', 'api.rest.maxRelationRows', 'int'],
   ['PLAN_CACHE_SIZE', 'api.rest.planCacheSize', 'int'],
+  ['PREPARED_PAGES', 'api.rest.preparedPages', 'int'],
   ['RENDER_CACHE', 'api.rest.renderCache', 'bool'],
   ['RENDER_CACHE_REFRESH', 'api.rest.renderCacheRefresh', 'int'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],

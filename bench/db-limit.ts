@@ -3,7 +3,7 @@
 // server cannot beat this number, so req/s ÷ DB limit says how much of the database it turns into
 // answered requests.
 import { performance } from 'node:perf_hooks';
-import { connect } from '../src/db/connect.ts';
+import { connect, type ConnectOptions } from '../src/db/connect.ts';
 import type { Progress } from './progress.ts';
 
 export interface DbLimitSpec {
@@ -15,6 +15,10 @@ export interface DbLimitSpec {
   duration: number;
   text: string;
   params: unknown[];
+  /** Prepared (as the server runs most reads) or sent unnamed (a page planned at each execution: ReadPlan's sql.prepare). */
+  prepare: boolean;
+  /** The server's session settings (plan_cache_mode, JIT), so PostgreSQL plans the statement as for the server. */
+  session: Pick<ConnectOptions, 'planCacheMode' | 'jit'>;
 }
 
 export interface DbLimitResult { qps: number; queries: number; seconds: number; p50: number; p99: number }
@@ -25,9 +29,11 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function measureDbLimit(spec: DbLimitSpec, label: string, progress: Progress): Promise<DbLimitResult> {
-  const sql = connect(spec.url, spec.poolSize, false);
+  // Its callers wait for a connection as long as it takes (slow statements queue up; the server's 2 s
+  // deadline would end the measurement).
+  const sql = connect(spec.url, spec.poolSize, { ...spec.session, connectionDeadline: 0 });
   // The server passes the parameter vector the same way and reads raw rows (src/rest/read.ts).
-  const query = () => sql.unsafe(spec.text, spec.params as never[], { prepare: true }).raw();
+  const query = () => sql.unsafe(spec.text, spec.params as never[], { prepare: spec.prepare }).raw();
   try {
     // Prepare the statement on every connection first, as the server's warm-up does for its pools.
     await Promise.all(Array.from({ length: spec.poolSize * 2 }, query));

@@ -183,7 +183,7 @@ async function main(argv: string[]): Promise<void> {
   let url = flag('--database-url');
   const embedded = url ? null : await startEmbedded(resolve(flag('--data-dir') ?? './data/bench'), 0);
   url ??= embedded!.url;
-  const sql = connect(url, 1, false);
+  const sql = connect(url, 1);
   try {
     await syncSchema(sql, loadModels(config.modelsDir, config.i18n), false);
     await seed(sql, size, (m) => console.log(m));

@@ -83,6 +83,19 @@ export type Pagination =
   | { mode: 'page'; page: number; pageSize: number; withCount: boolean }
   | { mode: 'offset'; start: number; limit: number; withCount: boolean };
 
+/** The rows a page reads: written into the statement's text as LIMIT and OFFSET (compiler/sql.ts). */
+export interface PageBounds { limit: number; offset: number }
+
+/**
+ * A validated pagination's LIMIT and OFFSET: integers written into the statement's text. parsePagination()
+ * refuses offsets past Number.MAX_SAFE_INTEGER; anything else here is a bug, never SQL.
+ */
+export function pageBounds(p: Pagination): PageBounds {
+  const [limit, offset] = p.mode === 'page' ? [p.pageSize, (p.page - 1) * p.pageSize] : [p.limit, p.start];
+  if (!Number.isSafeInteger(limit) || limit < 1 || !Number.isSafeInteger(offset) || offset < 0) throw new Error(`invalid page bounds ${limit}/${offset}`);
+  return { limit, offset };
+}
+
 export interface ReadQuery {
   ct: ContentType;
   /** 'list' returns {data: [...], meta: {pagination}}; 'one' returns {data: {...} | null, meta: {}}. */
@@ -96,9 +109,6 @@ export interface ReadQuery {
   /** Param index holding the documentId for 'one' queries by id. */
   documentParam: number | null;
   status: 'published' | 'draft';
-  /** Param indexes of LIMIT and OFFSET for lists. */
-  limitParam: number;
-  offsetParam: number;
   /** Param index of the locale that localized targets of non-localized rows keep to (GraphQL; 0: every locale). */
   relLocaleParam: number;
 }

@@ -1,4 +1,7 @@
-// A bounded LRU on Map insertion order: a hit re-inserts the key, the oldest key is evicted.
+// Bounded caches of the compiler: an LRU, and compiled statements by shape and page.
+import type { PageBounds } from './ast.ts';
+
+/** A bounded LRU on Map insertion order: a hit re-inserts the key, the oldest key is evicted. */
 export class Lru<V> {
   private map = new Map<string, V>();
   hits = 0;
@@ -18,4 +21,37 @@ export class Lru<V> {
     this.map.set(key, v);
   }
   get size(): number { return this.map.size; }
+}
+
+/**
+ * Compiled statements by shape (an LRU of `size` shapes), and under each shape its pages. A page's LIMIT
+ * and OFFSET are literals of the statement's text, so the planner sees how many rows are read (an index
+ * walk for a page of 25, not a scan and sort of the whole table under a generic plan that has to assume
+ * a tenth of it), and each page is a text of its own. The first `preparedPages` pages of a shape are
+ * kept here and run as prepared statements (planned once per connection); any later page is compiled for
+ * its request (the caller's exact-query cache may keep it) and sent unprepared, planned at each
+ * execution. A shape held here thus has at most `preparedPages` prepared statements on a connection,
+ * whatever pages clients ask for.
+ */
+export class StatementCache<T extends { prepare: boolean }> {
+  private shapes: Lru<Map<string, T>>;
+  hits = 0;
+  misses = 0;
+  constructor(size: number, private readonly preparedPages: number) { this.shapes = new Lru(size); }
+
+  get(shape: string, page: PageBounds, compile: () => T): T {
+    let pages = this.shapes.get(shape);
+    if (!pages) this.shapes.set(shape, (pages = new Map()));
+    const key = `${page.limit}/${page.offset}`;
+    const hit = pages.get(key);
+    if (hit) { this.hits++; return hit; }
+    this.misses++;
+    const compiled = compile();
+    if (pages.size >= this.preparedPages) return { ...compiled, prepare: false };
+    pages.set(key, compiled);
+    return compiled;
+  }
+
+  /** Shapes held. */
+  get size(): number { return this.shapes.size; }
 }

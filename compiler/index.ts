@@ -1,20 +1,22 @@
 // The compiler's entry: raw query string → SQL text + parameter vector, cached twice:
-// by the exact query string (a hit does no work at all) and by the query's shape (values masked),
-// so queries that differ only in values share one SQL text and one prepared statement.
+// by the exact query string (a hit does no work at all) and by the query's shape (values masked) and
+// page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
 import { buildReadQuery, numericSearch, type ReadLimits, type CanRead } from './params.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
-import { Lru } from './cache.ts';
+import { Lru, StatementCache } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
-import type { Pagination } from './ast.ts';
+import { pageBounds, type Pagination } from './ast.ts';
 
 export interface CompilerOptions extends ReadLimits {
   maxRelationRows: number;
   /** Reads copy default renders from the render cache where current (compiler/render-cache.ts). */
   renderCache?: boolean;
   planCacheSize: number;
+  /** Pages of one statement shape run as prepared statements; later pages are sent unprepared (compiler/cache.ts). */
+  preparedPages: number;
   maxParameters: number;
   /** Largest response data in bytes (bigger → 400 naming http.maxResponseSize); unset = none. */
   maxResponseSize?: number;
@@ -59,7 +61,8 @@ export function shapeKey(ct: ContentType, kind: string, q: { [k: string]: QueryV
   const { pagination, locale, _q, ...rest } = q;
   // `_q`'s text is a parameter; only whether it is a number changes which columns it searches.
   if (_q !== undefined) (rest as Record<string, QueryValue>)._q = typeof _q === 'string' ? (numericSearch(_q) ? '#' : '?') : _q;
-  // Pagination numbers and the locale are parameters; only the pagination mode and withCount shape SQL.
+  // The locale is a parameter; pagination numbers pick the shape's page (StatementCache), its mode and
+  // withCount shape the SQL.
   const p = pagination && typeof pagination === 'object' && !Array.isArray(pagination) ? pagination : {};
   const pmode = ['page', 'pageSize', 'start', 'limit'].filter((k) => k in p).join() + ':' + String((p as Record<string, unknown>).withCount ?? '');
   return `${ct.uid}|${kind}|${pmode}|${locale === '*' ? '*' : ''}|${JSON.stringify(mask(rest, false, ''))}`;
@@ -67,10 +70,10 @@ export function shapeKey(ct: ContentType, kind: string, q: { [k: string]: QueryV
 
 export class Compiler {
   private exact: Lru<ReadPlan>;
-  private shapes: Lru<CompiledRead>;
+  private shapes: StatementCache<CompiledRead>;
   constructor(private schema: Schema, private opts: CompilerOptions) {
     this.exact = new Lru(opts.planCacheSize);
-    this.shapes = new Lru(opts.planCacheSize);
+    this.shapes = new StatementCache(opts.planCacheSize, opts.preparedPages);
   }
 
   parse(raw: string): { [k: string]: QueryValue } {
@@ -98,11 +101,8 @@ export class Compiler {
     checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
-    let sql = this.shapes.get(sk);
-    if (!sql) {
-      sql = compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache, maxBytes: this.opts.maxResponseSize, keyOrder: true });
-      this.shapes.set(sk, sql);
-    }
+    const sql = this.shapes.get(sk, pageBounds(query.pagination), () =>
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache, maxBytes: this.opts.maxResponseSize, keyOrder: true }));
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;

@@ -7,6 +7,7 @@ import type {
 } from './schema.ts';
 import { visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+import { pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { parseDate, parseDateTime, parseTime } from './dates.ts';
 
@@ -463,6 +464,7 @@ export function parsePagination(value: QueryValue | undefined, limits: ReadLimit
     start = Math.max(0, start);
     // Strapi 5.54 answers one row for a limit below 1, -1 too (checked live; v4 read -1 as "no limit").
     limit = Math.min(Math.max(limit, 1), limits.maxLimit);
+    if (start > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
     return { mode: 'offset', start, limit, withCount };
   }
   let page = has('page') ? toNumber(p.page) : 1;
@@ -470,8 +472,16 @@ export function parsePagination(value: QueryValue | undefined, limits: ReadLimit
   if (!Number.isInteger(page) || !Number.isInteger(pageSize)) throw validation('convertStartQueryParams expected a positive integer got NaN');
   page = Math.max(1, page);
   pageSize = Math.min(Math.max(1, pageSize), limits.maxLimit);
+  if ((page - 1) * pageSize > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
   return { mode: 'page', page, pageSize, withCount };
 }
+
+/**
+ * A page whose offset is no exact integer (`pagination[page]=1e300`, which Strapi's integer check lets
+ * through): refused as the database refused it when the offset was a parameter (a 400 naming a number out of
+ * range), since the offset is written into the statement's text (pageBounds()).
+ */
+const offsetOutOfRange = () => new ApiError(400, 'ValidationError', 'A number is out of range', {});
 
 // ---------------------------------------------------------------- fields & populate
 
@@ -936,9 +946,9 @@ function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Fil
 
 // ---------------------------------------------------------------- the whole query
 
-/** LIMIT and OFFSET of a pagination, pushed as parameters: [limit param, offset param]. */
+/** LIMIT and OFFSET pushed as parameters: [limit param, offset param] (the upload plugin's file list; content reads write them into the text). */
 export function pushPage(params: ParamBuilder, p: Pagination): [number, number] {
-  const [limit, offset] = p.mode === 'page' ? [p.pageSize, (p.page - 1) * p.pageSize] : [p.limit, p.start];
+  const { limit, offset } = pageBounds(p);
   return [params.push(limit), params.push(offset)];
 }
 
@@ -976,11 +986,10 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
-  const [limitParam, offsetParam] = pushPage(params, pagination);
   return {
     query: {
       ct, shape: req.shape, select, where, sort, pagination, localeParam, documentParam, status,
-      limitParam, offsetParam, relLocaleParam: params.relLocale,
+      relLocaleParam: params.relLocale,
     },
     params: params.values,
   };

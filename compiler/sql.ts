@@ -2,12 +2,14 @@
 // builds its JSON inside PostgreSQL (relations through their `_lnk` table, components through the
 // owner's `_cmps`, media through `files_related_mph`), so the statement returns the response's `data`
 // as text, ready to send. Identifiers come only from the models and compiler/layout.ts; every user
-// value is a `$n` parameter with an explicit cast.
+// value is a `$n` parameter with an explicit cast, except the page's LIMIT and OFFSET: integers
+// computed from validated pagination (pageBounds()), written into the text so the planner sees them.
 import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, DynamicZoneAttr, MediaAttr, MorphAttr } from './schema.ts';
 import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
 import { visibleScalars } from './schema.ts';
 import { readTables } from './tables.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+import { pageBounds } from './ast.ts';
 
 export interface SqlOptions {
   maxRelationRows: number;
@@ -754,6 +756,11 @@ export interface CompiledRead {
   maxBytes?: number;
   /** Every table the statement reads (compiler/tables.ts): what the response cache invalidates it by. */
   tables: string[];
+  /**
+   * Run as a prepared statement (planned once per connection); false for a page sent unprepared, planned
+   * at each execution (StatementCache of compiler/cache.ts decides; compileRead() says true).
+   */
+  prepare: boolean;
 }
 
 /** Wraps a read's select: data larger than `max` bytes comes back as null with `oversize` true. */
@@ -765,7 +772,7 @@ function sizeChecked(select: CompiledRead, max: number | undefined): CompiledRea
     // `offset 0` keeps PostgreSQL from pulling the subquery up: each of the three references to d.data
     // would otherwise evaluate the whole populate again (populate=* ran at a third of its speed).
     text: `select case when octet_length(d.data) > ${max} then null else d.data end as data${total}, coalesce(octet_length(d.data) > ${max}, false) as oversize from (${select.text} offset 0) d`,
-    withTotal: select.withTotal, sizeChecked: true, maxBytes: max, tables,
+    withTotal: select.withTotal, sizeChecked: true, maxBytes: max, tables, prepare: select.prepare,
   };
 }
 
@@ -777,9 +784,12 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const t = 't0';
   const where = g.rootWhere(inner);
   const order = [...g.orderBy(query.sort, inner), `${inner}.id asc`];
-  // Paginate the bare rows first, then populate only the rows of the page.
+  // Paginate the bare rows first, then populate only the rows of the page. LIMIT and OFFSET are literals:
+  // with parameters there, a generic plan assumes a tenth of the table is read and scans and sorts all of
+  // it (and populates by hash joins over whole tables) instead of walking an index for a page of rows.
   const sortCols = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`).join('');
-  const page = `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} order by ${order.join(', ')} limit $${query.limitParam}::bigint offset $${query.offsetParam}::bigint`;
+  const { limit, offset } = pageBounds(query.pagination);
+  const page = `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} order by ${order.join(', ')} limit ${limit}${offset ? ` offset ${offset}` : ''}`;
   const joins: string[] = [];
   const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
@@ -788,14 +798,14 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const own = ct.attributes.flatMap((a) => (a.kind === 'morph' && a.columns ? [a.columns.id, a.columns.type] : []));
   const pg = g.usesPage ? `with pg as materialized (select ${['id', R.documentId, R.locale, ...own.map(q)].map((c) => `z.${c}`).join(', ')} from (${page}) z) ` : '';
   const body = `select ${row} as j from (${page}) ${t}${sp(joins)} order by ${outerOrder}`;
-  if (query.shape === 'one') return sizeChecked({ text: `${pg}select (select x.j from (${body}) x) as data`, withTotal: false, tables }, opts.maxBytes);
+  if (query.shape === 'one') return sizeChecked({ text: `${pg}select (select x.j from (${body}) x) as data`, withTotal: false, tables, prepare: true }, opts.maxBytes);
   // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.
   const data = opts.bareList ? `(select string_agg(x.j, ',') from (${body}) x) as data` : `(select ${textArray('x.j')} from (${body}) x) as data`;
-  if (!query.pagination.withCount) return sizeChecked({ text: `${pg}select ${data}`, withTotal: false, tables }, opts.maxBytes);
+  if (!query.pagination.withCount) return sizeChecked({ text: `${pg}select ${data}`, withTotal: false, tables, prepare: true }, opts.maxBytes);
   // The count needs its own aliases: the filter subqueries of `where` name them.
   const countWhere = new Gen(schema, opts, query).rootWhere('c0');
-  return sizeChecked({ text: `${pg}select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true, tables }, opts.maxBytes);
+  return sizeChecked({ text: `${pg}select ${data}, (select count(*) from ${q(ct.table)} c0 ${countWhere}) as total`, withTotal: true, tables, prepare: true }, opts.maxBytes);
 }
 
 /**

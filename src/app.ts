@@ -37,7 +37,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   setMaxJsonDepth(config.http.maxJsonDepth);
   // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
   // connection with writes and the rest, which a cancel meant for a read could otherwise stop.
-  const pool = (url: string, size: number, readsOnly: boolean) => connect(url, size, config.db.logQueries, config.db.statementTimeout, config.db.planCacheMode, readsOnly);
+  const pool = (url: string, size: number, readsOnly: boolean) => connect(url, size, { logQueries: config.db.logQueries, statementTimeout: config.db.statementTimeout, planCacheMode: config.db.planCacheMode, jit: config.db.jit, readsOnly });
   const db = pool(databaseUrl, config.db.writePoolSize, false);
   const primaryReads = pool(databaseUrl, config.db.poolSize, true);
   const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });

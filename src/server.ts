@@ -60,13 +60,13 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       running.stop = async () => { process.removeListener('exit', onExit); await stop(); };
       databaseUrl = embedded.url;
     }
-    const admin = connect(databaseUrl, 1, false);
+    const admin = connect(databaseUrl, 1, { jit: config.db.jit });
     try {
       await syncSchema(admin, schema, config.db.allowDestructive);
       await bootstrapUsersPermissions(admin);
     } finally { await admin.end({ timeout: 5 }); }
     if (config.api.rest.renderCache) {
-      cacheDb = connect(databaseUrl, 1, false, config.db.statementTimeout);
+      cacheDb = connect(databaseUrl, 1, { statementTimeout: config.db.statementTimeout, jit: config.db.jit });
       refresher = startRefresher(cacheDb, await setupRenderCache(cacheDb, schema), config.api.rest.renderCacheRefresh);
     }
     pool = createPool(config, databaseUrl);

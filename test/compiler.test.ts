@@ -76,7 +76,7 @@ describe('operators (SQL fragment and parameter values)', () => {
     test(`${op} on a text attribute`, () => {
       const p = plan('authors', `filters[name][${op}]=Ada`);
       assert.equal(where(p), sql);
-      assert.deepEqual(p.params, [value, 25, 0]);
+      assert.deepEqual(p.params, [value]);
     });
   }
 
@@ -84,7 +84,7 @@ describe('operators (SQL fragment and parameter values)', () => {
     assert.equal(where(plan('authors', 'filters[name]=Ada')), 'r0."name" = $1::text');
     const p = plan('authors', 'filters[name][0]=Ada&filters[name][1]=Alan');
     assert.equal(where(p), 'r0."name" = any($1::text::text[])');
-    assert.deepEqual(p.params, ['{"Ada","Alan"}', 25, 0]);
+    assert.deepEqual(p.params, ['{"Ada","Alan"}']);
     assert.equal(where(plan('authors', 'filters[name][$eq][0]=Ada&filters[name][$eq][1]=Alan')), 'r0."name" = any($1::text::text[])');
     // Strapi's where builder: any other operator given a list matches any of the values (so `$ne` a list
     // is nearly always true, as there).
@@ -107,15 +107,15 @@ describe('operators (SQL fragment and parameter values)', () => {
   test('$in and $notIn carry the whole list as one array parameter', () => {
     const p = plan('authors', 'filters[name][$in][0]=a&filters[name][$in][1]=b&filters[name][$in][2]=c');
     assert.equal(where(p), 'r0."name" = any($1::text::text[])');
-    assert.deepEqual(p.params, ['{"a","b","c"}', 25, 0]);
+    assert.deepEqual(p.params, ['{"a","b","c"}']);
     const n = plan('authors', 'filters[name][$notIn][0]=a');
     assert.equal(where(n), 'not (r0."name" = any($1::text::text[]))');
-    assert.deepEqual(n.params, ['{"a"}', 25, 0]);
+    assert.deepEqual(n.params, ['{"a"}']);
     const empty = plan('authors', 'filters[name][$in]=');
-    assert.deepEqual(empty.params, ['{}', 25, 0], 'an empty $in matches nothing');
+    assert.deepEqual(empty.params, ['{}'], 'an empty $in matches nothing');
     const i = plan('articles', 'filters[views][$in][0]=1&filters[views][$in][1]=2');
     assert.equal(where(i).slice(ART.length), 'r0."views" = any($2::text::integer[])');
-    assert.deepEqual(i.params, ['en', '{"1","2"}', 25, 0]);
+    assert.deepEqual(i.params, ['en', '{"1","2"}']);
   });
 
   test('$null and $notNull decide IS NULL / IS NOT NULL and take no parameter', () => {
@@ -127,14 +127,14 @@ describe('operators (SQL fragment and parameter values)', () => {
     for (const [q, sql] of cases) {
       const p = plan('authors', q);
       assert.equal(where(p), sql, q);
-      assert.deepEqual(p.params, [25, 0], q);
+      assert.deepEqual(p.params, [], q);
     }
   });
 
   test('$between takes two consecutive parameters', () => {
     const p = plan('articles', 'filters[views][$between][0]=10&filters[views][$between][1]=20');
     assert.equal(where(p).slice(ART.length), 'r0."views" between $2::integer and $3::integer');
-    assert.deepEqual(p.params, ['en', '10', '20', 25, 0]);
+    assert.deepEqual(p.params, ['en', '10', '20']);
     const d = plan('articles', 'filters[publishDate][$between][0]=2024-01-01&filters[publishDate][$between][1]=2024-12-31');
     assert.equal(where(d).slice(ART.length), 'r0."publish_date" between $2::date and $3::date');
   });
@@ -155,7 +155,7 @@ describe('operators (SQL fragment and parameter values)', () => {
     for (const [q, sql, value] of cases) {
       const p = plan('articles', q);
       assert.equal(where(p).slice(ART.length), sql, q);
-      assert.deepEqual(p.params, ['en', value, 25, 0], q);
+      assert.deepEqual(p.params, ['en', value], q);
     }
   });
 
@@ -166,8 +166,8 @@ describe('operators (SQL fragment and parameter values)', () => {
 
   test('LIKE wildcards and backslashes in values are escaped', () => {
     const p = plan('authors', 'filters[name][$contains]=50%25_off%5C');
-    assert.deepEqual(p.params, ['%50\\%\\_off\\\\%', 25, 0]);
-    assert.deepEqual(plan('authors', 'filters[name][$startsWith]=%25').params, ['\\%%', 25, 0]);
+    assert.deepEqual(p.params, ['%50\\%\\_off\\\\%']);
+    assert.deepEqual(plan('authors', 'filters[name][$startsWith]=%25').params, ['\\%%']);
   });
 
   test('values are never part of the SQL text', () => {
@@ -198,7 +198,7 @@ describe('logical operators', () => {
     const w = where(p);
     assert.ok(w.startsWith('((r0."name" = $1::text and r0."email" = $2::text) or not '), w);
     assert.match(w.slice('((r0."name" = $1::text and r0."email" = $2::text) or '.length, -1), NOT(esc('r0."bio" is null')));
-    assert.deepEqual(p.params, ['a', 'b', 25, 0]);
+    assert.deepEqual(p.params, ['a', 'b']);
   });
   test('operators combined on one attribute, and $or under an attribute', () => {
     assert.equal(artFilter('filters[views][$gt]=1&filters[views][$lt]=9'), '(r0."views" > $2::integer and r0."views" < $3::integer)');
@@ -235,7 +235,7 @@ describe('deep filters', () => {
   test('a relation given a bare value filters the related id', () => {
     const p = plan('articles', 'filters[author]=3');
     assert.equal(where(p).slice(ART.length), `exists (select 1 ${AUTHOR} and t1."id" = $2::bigint)`);
-    assert.deepEqual(p.params, ['en', '3', 25, 0]);
+    assert.deepEqual(p.params, ['en', '3']);
   });
   test('component attributes are read from the component table through the owner\'s _cmps', () => {
     const SEO = 'from "articles_cmps" ck1 join "components_shared_seos" k1 on k1.id = ck1."cmp_id" where ck1."entity_id" = r0.id and ck1."field" = \'seo\' and ck1."component_type" = \'shared.seo\'';
@@ -301,7 +301,7 @@ describe('populate', () => {
     const back = plan('tags', 'populate[articles]=true');
     assert.match(back.sql.text, /where lt(\d+)\."tag_id" = t0\.id and t\1\.published_at is not null order by/);
     assert.doesNotMatch(back.sql.text, /\.locale = /, 'the links of a non-localized tag reach its articles in every locale');
-    assert.deepEqual(back.params, [25, 0]);
+    assert.deepEqual(back.params, []);
     const draft = plan('tags', 'populate[articles]=true&status=draft&locale=fr');
     assert.match(draft.sql.text, /where lt(\d+)\."tag_id" = t0\.id and t\1\.published_at is null order by/);
     // A localized reader reads its targets in its own locale.
@@ -354,7 +354,7 @@ describe('populate', () => {
 
 describe('sort', () => {
   const order = (route: string, q: string) => {
-    const m = / r0 +(?:where .*? )?order by (.*?) limit \$/.exec(plan(route, q).sql.text);
+    const m = / r0 +(?:where .*? )?order by (.*?) limit \d+(?: offset \d+)?\) t0/.exec(plan(route, q).sql.text);
     assert.ok(m);
     return m[1];
   };
@@ -388,17 +388,23 @@ describe('sort', () => {
 
 describe('pagination', () => {
   const page = (q: string) => plan('authors', q);
-  test('page mode: LIMIT/OFFSET parameters and meta', () => {
+  test('page mode: LIMIT/OFFSET written into the statement, and meta', () => {
     const p = page('pagination[page]=3&pagination[pageSize]=10');
-    assert.deepEqual(p.params, [10, 20]);
+    assert.deepEqual(p.params, []);
     assert.deepEqual(p.pagination, { mode: 'page', page: 3, pageSize: 10, withCount: true });
     assert.equal(listMeta(p.pagination, 42), '{"pagination":{"page":3,"pageSize":10,"pageCount":5,"total":42}}');
     assert.ok(p.sql.withTotal);
-    assert.match(p.sql.text, /limit \$1::bigint offset \$2::bigint/);
+    assert.match(p.sql.text, / limit 10 offset 20\)/);
+    assert.ok(!p.sql.text.includes('::bigint offset'), 'no parameter for the page');
+    // The first page has no OFFSET at all; one document reads one row.
+    assert.match(page('').sql.text, / limit 25\)/);
+    assert.ok(!page('').sql.text.includes(' offset '));
+    assert.match(plan('articles', '', 'abc').sql.text, / limit 1\)/);
   });
   test('offset mode', () => {
     const p = page('pagination[start]=5&pagination[limit]=7');
-    assert.deepEqual(p.params, [7, 5]);
+    assert.deepEqual(p.params, []);
+    assert.match(p.sql.text, / limit 7 offset 5\)/);
     assert.deepEqual(p.pagination, { mode: 'offset', start: 5, limit: 7, withCount: true });
     assert.equal(listMeta(p.pagination, 9), '{"pagination":{"start":5,"limit":7,"total":9}}');
   });
@@ -432,7 +438,7 @@ describe('pagination', () => {
     const p = plan('articles', '', 'abc123');
     assert.match(p.sql.text, /^select \(select x\.j from \(select json_build_object\('id', t0\.id, 'documentId', t0\.document_id, 'title', t0\."title", /);
     assert.match(p.sql.text, /r0\.document_id = \$2::text/);
-    assert.deepEqual(p.params, ['en', 'abc123', 1, 0]);
+    assert.deepEqual(p.params, ['en', 'abc123']);
     assert.equal(p.sql.withTotal, false);
   });
 });
@@ -452,7 +458,7 @@ describe('fields, locale and status', () => {
     assert.throws(() => c.read(s2.routes.get('everythings')!, 'list', 'fields[0]=secret'), (e: ApiError) => e.status === 400 && e.message === 'Invalid key secret');
   });
   test('locale and status are conditions with parameters', () => {
-    assert.deepEqual(plan('articles', 'locale=fr').params, ['fr', 25, 0]);
+    assert.deepEqual(plan('articles', 'locale=fr').params, ['fr']);
     assert.ok(!where(plan('articles', 'locale=*&filters[views][$gt]=1')).includes('locale'), 'all locales');
     assert.match(where(plan('articles', 'status=draft&filters[views][$gt]=1')), /^r0\.published_at is null and /);
     assert.match(where(plan('articles', 'status=published&filters[views][$gt]=1')), /^r0\.published_at is not null and /);
@@ -560,16 +566,60 @@ describe('validation errors (as recorded from Strapi)', () => {
 });
 
 describe('plan cache', () => {
-  test('same shape with different values: same SQL text, different parameters', () => {
+  test('same shape and page with different values: same SQL text, different parameters', () => {
     const c = fresh();
-    const a = c.read(ct('articles'), 'list', 'filters[title][$eq]=a&pagination[page]=1&locale=en');
+    const a = c.read(ct('articles'), 'list', 'filters[title][$eq]=a&pagination[page]=7&locale=en');
     const b = c.read(ct('articles'), 'list', 'filters[title][$eq]=b&pagination[page]=7&locale=fr');
     assert.equal(a.sql, b.sql, 'one compiled statement object');
-    assert.deepEqual(a.params, ['en', 'a', 25, 0]);
-    assert.deepEqual(b.params, ['fr', 'b', 25, 150]);
+    assert.deepEqual(a.params, ['en', 'a']);
+    assert.deepEqual(b.params, ['fr', 'b']);
+    assert.equal(a.sql.prepare, true);
     const st = c.stats();
     assert.deepEqual(st.shapes, { size: 1, hits: 1, misses: 1 });
     assert.deepEqual(st.exact, { size: 2, hits: 0, misses: 2 });
+  });
+
+  test('each page of a shape is its own text; the same page in offset mode is the same text', () => {
+    const c = fresh();
+    const p1 = c.read(ct('articles'), 'list', 'filters[title][$eq]=a&pagination[page]=1');
+    const p2 = c.read(ct('articles'), 'list', 'filters[title][$eq]=a&pagination[page]=2');
+    assert.notEqual(p1.sql.text, p2.sql.text);
+    assert.equal(p1.sql.text.replace(' limit 25)', ' limit 25 offset 25)'), p2.sql.text, 'the page is all that differs');
+    const s = c.read(ct('articles'), 'list', 'filters[title][$eq]=a&pagination[pageSize]=10&pagination[page]=3');
+    const o = c.read(ct('articles'), 'list', 'filters[title][$eq]=a&pagination[limit]=10&pagination[start]=20');
+    assert.match(s.sql.text, / limit 10 offset 20\)/);
+    assert.equal(s.sql.text, o.sql.text);
+  });
+
+  test('prepared statements stay bounded: the first pages of a shape are prepared, later ones sent unprepared', () => {
+    const c = new Compiler(schema, { ...OPTS, preparedPages: 3 });
+    const texts = new Set<string>();
+    const prepared = new Set<string>();
+    // Every page size and many pages, each twice (a repeat is the same plan).
+    for (let size = 1; size <= 100; size++) {
+      for (const page of [1, 2, 5, 1000]) {
+        for (const filter of ['a', 'b']) {
+          const p = c.read(ct('articles'), 'list', `filters[title][$eq]=${filter}&pagination[page]=${page}&pagination[pageSize]=${size}`);
+          texts.add(p.sql.text);
+          if (p.sql.prepare) prepared.add(p.sql.text);
+        }
+      }
+    }
+    assert.equal(texts.size, 400, 'one text per page');
+    assert.equal(prepared.size, 3, 'at most preparedPages prepared texts for the shape');
+    // A page that was prepared stays prepared; other shapes have their own budget.
+    assert.equal(c.read(ct('articles'), 'list', 'filters[title][$eq]=z&pagination[page]=1&pagination[pageSize]=1').sql.prepare, true);
+    assert.equal(c.read(ct('articles'), 'list', 'filters[title][$eq]=z&pagination[page]=9&pagination[pageSize]=1').sql.prepare, false);
+    assert.equal(c.read(ct('articles'), 'list', 'sort=title&pagination[page]=9&pagination[pageSize]=1').sql.prepare, true);
+    assert.equal(new Compiler(schema, { ...OPTS, preparedPages: 0 }).read(ct('articles'), 'list', '').sql.prepare, false, '0: nothing prepared');
+  });
+
+  test('LIMIT and OFFSET in the text are exact integers: a page past them is a 400, as when PostgreSQL refused the parameter', () => {
+    for (const q of ['pagination[page]=1e300', 'pagination[page]=1e308', 'pagination[page]=99999999999999999999&pagination[pageSize]=100', 'pagination[start]=1e30&pagination[limit]=5']) {
+      assert.deepEqual(queryError('articles', q), { status: 400, name: 'ValidationError', message: 'A number is out of range', details: {} }, q);
+    }
+    const last = plan('articles', `pagination[start]=${Number.MAX_SAFE_INTEGER}&pagination[limit]=5`);
+    assert.match(last.sql.text, new RegExp(` limit 5 offset ${Number.MAX_SAFE_INTEGER}\\)`));
   });
 
   test('$in lists of any length share one plan', () => {
@@ -597,7 +647,7 @@ describe('plan cache', () => {
     const a = c.read(ct('articles'), 'one', '', 'doc1');
     const b = c.read(ct('articles'), 'one', '', 'doc2');
     assert.notEqual(a, b);
-    assert.deepEqual(b.params, ['en', 'doc2', 1, 0]);
+    assert.deepEqual(b.params, ['en', 'doc2']);
     assert.equal(a.sql, b.sql);
     assert.notEqual(c.read(ct('tags'), 'list', '').sql.text, c.read(ct('authors'), 'list', '').sql.text);
     assert.notEqual(c.read(ct('authors'), 'list', '').sql.text, c.read(ct('authors'), 'one', '', 'x').sql.text);

@@ -278,7 +278,7 @@ describe('database faults under load (external PostgreSQL 15)', { timeout: 240_0
 
   test('connect.ts: a statement waiting for a busy pool past the deadline is abandoned (the pool survives); a gone client\'s statement is not issued', async () => {
     setConnectionDeadline(300);
-    const db = connect(cluster.url('fastrapi'), 1, false);
+    const db = connect(cluster.url('fastrapi'), 1);
     try {
       const long = db`select pg_sleep(1.2)`.execute();
       await sleep(50);
@@ -301,7 +301,7 @@ describe('database faults under load (external PostgreSQL 15)', { timeout: 240_0
   test('connect.ts readStatement: a gone client\'s statement is not issued, a running one is cancelled, other requests\' statements never', async () => {
     // One connection: every statement issued while another runs is pipelined behind it.
     setConnectionDeadline(30_000);
-    const db = connect(cluster.url('fastrapi'), 1, false, 0, 'force_generic_plan', true);
+    const db = connect(cluster.url('fastrapi'), 1, { readsOnly: true });
     const watch = postgres(cluster.url('fastrapi'), { max: 1, onnotice: () => {} });
     const sleeping = async () => (await watch`select count(*)::int as n from pg_stat_activity where application_name = 'fastrapi' and state = 'active' and query like '%pg_sleep%'`)[0].n;
     const x = (rows: unknown[]) => (rows[0] as { x: number }).x;
@@ -394,7 +394,7 @@ describe('database faults under load (external PostgreSQL 15)', { timeout: 240_0
   });
 
   test('connect.ts: a database that does not exist at all (closed port) fails at once; one that comes back is used at once', async () => {
-    const db = connect(`postgres://postgres@127.0.0.1:${cluster.port}/fastrapi`, 2, false);
+    const db = connect(`postgres://postgres@127.0.0.1:${cluster.port}/fastrapi`, 2);
     try {
       await cluster.stop();
       for (let i = 0; i < 8; i++) {

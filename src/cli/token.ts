@@ -57,7 +57,7 @@ async function main(): Promise<void> {
   const urlFile = join(config.dataDir, EMBEDDED_URL_FILE);
   if (!url && existsSync(urlFile)) url = readFileSync(urlFile, 'utf8').trim();
   if (!url) { embedded = await startEmbedded(config.dataDir, config.db.embeddedPort); url = embedded.url; }
-  const sql = connect(url, 1, false);
+  const sql = connect(url, 1);
   try {
     await syncSchema(sql, schema, false);
     if (command === 'list') {

@@ -15,15 +15,30 @@ export const queryTap: { fn: ((text: string, params: unknown[]) => void) | null 
 
 export type PlanCacheMode = 'auto' | 'force_generic_plan' | 'force_custom_plan';
 
+export interface ConnectOptions {
+  /** Log each statement (with LOG_LEVEL=debug). */
+  logQueries?: boolean;
+  /** ms before PostgreSQL cancels a statement; 0 = none. */
+  statementTimeout?: number;
+  planCacheMode?: PlanCacheMode;
+  /** PostgreSQL's JIT compilation for this pool's statements (config `db.jit`; off by default, see connect()). */
+  jit?: boolean;
+  /** The pool runs nothing but readStatement()'s statements, so a gone client's read may be cancelled there (see readPools). */
+  readsOnly?: boolean;
+  /** ms a statement may wait for a connection (default: the configured `db.connectionDeadline`); 0 = as long as it takes. */
+  connectionDeadline?: number;
+}
+
 /**
  * Generic plans by default: a read's statement has the same shape for every value (plans are cached by
  * shape), and PostgreSQL's `auto` mode kept re-planning populate statements on every execution (about 2 ms
  * of a 6 ms populate=* on the benchmark blog; 25% more throughput measured with generic plans).
- * `readsOnly`: the pool runs nothing but readStatement()'s statements, so a gone client's read may be
- * cancelled there (see readPools).
+ * JIT off by default: this server's statements read a page of rows, and JIT compiled every execution of a
+ * populate statement whose estimated cost passed jit_above_cost (143 of 175 ms of the deep populate at
+ * 10k articles; populate=* at 100k 2,390 → 120 ms with JIT off, same plan).
  */
-export function connect(url: string, max: number, logQueries: boolean, statementTimeout = 0, planCacheMode: PlanCacheMode = 'force_generic_plan', readsOnly = false): Db {
-  const deadline = connectionDeadline;
+export function connect(url: string, max: number, o: ConnectOptions = {}): Db {
+  const deadline = o.connectionDeadline ?? connectionDeadline;
   const db = postgres(url, {
     max,
     prepare: true,
@@ -32,24 +47,27 @@ export function connect(url: string, max: number, logQueries: boolean, statement
     // request arriving once the database is back connects at once: postgres.js's default backoff grows
     // to 20 s after repeated failures (shared by the whole pool), and retries happen only for queued
     // statements anyway, so there is no reconnect loop to slow down.
-    connect_timeout: deadline / 1000,
+    connect_timeout: deadline ? deadline / 1000 : 30,
     backoff: () => 0,
     // A read pool's connection runs one statement at a time (readStatement() also tells postgres.js so,
     // and learns the connection): a statement never waits behind another's on a connection, where the
     // connection deadline does not reach it (a light read waited 11 s behind long ones), and a cancel
     // request, which names a backend, not a statement, can only find the statement it was sent for.
-    ...(readsOnly ? { max_pipeline: 1 } : {}),
+    ...(o.readsOnly ? { max_pipeline: 1 } : {}),
     onnotice: () => {},
     debug: (_conn, query, params) => {
       if (queryTap.fn) queryTap.fn(query, params);
-      if (logQueries && logEnabled('debug')) log.debug('sql', { query: query.slice(0, 500), params: params.length });
+      if (o.logQueries && logEnabled('debug')) log.debug('sql', { query: query.slice(0, 500), params: params.length });
     },
     // Strapi keeps UTC wall-clock time in `timestamp without time zone` columns: a session in UTC makes
     // now() and every timestamp cast agree with it whatever the server's default time zone is.
-    connection: { application_name: 'fastrapi', statement_timeout: statementTimeout, TimeZone: 'UTC', plan_cache_mode: planCacheMode },
+    connection: {
+      application_name: 'fastrapi', statement_timeout: o.statementTimeout ?? 0, TimeZone: 'UTC',
+      plan_cache_mode: o.planCacheMode ?? 'force_generic_plan', jit: o.jit ? 'on' : 'off',
+    },
   });
-  watchConnectionWaits(db, deadline);
-  if (readsOnly) readPools.add(db);
+  if (deadline) watchConnectionWaits(db, deadline);
+  if (o.readsOnly) readPools.add(db);
   return db;
 }
 
@@ -202,17 +220,18 @@ function alone(c: RawConnection, q: RawQuery | null = null): boolean {
 }
 
 /**
- * Runs one read statement of a request (prepared; rows as Buffers when `raw`). No statement is issued
+ * Runs one read statement of a request (prepared unless `prepare` is false: a page compiler/cache.ts sends
+ * unprepared; rows as Buffers when `raw`). No statement is issued
  * for a client already gone (under overload, requests queued in a worker whose clients gave up cost
  * nothing), and the statement of a client that goes away is dropped or cancelled (CancelWatch).
  */
-export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean): Promise<unknown[]> {
+export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean, prepare = true): Promise<unknown[]> {
   const pooled = readPools.has(db);
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new ClientGoneError();
     let q: RawQuery | null = null;
     // onexecute gets the connection only: the statement is bound through the closure.
-    const options = pooled ? { prepare: true, onexecute: (c: RawConnection) => alone(c, q) } : { prepare: true };
+    const options = pooled ? { prepare, onexecute: (c: RawConnection) => alone(c, q) } : { prepare };
     const query = db.unsafe(text, params as never[], options as { prepare: boolean });
     q = query as unknown as RawQuery;
     if (raw) query.raw();

@@ -9,7 +9,7 @@ import {
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
 import type { ComponentSelection, Filter, Pagination, Populate, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { FilterParser, ParamBuilder, parsePagination, parseSort, pushPage, typeScope, type ReadLimits } from '../../compiler/params.ts';
+import { FilterParser, ParamBuilder, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
 
 /** A relation field's selections, gathered by relation and arguments. */
@@ -409,19 +409,21 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   const pagination: Pagination = r.shape === 'list'
     ? parsePagination(restPagination(args.pagination, r.withCount ?? false), limits)
     : { mode: 'page', page: 1, pageSize: 1, withCount: false };
-  const [limitParam, offsetParam] = pushPage(params, pagination);
   return {
     query: {
-      ct, shape: r.shape, select, where, sort, pagination, localeParam, documentParam, status, limitParam, offsetParam,
+      ct, shape: r.shape, select, where, sort, pagination, localeParam, documentParam, status,
       relLocaleParam: params.relLocale,
     },
     params: params.values,
   };
 }
 
-/** The SQL shape of a query: the AST with models named (param positions included, values excluded). */
+/**
+ * The SQL shape of a query: the AST with models named (param positions included, values excluded). The
+ * page's numbers are not in it: each page of a shape is a variant of its statement (StatementCache).
+ */
 export function astKey(q: ReadQuery): string {
-  return JSON.stringify(q, (_k, v: unknown) => {
+  return JSON.stringify({ ...q, pagination: { withCount: q.pagination.withCount } }, (_k, v: unknown) => {
     if (v instanceof Map) return [...v.entries()];
     if (isObj(v)) {
       if (v.byName instanceof Map) return `${'pluralName' in v ? 'ct' : 'comp'}:${String(v.uid)}`;

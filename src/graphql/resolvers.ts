@@ -4,11 +4,11 @@
 import { GraphQLError, GraphQLScalarType, Kind, print, valueFromASTUntyped, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Attribute, ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
-import type { Pagination } from '../../compiler/ast.ts';
+import { pageBounds, type Pagination } from '../../compiler/ast.ts';
 import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
 import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
 import { responseTooLarge } from '../../compiler/index.ts';
-import { Lru } from '../../compiler/cache.ts';
+import { StatementCache } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
 import { readStatement } from '../db/connect.ts';
@@ -133,7 +133,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const limits: ReadLimits = {
     defaultLimit: Math.min(config.api.rest.defaultLimit, amount), maxLimit: amount, withCount: false, maxPopulateDepth: 1000,
   };
-  const sqlCache = new Lru<CompiledRead>(config.api.rest.planCacheSize);
+  const sqlCache = new StatementCache<CompiledRead>(config.api.rest.planCacheSize, config.api.rest.preparedPages);
 
   /** The permission each root field needs (checked by wrapResolvers, before middlewares and policies). */
   const authOf = new Map<string, AuthCheck>();
@@ -159,12 +159,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const { sets, withCount } = new Planner(models, env, new ParamBuilder(schema.defaultLocale), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
-    const key = astKey(query);
-    let sql = sqlCache.get(key);
-    if (!sql) {
-      sql = compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache: config.api.rest.renderCache, maxBytes: config.http.maxResponseSize });
-      sqlCache.set(key, sql);
-    }
+    const sql = sqlCache.get(astKey(query), pageBounds(query.pagination), () =>
+      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache: config.api.rest.renderCache, maxBytes: config.http.maxResponseSize }));
     const p: Plan = { sql, params, pagination: query.pagination };
     if (!byNode) plans.set(node, (byNode = new Map()));
     if (byNode.size >= 256) byNode.clear();
@@ -176,7 +172,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await readStatement(ctx.rest.reader(), sql.text, params, ctx.rest.signal, false) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
+    const rows = await readStatement(ctx.rest.reader(), sql.text, params, ctx.rest.signal, false, sql.prepare) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
     ctx.rest.count(1);
     if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];

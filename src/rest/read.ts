@@ -34,7 +34,7 @@ const ONE_END = Buffer.from(',"meta":{}}');
  * http.maxResponseSize comes back without it, flagged in its last column: refused here.
  */
 export async function planRow(ctx: ReadContext, plan: ReadPlan, db: Db = ctx.reader()): Promise<Array<Buffer | null> | undefined> {
-  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true) as Array<Array<Buffer | null>>;
+  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare) as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   const row = rows[0];
