@@ -21,6 +21,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --quick               size 1k and 3 s phases (explicit --size/--duration still win)
   --size 1k|100k|1m     articles in the benchmark database (default 100k)
   --duration <s>        seconds per measured phase (default 10)
+  --warmup <s>          seconds of unmeasured load before each measured phase (default 1; 0 for a smoke run)
   --connections <n>     concurrent connections / DB callers (default 50)
   --workers <n>         server worker threads (default: the server's own default)
   --scenario <regex>    only scenarios whose name matches
@@ -48,7 +49,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     if (value === undefined) throw new UsageError(`--${m[1]} needs a value`);
     given.set(m[1], value);
   }
-  const known = new Set(['size', 'duration', 'connections', 'workers', 'scenario', 'database-url', 'data-dir']);
+  const known = new Set(['size', 'duration', 'warmup', 'connections', 'workers', 'scenario', 'database-url', 'data-dir']);
   for (const k of given.keys()) if (!known.has(k)) throw new UsageError(`unknown option --${k}`);
 
   const size = given.get('size') ?? (quick ? '1k' : '100k');
@@ -63,7 +64,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     connections: given.has('connections') ? int('--connections', given.get('connections')!, 1) : 50,
     duration,
     // One autocannon sampling tick: enough to compile plans and prepare statements on every connection.
-    warmup: 1,
+    warmup: given.has('warmup') ? int('--warmup', given.get('warmup')!, 0) : 1,
     scenario,
     size: size as SizeName,
     databaseUrl: given.get('database-url') ?? null,

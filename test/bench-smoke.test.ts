@@ -12,7 +12,7 @@ test('npm run bench -- --quick --duration 1 finishes with every scenario answere
   const root = fileURLToPath(new URL('..', import.meta.url));
   const dataDir = mkdtempSync(join(tmpdir(), 'fastrapi-bench-'));
   try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--duration', '1', '--connections', '10', '--data-dir', dataDir], {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick', '--duration', '1', '--warmup', '0', '--connections', '10', '--data-dir', dataDir], {
       cwd: root, encoding: 'utf8', env: { ...process.env, LOG_LEVEL: 'warn' }, timeout: 230_000,
     });
     const out = `${r.stdout}\n${r.stderr}`;
