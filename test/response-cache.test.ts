@@ -96,7 +96,8 @@ test('GraphQL reads are cached and invalidated too; mutations never', async () =
 test('two nodes on one database: a write through either is visible on the other at once', async (t) => {
   const q = `/api/authors/${author}?fields[0]=name`;
   await get(b, q); // cached on b
-  assert.equal((await get(b, q)).headers['x-sql-statements'], '0');
+  // Cached (a change watch that reports earlier writes late, under load, may drop it once first).
+  await eventually(async () => (await get(b, q)).headers['x-sql-statements'] === '0');
   const waits: number[] = [];
   for (const name of ['Node A1', 'Node A2', 'Node A3']) {
     await a.fetchJson('PUT', `/api/authors/${author}`, { data: { name } }, TOKEN);
@@ -110,7 +111,8 @@ test('two nodes on one database: a write through either is visible on the other 
 test('a write made in SQL (as Strapi\'s admin) is seen within the change watch\'s bound', async (t) => {
   const q = `/api/authors/${author}?fields[0]=name`;
   await get(a, q);
-  assert.equal((await get(a, q)).headers['x-sql-statements'], '0');
+  // Cached (a change watch that reports earlier writes late, under load, may drop it once first).
+  await eventually(async () => (await get(a, q)).headers['x-sql-statements'] === '0');
   await a.sql()`update authors set name = 'From Strapi', updated_at = now() where document_id = ${author}`;
   const waited = await eventually(async () => (await get(a, q)).body.data.name === 'From Strapi');
   t.diagnostic(`a write behind the server's back was seen after ${waited} ms (RESPONSE_CACHE_WATCH=100)`);
@@ -119,7 +121,8 @@ test('a write made in SQL (as Strapi\'s admin) is seen within the change watch\'
 test('a lost connection to the database drops every cached answer', async () => {
   const q = `/api/authors/${author}?fields[0]=name`;
   await get(b, q);
-  assert.equal((await get(b, q)).headers['x-sql-statements'], '0');
-  await a.sql()`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'fastrapi' and query ilike '%listen%'`;
+  // Cached (a change watch that reports earlier writes late, under load, may drop it once first).
+  await eventually(async () => (await get(b, q)).headers['x-sql-statements'] === '0');
+  await a.sql()`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'fastrapi' and query ilike '%listen%'`;
   await eventually(async () => (await get(b, q)).headers['x-sql-statements'] === '1');
 });
