@@ -81,12 +81,6 @@ export const deleteRows = (table: string) => `delete from ${q(table)} where id =
 export const anyDocument = (ct: ContentType) => `select ${R.documentId} as document_id from ${q(ct.table)} order by id limit 1`;
 
 /** Another document already uses `$1` in `column` (same locale `$3`; `$2` the writing document). */
-/**
- * Serializes writers of one unique value (`$1`: table, column and value as text) until the transaction
- * ends: of concurrent creates with the same value one commits, the others then see it taken. Nothing is
- * added to Strapi's tables (Strapi has no unique index there either).
- */
-export const lockUniqueValue = lockKey;
 
 export const uniqueTaken = (ct: ContentType, column: string) =>
   `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text limit 1`;

@@ -98,16 +98,11 @@ export function setConnectionDeadline(ms: number): void { connectionDeadline = m
 /** The fields of postgres.js's Query this module relies on (src/query.js, src/connection.js of 3.4.x). */
 interface RawQuery {
   handler: unknown; executed: boolean;
-  /** Set by the connection that takes the statement (it is then running or pipelined on it): its backend. */
+  /** Set by the connection that takes the statement: its backend. */
   state: { pid: number } | null;
   tagged: boolean; strings: readonly string[]; args: unknown[]; options: { onexecute?: unknown };
   resolve(x: unknown): void; reject(e: unknown): void; handle(): Promise<void>;
-  /**
-   * The statement is first in its connection's pipeline: the one whose answer postgres.js reads (its
-   * backend may already run the next one). postgres.js also leaves it set on a statement it re-sends
-   * after a prepared statement went stale (retry(), at the tail): a cancel then at worst stops another
-   * read, which readStatement() runs again.
-   */
+  /** The statement runs on its connection (a read pool's connection runs nothing else meanwhile). */
   active?: boolean;
   /** The pool's cancel(query): a promise settled when the cancel request was processed (null once used). */
   canceller: ((q: RawQuery) => Promise<void>) | null;

@@ -1,9 +1,9 @@
 // Usernames and emails stay unique under concurrency, as unique attributes do (compiler/write-sql.ts's
-// lockUniqueValue): a user write locks the values it sets, then checks them and writes, in one transaction.
+// lockKey): a user write locks the values it sets, then checks them and writes, in one transaction.
 // Of parallel registrations of one name, one commits; the others then see it taken. Nothing is added to
 // Strapi's `up_users` (Strapi has no unique index there either).
 import type { TransactionSql } from 'postgres';
-import { lockUniqueValue } from '../../compiler/write-sql.ts';
+import { lockKey } from '../../compiler/write-sql.ts';
 import { UP } from '../auth/tables.ts';
 
 /**
@@ -13,6 +13,6 @@ import { UP } from '../auth/tables.ts';
  */
 export async function lockIdentities(tx: TransactionSql, values: Array<unknown>): Promise<number> {
   const keys = [...new Set(values.filter((v): v is string => typeof v === 'string').map((v) => `${UP.users}.identity=${JSON.stringify(v.toLowerCase())}`))].sort();
-  for (const k of keys) await tx.unsafe(lockUniqueValue, [k]);
+  for (const k of keys) await tx.unsafe(lockKey, [k]);
   return keys.length;
 }
