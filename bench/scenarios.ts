@@ -81,7 +81,20 @@ export function scenarios(size: SizeName): Scenario[] {
         ['populate[category][fields][0]', 'name'],
       ]),
     },
+    // The rest of issue 31's sizes table: pages far from the first, no count, search, a broad relation
+    // filter sorted by a relation's field, one document with its populate.
+    {
+      kind: 'read', name: 'list late page', route: 'articles', shape: 'list', expect: 'non-empty-list',
+      query: qs([['pagination[page]', Math.max(1, Math.floor(counts.articles / 25) - 1)], ['pagination[pageSize]', 25]]),
+    },
+    { kind: 'read', name: 'list withCount=false', route: 'articles', shape: 'list', query: qs([['pagination[withCount]', 'false']]), expect: 'non-empty-list' },
+    { kind: 'read', name: 'list _q', route: 'articles', shape: 'list', query: qs([['_q', `article ${Math.ceil(counts.articles / 2) + 7}`]]), expect: 'non-empty-list' },
+    {
+      kind: 'read', name: 'list category + author sort', route: 'articles', shape: 'list', expect: 'non-empty-list',
+      query: qs([['filters[category][name][$eq]', 'Category 7'], ['sort[0]', 'author.name:asc']]),
+    },
     { kind: 'read', name: 'get one', route: 'articles', shape: 'one', documentId: middle, query: '', expect: 'object' },
+    { kind: 'read', name: 'get one populate=*', route: 'articles', shape: 'one', documentId: middle, query: qs([['populate', '*']]), expect: 'object' },
     { kind: 'read', name: 'single type', route: 'global', shape: 'one', query: '', expect: 'object' },
     // The same requests answered from the response cache (a hit costs about what a static reply does).
     { kind: 'read', name: 'list populate=* (cached)', route: 'articles', shape: 'list', query: qs([['populate', '*']]), expect: 'non-empty-list', cached: true },

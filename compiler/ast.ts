@@ -19,6 +19,8 @@ export interface FieldRef {
    * modified since published, 2 published), computed over the rows of `table`.
    */
   status?: { table: string };
+  /** Filter only: `_q`'s search document of this type's row (compiler/search.ts) instead of a column. */
+  searchOf?: ContentType;
 }
 
 export type Filter =

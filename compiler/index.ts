@@ -3,7 +3,8 @@
 // page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
-import { buildReadQuery, numericSearch, type ReadLimits, type CanRead } from './params.ts';
+import { buildReadQuery, type ReadLimits, type CanRead } from './params.ts';
+import { numericSearch } from './search.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';

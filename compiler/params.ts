@@ -10,6 +10,7 @@ import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagin
 import { pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { parseDate, parseDateTime, parseTime } from './dates.ts';
+import { numericSearch, searchedFields } from './search.ts';
 
 export interface ReadLimits {
   defaultLimit: number;
@@ -919,29 +920,13 @@ export class PopulateParser {
 
 // ---------------------------------------------------------------- _q
 
-const SEARCHED_TEXT = new Set<ScalarType>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
-const SEARCHED_NUMBERS = new Set<ScalarType>(['integer', 'biginteger', 'float', 'decimal']);
-
-/** Whether `_q` also searches numbers (the search key's shape: which columns the OR lists). */
-export const numericSearch = (q: string) => q.trim() !== '' && !Number.isNaN(Number(q));
-
-/**
- * Strapi's `_q` (@strapi/database query/helpers/search.js): the row id and every text attribute (numbers
- * too when the text is a number) contain the text, case-insensitively. Escaped as Strapi escapes it
- * (`*`, `%`, `\`). Private attributes are searched too (checked live); passwords (no text type for it)
- * and attributes marked `searchable: false` never.
- */
+/** Strapi's `_q`: some searched column contains the text, case-insensitively, escaped as Strapi escapes it (`*`, `%`, `\`). */
 function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Filter {
   if (typeof v !== 'string') throw validation('Invalid _q parameter: expected a string', { source: 'query', param: '_q' });
   const param = params.push(`%${v.replace(/[*%\\]/g, '\\$&')}%`);
-  const numbers = numericSearch(v);
-  // Checked live: the id, documentId and locale columns are searched too.
-  const fields: FieldRef[] = [{ column: 'id', type: 'id' }, { column: 'document_id', type: 'documentId' }, { column: 'locale', type: 'locale' }];
-  for (const a of ct.attributes) {
-    if (a.kind !== 'scalar' || a.searchable === false) continue;
-    if (SEARCHED_TEXT.has(a.type) || (numbers && SEARCHED_NUMBERS.has(a.type))) fields.push({ column: a.column, type: a.type });
-  }
-  return { t: 'or', items: fields.map((field): Filter => ({ t: 'cmp', field, op: '$containsi', param })) };
+  const or: Filter = { t: 'or', items: searchedFields(ct, numericSearch(v)).map((field): Filter => ({ t: 'cmp', field, op: '$containsi', param })) };
+  // The search document holds whenever the OR does (compiler/search.ts): a trigram index can answer it.
+  return { t: 'and', items: [{ t: 'cmp', field: { column: '', type: 'text', searchOf: ct }, op: '$containsi', param }, or] };
 }
 
 // ---------------------------------------------------------------- the whole query

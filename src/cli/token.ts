@@ -5,12 +5,9 @@
 // actions in strapi_api_token_permissions); the access key is printed once. `encrypted_key` stays null:
 // Strapi's admin then cannot show the key again, which it handles (it only decrypts a non-null one).
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadConfig } from '../../config.ts';
 import { loadModels } from '../models.ts';
-import { connect } from '../db/connect.ts';
-import { startEmbedded, EMBEDDED_URL_FILE, type EmbeddedDb } from '../db/embedded.ts';
+import { openDatabase } from './database.ts';
 import { syncSchema } from '../db/schema-sync.ts';
 import { ACTIONS, hashToken } from '../auth/permissions.ts';
 import { API_TOKENS } from '../auth/tables.ts';
@@ -52,12 +49,8 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, []);
   setLogLevel('warn');
   const schema = loadModels(config.modelsDir, config.i18n);
-  let url = config.databaseUrl;
-  let embedded: EmbeddedDb | null = null;
-  const urlFile = join(config.dataDir, EMBEDDED_URL_FILE);
-  if (!url && existsSync(urlFile)) url = readFileSync(urlFile, 'utf8').trim();
-  if (!url) { embedded = await startEmbedded(config.dataDir, config.db.embeddedPort); url = embedded.url; }
-  const sql = connect(url, 1);
+  const db = await openDatabase(config);
+  const sql = db.sql;
   try {
     await syncSchema(sql, schema, false);
     if (command === 'list') {
@@ -106,8 +99,7 @@ async function main(): Promise<void> {
     if (!created) fail(`a token named ${name} already exists`);
     console.log(`token "${name}" (${type}) created. Access key, shown only now:\n${key}`);
   } finally {
-    await sql.end({ timeout: 5 });
-    if (embedded) await embedded.stop();
+    await db.close();
   }
 }
 

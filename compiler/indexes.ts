@@ -1,0 +1,61 @@
+// Indexes beyond Strapi's that make reads cheap on large tables (issue 31), as DDL text; src/cli/indexes.ts
+// prints or creates them. Strapi 5.54 keeps indexes it did not make (its schema sync diffs against the
+// schema it recorded itself), so adding them changes nothing Strapi sees.
+// - published/draft: a partial (locale, id) index per draft & publish type. A list's exact count
+//   (`meta.pagination.total`) and its default order walk the rows of one status and locale: the count is an
+//   index-only scan of just those, a page (also a late one: see compiler/sql.ts) reads its ids from it.
+// - search: a trigram index over the type's search document (compiler/search.ts), which `_q` compares
+//   before Strapi's OR of ILIKEs: PostgreSQL then reads only the rows containing the text.
+import { createHash } from 'node:crypto';
+import type { ContentType, Schema } from './schema.ts';
+import { ROW_COLUMNS as R } from './layout.ts';
+import { searchDocument } from './search.ts';
+
+export interface IndexAdvice {
+  table: string;
+  name: string;
+  /** What must exist first (an extension), or null. */
+  requires: string | null;
+  /** `create index if not exists …` without CONCURRENTLY (the caller adds it when it can). */
+  create: string;
+  why: string;
+}
+
+const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+
+/** `<table>_<suffix>`, within PostgreSQL's 63 bytes (a hash keeps long names distinct). */
+function indexName(table: string, suffix: string): string {
+  const name = `${table}_${suffix}`;
+  if (Buffer.byteLength(name) <= 63) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${table.slice(0, 63 - suffix.length - 10)}_${hash}_${suffix}`;
+}
+
+const TRGM = 'create extension if not exists pg_trgm';
+
+function advice(ct: ContentType): IndexAdvice[] {
+  const out: IndexAdvice[] = [];
+  const cols = ct.localized ? `${R.locale}, id` : 'id';
+  if (ct.draftAndPublish) {
+    for (const [suffix, cond, status] of [['fastrapi_pub', 'is not null', 'published'], ['fastrapi_draft', 'is null', 'draft']] as const) {
+      const name = indexName(ct.table, suffix);
+      out.push({
+        table: ct.table, name, requires: null,
+        create: `create index if not exists ${q(name)} on ${q(ct.table)} (${cols}) where ${R.publishedAt} ${cond}`,
+        why: `exact counts and late pages of ${ct.uid} lists (status ${status}) read only those rows`,
+      });
+    }
+  }
+  const name = indexName(ct.table, 'fastrapi_search');
+  out.push({
+    table: ct.table, name, requires: TRGM,
+    create: `create index if not exists ${q(name)} on ${q(ct.table)} using gin (${searchDocument(ct, null)} gin_trgm_ops)`,
+    why: `_q on ${ct.uid} reads only the rows containing the text`,
+  });
+  return out;
+}
+
+/** Every advised index of the project's own content-types (not the plugins' tables), in model order. */
+export function advisedIndexes(schema: Schema): IndexAdvice[] {
+  return [...schema.contentTypes.values()].filter((ct) => !ct.builtin && ct.kind === 'collectionType').flatMap(advice);
+}

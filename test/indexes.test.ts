@@ -1,0 +1,104 @@
+// Indexes beyond Strapi's (issue 31): `npm run indexes` prints and creates them, and the statements the
+// server sends use them — late pages read their ids through the published index, `_q` reads through the
+// trigram index of the search document — while every answer stays what it was without them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { startTestServer, serverEnv, TOKEN, type TestServer } from './helpers.ts';
+import { connect, queryTap } from '../src/db/connect.ts';
+
+let s: TestServer;
+const N = 130;
+const titles = Array.from({ length: N }, (_, i) => `Entry ${String(i).padStart(3, '0')}`);
+
+before(async () => {
+  s = await startTestServer();
+  for (const [i, title] of titles.entries()) {
+    // Every third one also gets a draft change, so drafts and published rows differ.
+    const r = await s.fetchJson('POST', '/api/articles', { data: { title, description: i === 7 ? 'zzq only at the start' : i === 8 ? 'a zzq inside' : 'plain' } }, TOKEN);
+    assert.equal(r.status, 201, r.text);
+    if (i % 3 === 0) assert.equal((await s.fetchJson('PUT', `/api/articles/${r.body.data.documentId}?status=draft`, { data: { title: `${title} (draft)` } }, TOKEN)).status, 200);
+  }
+});
+after(async () => { await s?.stop(); });
+
+const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', ...args], {
+  env: { ...process.env, ...serverEnv(s.db, s.server.config.modelsDir), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 60_000,
+});
+
+/** What a set of requests answers (status and body), to compare before and after the indexes exist. */
+const PATHS = [
+  '/api/articles?pagination[page]=6&pagination[pageSize]=25&fields[0]=title',
+  '/api/articles?pagination[start]=101&pagination[limit]=20&fields[0]=title',
+  '/api/articles?pagination[start]=100&pagination[limit]=50&sort=title:desc&fields[0]=title',
+  '/api/articles?status=draft&pagination[start]=120&pagination[limit]=25&fields[0]=title',
+  '/api/articles?_q=zzq&fields[0]=title',
+  '/api/articles?_q=_zzq&fields[0]=title',
+  '/api/articles?_q=ENTRY 12&fields[0]=title&pagination[pageSize]=100',
+  '/api/articles?_q=7&fields[0]=title&pagination[pageSize]=100',
+  '/api/articles?_q=&fields[0]=title&pagination[pageSize]=1',
+];
+async function answers(): Promise<string[]> {
+  return Promise.all(PATHS.map(async (p) => { const r = await s.fetchJson('GET', p, undefined, TOKEN); return `${r.status} ${r.text}`; }));
+}
+
+/** The read statement (and its parameters) the server sent for `path`. */
+async function statement(path: string): Promise<{ text: string; params: unknown[] }> {
+  let seen: { text: string; params: unknown[] } | null = null;
+  queryTap.fn = (text, params) => { if (/\bas data\b/.test(text)) seen = { text, params: [...params] }; };
+  try { assert.equal((await s.fetchJson('GET', path, undefined, TOKEN)).status, 200); } finally { queryTap.fn = null; }
+  assert.ok(seen);
+  return seen;
+}
+
+/** The scans of the statement's plan, seq scans disabled (a table this small is otherwise read whole). */
+async function scans(path: string): Promise<string[]> {
+  const { text, params } = await statement(path);
+  const sql = connect(s.server.databaseUrl, 1);
+  try {
+    return await sql.begin(async (tx) => {
+      await tx.unsafe('set local enable_seqscan = off');
+      await tx.unsafe(`prepare p as ${text}`);
+      const plan = await tx.unsafe<Array<{ 'QUERY PLAN': string }>>(`explain execute p(${params.map((v) => (v === null ? 'null' : `'${String(v).replace(/'/g, "''")}'`)).join(', ')})`);
+      return plan.map((r) => r['QUERY PLAN']).filter((l) => /Scan/.test(l)).map((l) => l.trim());
+    });
+  } finally { await sql.end({ timeout: 5 }); }
+}
+
+test('pages, late pages and _q answer as Strapi whether or not the advised indexes exist', async () => {
+  const before = await answers();
+  const page6 = JSON.parse(before[0].slice(4));
+  assert.deepEqual(page6.data.map((a: { title: string }) => a.title), titles.slice(125, 130));
+  assert.deepEqual(JSON.parse(before[1].slice(4)).data.map((a: { title: string }) => a.title), titles.slice(101, 121));
+  assert.deepEqual(JSON.parse(before[2].slice(4)).data.map((a: { title: string }) => a.title), [...titles].reverse().slice(100, 130));
+  const drafts = JSON.parse(before[3].slice(4)).data.map((a: { title: string }) => a.title);
+  assert.deepEqual(drafts, titles.slice(120, 130).map((t, i) => ((120 + i) % 3 === 0 ? `${t} (draft)` : t)));
+  // `_` is a one-character wildcard inside a column, never across the search document's separators:
+  // 'zzq' starts entry 7's description (a separator precedes it in the document), so `_zzq` finds entry 8 only.
+  assert.deepEqual(JSON.parse(before[4].slice(4)).data.map((a: { title: string }) => a.title), [titles[7], titles[8]]);
+  assert.deepEqual(JSON.parse(before[5].slice(4)).data.map((a: { title: string }) => a.title), [titles[8]]);
+  assert.deepEqual(JSON.parse(before[6].slice(4)).data.map((a: { title: string }) => a.title), titles.filter((t) => t.includes('Entry 12')));
+
+  const listed = cli();
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, /create extension if not exists pg_trgm;/);
+  assert.match(listed.stdout, /create index concurrently if not exists "articles_fastrapi_pub" on "articles" \(locale, id\) where published_at is not null;/);
+  assert.match(listed.stdout, /"articles_fastrapi_search" on "articles" using gin \(/);
+  assert.match(listed.stdout, /missing: npm run indexes -- --apply/);
+  const applied = cli('--apply');
+  assert.equal(applied.status, 0, applied.stderr);
+  assert.match(applied.stdout, /created articles_fastrapi_draft/);
+  const again = cli();
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /-- exists: articles_fastrapi_pub/);
+  assert.doesNotMatch(again.stdout, /missing/);
+
+  assert.deepEqual(await answers(), before, 'the same answers with the indexes');
+  const late = await scans(PATHS[1]);
+  assert.ok(late.some((l) => /Index Only Scan using articles_fastrapi_pub/.test(l)), late.join('\n'));
+  assert.ok(late.every((l) => !/Seq Scan on articles/.test(l)), late.join('\n'));
+  const search = await scans(PATHS[4]);
+  assert.ok(search.some((l) => /Bitmap Index Scan on articles_fastrapi_search/.test(l)), search.join('\n'));
+  const draftLate = await scans(PATHS[3]);
+  assert.ok(draftLate.some((l) => /articles_fastrapi_draft/.test(l)), draftLate.join('\n'));
+});
