@@ -15,7 +15,7 @@ before(async () => {
   s = await startTestServer();
   for (const [i, title] of titles.entries()) {
     // Every third one also gets a draft change, so drafts and published rows differ.
-    const r = await s.fetchJson('POST', '/api/articles', { data: { title, description: i === 7 ? 'zzq only at the start' : i === 8 ? 'a zzq inside' : 'plain' } }, TOKEN);
+    const r = await s.fetchJson('POST', '/api/articles', { data: { title, description: i === 7 ? 'zq-q only at the start' : i === 8 ? 'a zq-q inside' : 'plain' } }, TOKEN);
     assert.equal(r.status, 201, r.text);
     if (i % 3 === 0) assert.equal((await s.fetchJson('PUT', `/api/articles/${r.body.data.documentId}?status=draft`, { data: { title: `${title} (draft)` } }, TOKEN)).status, 200);
   }
@@ -32,8 +32,8 @@ const PATHS = [
   '/api/articles?pagination[start]=101&pagination[limit]=20&fields[0]=title',
   '/api/articles?pagination[start]=100&pagination[limit]=50&sort=title:desc&fields[0]=title',
   '/api/articles?status=draft&pagination[start]=120&pagination[limit]=25&fields[0]=title',
-  '/api/articles?_q=zzq&fields[0]=title',
-  '/api/articles?_q=_zzq&fields[0]=title',
+  '/api/articles?_q=zq-q&fields[0]=title',
+  '/api/articles?_q=_zq-q&fields[0]=title',
   '/api/articles?_q=ENTRY 12&fields[0]=title&pagination[pageSize]=100',
   '/api/articles?_q=7&fields[0]=title&pagination[pageSize]=100',
   '/api/articles?_q=&fields[0]=title&pagination[pageSize]=1',
@@ -51,7 +51,10 @@ async function statement(path: string): Promise<{ text: string; params: unknown[
   return seen;
 }
 
-/** The scans of the statement's plan, seq scans disabled (a table this small is otherwise read whole). */
+/**
+ * The scans of the statement's plan, seq scans disabled (a table this small is otherwise read whole; which
+ * of the advised indexes a page reads by then depends on estimates for 130 rows, not on the order they serve).
+ */
 async function scans(path: string): Promise<string[]> {
   const { text, params } = await statement(path);
   const sql = connect(s.server.databaseUrl, 1);
@@ -74,7 +77,8 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   const drafts = JSON.parse(before[3].slice(4)).data.map((a: { title: string }) => a.title);
   assert.deepEqual(drafts, titles.slice(120, 130).map((t, i) => ((120 + i) % 3 === 0 ? `${t} (draft)` : t)));
   // `_` is a one-character wildcard inside a column, never across the search document's separators:
-  // 'zzq' starts entry 7's description (a separator precedes it in the document), so `_zzq` finds entry 8 only.
+  // 'zq-q' starts entry 7's description (a separator precedes it in the document), so `_zq-q` finds entry 8 only
+  // ('-' keeps random documentIds from matching).
   assert.deepEqual(JSON.parse(before[4].slice(4)).data.map((a: { title: string }) => a.title), [titles[7], titles[8]]);
   assert.deepEqual(JSON.parse(before[5].slice(4)).data.map((a: { title: string }) => a.title), [titles[8]]);
   assert.deepEqual(JSON.parse(before[6].slice(4)).data.map((a: { title: string }) => a.title), titles.filter((t) => t.includes('Entry 12')));
@@ -87,7 +91,8 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   assert.match(listed.stdout, /missing: npm run indexes -- --apply/);
   const applied = cli('--apply');
   assert.equal(applied.status, 0, applied.stderr);
-  assert.match(applied.stdout, /created articles_fastrapi_draft/);
+  assert.match(applied.stdout, /created articles_fastrapi_draft\b/);
+  assert.match(applied.stdout, /created articles_fastrapi_pub_n/);
   const again = cli();
   assert.equal(again.status, 0, again.stderr);
   assert.match(again.stdout, /-- exists: articles_fastrapi_pub/);
@@ -95,10 +100,10 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
 
   assert.deepEqual(await answers(), before, 'the same answers with the indexes');
   const late = await scans(PATHS[1]);
-  assert.ok(late.some((l) => /Index Only Scan using articles_fastrapi_pub/.test(l)), late.join('\n'));
+  assert.ok(late.some((l) => /Index (Only )?Scan using articles_fastrapi_pub(_n)? on articles r0/.test(l)), late.join('\n'));
   assert.ok(late.every((l) => !/Seq Scan on articles/.test(l)), late.join('\n'));
   const search = await scans(PATHS[4]);
   assert.ok(search.some((l) => /Bitmap Index Scan on articles_fastrapi_search/.test(l)), search.join('\n'));
   const draftLate = await scans(PATHS[3]);
-  assert.ok(draftLate.some((l) => /articles_fastrapi_draft/.test(l)), draftLate.join('\n'));
+  assert.ok(draftLate.some((l) => /Index (Only )?Scan using articles_fastrapi_draft(_n)? on articles r0/.test(l)), draftLate.join('\n'));
 });
