@@ -5,6 +5,9 @@
 //   (locale) alone. A list's exact count (`meta.pagination.total`) is an index-only scan of the rows of
 //   its status and locale only (of the smaller one), a page reads its ids from the first (a late or
 //   sorted one skips and orders ids only: see compiler/sql.ts).
+// - inv: per relation link table, (related row, row): Strapi's unique index covers the other order, so a
+//   filter through a relation that starts from the related rows (a category's articles) reads the link
+//   rows from the table without it (at 1M articles, a category's 40,000 links: 12,700 table pages).
 // - search: a trigram index over the type's search document (compiler/search.ts), which `_q` compares
 //   before Strapi's OR of ILIKEs: PostgreSQL then reads only the rows containing the text.
 import { createHash } from 'node:crypto';
@@ -54,6 +57,16 @@ function advice(ct: ContentType): IndexAdvice[] {
         why: `exact counts of ${ct.uid} lists (status ${status}) read only those rows`,
       });
     }
+  }
+  for (const a of ct.attributes) {
+    if (a.kind !== 'relation' || !a.owner) continue;
+    // Strapi's unique index covers (row, related row); this one the other way round.
+    const inv = indexName(a.join.table, 'fastrapi_inv');
+    out.push({
+      table: a.join.table, name: inv, requires: null,
+      create: `create index if not exists ${q(inv)} on ${q(a.join.table)} (${q(a.join.target)}, ${q(a.join.source)})`,
+      why: `filters through ${ct.uid}.${a.name} start from the related rows and find their ${ct.uid} rows in the index alone`,
+    });
   }
   const name = indexName(ct.table, 'fastrapi_search');
   out.push({
