@@ -19,7 +19,7 @@ export interface BenchOptions {
 
 export const USAGE = `usage: npm run bench -- [options]
   --quick               size 1k and 3 s phases (explicit --size/--duration still win)
-  --size 1k|100k|1m     articles in the benchmark database (default 100k)
+  --size 1k|10k|100k|1m articles in the benchmark database (default 100k)
   --duration <s>        seconds per measured phase (default 10)
   --warmup <s>          seconds of unmeasured load before each measured phase (default 1; 0 for a smoke run)
   --connections <n>     concurrent connections / DB callers (default 50)

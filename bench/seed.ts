@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Sql } from 'postgres';
 
-export const SIZES = { '1k': 1_000, '100k': 100_000, '1m': 1_000_000 } as const;
+export const SIZES = { '1k': 1_000, '10k': 10_000, '100k': 100_000, '1m': 1_000_000 } as const;
 export type SizeName = keyof typeof SIZES;
 
 /** Bump when the seeded data changes, so an older benchmark database is re-seeded rather than reused. */
