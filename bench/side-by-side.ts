@@ -1,0 +1,142 @@
+// Side by side with a live Strapi on ONE database (issue 31): every uncached read scenario of
+// bench/scenarios.ts (REST and GraphQL), sent by one client, one request at a time, alternating Strapi and
+// this server request by request (so machine load hits both alike). Median latency of each, whether both
+// answered 200, and whether their JSON `data` (and `meta`) are deep-equal — mismatches are reported, never fatal.
+//
+//   npx tsx bench/side-by-side.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 \
+//     [--size 100k] [--runs 30] [--warmup 3] [--token T]
+//
+// --size names the seed the database holds (1k, 10k, 100k, 1m: which documentIds and pages exist);
+// --token is sent to both as `Authorization: Bearer T` (without it both answer as the public role).
+// This server gets `Cache-Control: no-cache` so its response cache does not answer; the GraphQL bodies are
+// Strapi 5's flat shape (Strapi: graphql `v4CompatibilityMode: false`; this server: GRAPHQL_SHAPE=v5).
+//
+// How it was run for issue 31 at 100k (dev PostgreSQL 15 on port 5499, a copy of the benchmark's database):
+//   createdb -h localhost -p 5499 -U postgres -T wt31_100k sbs100k
+//   STRAPI_APP=/tmp/strapi-sbs bash /work/shared/strapi-reference/setup.sh /work/main/models
+//   sed -i 's/v4CompatibilityMode: true/v4CompatibilityMode: false/' /tmp/strapi-sbs/config/plugins.js
+//   cd /tmp/strapi-sbs && DATABASE_HOST=127.0.0.1 DATABASE_PORT=5499 DATABASE_NAME=sbs100k DATABASE_USERNAME=postgres \
+//     PORT=1361 NODE_ENV=production nohup node node_modules/@strapi/strapi/bin/strapi.js start > strapi.log 2>&1 &
+//     (start.sh's own command with the database variables set; start.sh itself would create a `strapi` database)
+//   cd /work/main && DATABASE_URL=postgres://postgres@localhost:5499/sbs100k MODELS_DIR=/work/main/models \
+//     PUBLIC_PERMISSIONS='*:find,findOne' PORT=1362 LOG_LEVEL=warn GRAPHQL_SHAPE=v5 npx tsx src/main.ts &
+//   npx tsx bench/side-by-side.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 --size 100k
+//   (then stop both, dropdb -h localhost -p 5499 -U postgres sbs100k)
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { isDeepStrictEqual } from 'node:util';
+import { SIZES, type SizeName } from './seed.ts';
+import { scenarios, path, type ReadScenario, type GraphqlScenario } from './scenarios.ts';
+
+const argv = process.argv.slice(2);
+const flag = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
+const strapi = flag('strapi')?.replace(/\/$/, '');
+const fastrapi = flag('fastrapi')?.replace(/\/$/, '');
+const size = (flag('size') ?? '100k') as SizeName;
+const runs = Number(flag('runs') ?? 30);
+const warmup = Number(flag('warmup') ?? 3);
+const token = flag('token');
+if (!strapi || !fastrapi || !(size in SIZES) || !(runs > 0) || !(warmup >= 0)) {
+  console.error(`usage: npx tsx bench/side-by-side.ts --strapi URL --fastrapi URL [--size ${Object.keys(SIZES).join('|')}] [--runs N] [--warmup N] [--token T]`);
+  process.exit(2);
+}
+
+type Server = 'strapi' | 'fastrapi';
+interface Answer { status: number; ms: number; body: string }
+
+async function send(server: Server, s: ReadScenario | GraphqlScenario): Promise<Answer> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (server === 'fastrapi') headers['cache-control'] = 'no-cache';
+  const base = server === 'strapi' ? strapi : fastrapi;
+  const started = performance.now();
+  try {
+    const res = s.kind === 'read'
+      ? await fetch(base + path(s), { headers, signal: AbortSignal.timeout(120_000) })
+      : await fetch(`${base}/graphql`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: s.body, signal: AbortSignal.timeout(120_000) });
+    const body = await res.text(); // the whole body is part of the latency
+    return { status: res.status, ms: performance.now() - started, body };
+  } catch (e) {
+    return { status: 0, ms: performance.now() - started, body: String(e) };
+  }
+}
+
+const median = (xs: number[]) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length === 0 ? NaN : a.length % 2 ? a[a.length >> 1] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+const fmt = (ms: number) => (Number.isNaN(ms) ? '—' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2));
+const short = (v: unknown) => { const t = JSON.stringify(v) ?? 'undefined'; return t.length > 120 ? `${t.slice(0, 117)}…` : t; };
+
+/** The first place two JSON values differ, as `path: strapi ≠ fastrapi`. */
+function firstDifference(a: unknown, b: unknown, at = ''): string | null {
+  if (isDeepStrictEqual(a, b)) return null;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) { const d = firstDifference(a[i], b[i], `${at}[${i}]`); if (d) return d; }
+    return `${at}: ${a.length} items ≠ ${b.length} items`;
+  }
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const ka = Object.keys(a), kb = Object.keys(b);
+    const missing = ka.filter((k) => !(k in b)), extra = kb.filter((k) => !(k in a));
+    if (missing.length || extra.length) return `${at || '.'}: keys only on Strapi [${missing.join(', ')}], only on fastrapi [${extra.join(', ')}]`;
+    for (const k of ka) { const d = firstDifference((a as any)[k], (b as any)[k], `${at}.${k}`); if (d) return d; }
+  }
+  return `${at || '.'}: ${short(a)} ≠ ${short(b)}`;
+}
+
+/** Compares one pair of answers; returns the problems found (empty when both are 200 with equal data). */
+function compare(s: ReadScenario | GraphqlScenario, a: Answer, b: Answer): string[] {
+  const problems: string[] = [];
+  for (const [who, r] of [['Strapi', a], ['fastrapi', b]] as const) {
+    if (r.status !== 200) problems.push(`${who} answered ${r.status || 'nothing'}: ${r.body.slice(0, 200)}`);
+  }
+  if (problems.length) return problems;
+  let ja: any, jb: any;
+  try { ja = JSON.parse(a.body); jb = JSON.parse(b.body); } catch (e) { return [`unparsable JSON: ${String(e)}`]; }
+  if (s.kind === 'graphql') {
+    if (ja.errors) problems.push(`Strapi GraphQL errors: ${short(ja.errors)}`);
+    if (jb.errors) problems.push(`fastrapi GraphQL errors: ${short(jb.errors)}`);
+  }
+  const data = firstDifference(ja.data, jb.data, 'data');
+  if (data) problems.push(data);
+  const meta = firstDifference(ja.meta, jb.meta, 'meta');
+  if (meta) problems.push(meta);
+  return problems;
+}
+
+const list = scenarios(size).filter((s): s is ReadScenario | GraphqlScenario => (s.kind === 'read' || s.kind === 'graphql') && !s.cached);
+const loadBefore = loadavg();
+console.error(`${list.length} scenarios, ${warmup} warm-ups + ${runs} requests per server each, one client, alternating`);
+const rows: string[] = [];
+const mismatches: string[] = [];
+for (const s of list) {
+  const times: Record<Server, number[]> = { strapi: [], fastrapi: [] };
+  const failures: Record<Server, number> = { strapi: 0, fastrapi: 0 };
+  let compared = false;
+  for (let i = 0; i < warmup + runs; i++) {
+    // Who goes first alternates too, so neither always follows the other's work on the database.
+    const order: Server[] = i % 2 ? ['fastrapi', 'strapi'] : ['strapi', 'fastrapi'];
+    const got = {} as Record<Server, Answer>;
+    for (const server of order) got[server] = await send(server, s);
+    if (!compared) { // the first pair (a warm-up when there are any) decides equality
+      compared = true;
+      for (const p of compare(s, got.strapi, got.fastrapi)) mismatches.push(`- **${s.name}**: ${p}`);
+    }
+    if (i < warmup) continue;
+    for (const server of order) {
+      if (got[server].status === 200) times[server].push(got[server].ms); else failures[server]++;
+    }
+  }
+  const ms = { strapi: median(times.strapi), fastrapi: median(times.fastrapi) };
+  const ratio = ms.strapi / ms.fastrapi;
+  const failed = (['strapi', 'fastrapi'] as const).filter((k) => failures[k]).map((k) => `${k} ${failures[k]} non-200`).join(', ');
+  rows.push(`| ${s.name} | ${fmt(ms.strapi)} | ${fmt(ms.fastrapi)} | ${Number.isFinite(ratio) ? (ratio >= 10 ? ratio.toFixed(0) : ratio >= 1 ? ratio.toFixed(1) : ratio.toFixed(2)) : '—'}×${failed ? ` (${failed})` : ''} |`);
+  console.error(`  ${s.name}: ${fmt(ms.strapi)} / ${fmt(ms.fastrapi)} ms`);
+}
+const loadAfter = loadavg();
+
+console.log(`Side by side, ${size}, median of ${runs} sequential requests per server (${warmup} warm-ups), one client; load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadAfter.map((x) => x.toFixed(2)).join(' ')} after.\n`);
+console.log('| scenario | Strapi ms | fastrapi ms | × faster |');
+console.log('|---|---:|---:|---:|');
+for (const r of rows) console.log(r);
+console.log(mismatches.length ? `\nMismatches (first pair of answers per scenario):\n${mismatches.join('\n')}` : '\nNo mismatch: every scenario answered 200 on both with deep-equal `data` and `meta`.');
