@@ -37,6 +37,8 @@ const PATHS = [
   '/api/articles?_q=ENTRY 12&fields[0]=title&pagination[pageSize]=100',
   '/api/articles?_q=7&fields[0]=title&pagination[pageSize]=100',
   '/api/articles?_q=&fields[0]=title&pagination[pageSize]=1',
+  // A filtered, sorted list: its page and count come from one pass over the matches.
+  '/api/articles?filters[title][$contains]=Entry 1&sort=title:desc&pagination[page]=2&pagination[pageSize]=7&fields[0]=title',
 ];
 async function answers(): Promise<string[]> {
   return Promise.all(PATHS.map(async (p) => { const r = await s.fetchJson('GET', p, undefined, TOKEN); return `${r.status} ${r.text}`; }));
@@ -82,6 +84,11 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   assert.deepEqual(JSON.parse(before[4].slice(4)).data.map((a: { title: string }) => a.title), [titles[7], titles[8]]);
   assert.deepEqual(JSON.parse(before[5].slice(4)).data.map((a: { title: string }) => a.title), [titles[8]]);
   assert.deepEqual(JSON.parse(before[6].slice(4)).data.map((a: { title: string }) => a.title), titles.filter((t) => t.includes('Entry 12')));
+  const filtered = JSON.parse(before[9].slice(4));
+  const matching = titles.filter((t) => t.includes('Entry 1')).reverse();
+  assert.deepEqual(filtered.data.map((a: { title: string }) => a.title), matching.slice(7, 14));
+  assert.deepEqual(filtered.meta.pagination, { page: 2, pageSize: 7, pageCount: Math.ceil(matching.length / 7), total: matching.length });
+  assert.match((await statement(PATHS[9])).text, /with m as materialized .*\(select count\(\*\) from m\) as total/);
 
   const listed = cli();
   assert.equal(listed.status, 0, listed.stderr);
