@@ -284,5 +284,13 @@ describe('relation kinds (all-types fixture)', () => {
     const connect = await s.fetchJson('POST', '/api/everythings?populate[0]=gallery', { data: { title: 'connect', gallery: { connect: [png] } } }, TOKEN);
     assert.equal(connect.status, 201, connect.text);
     assert.deepEqual(connect.body.data.gallery, []);
+    // Files named by documentId are checked against allowedTypes once their ids are known.
+    const docOf = async (id: number) => ((await s.sql()`select document_id from files where id = ${id}`)[0] as { document_id: string }).document_id;
+    const byDoc = await s.fetchJson('POST', '/api/everythings', { data: { title: 'by documentId', gallery: { set: [await docOf(txt)] } } }, TOKEN);
+    assert.equal(byDoc.status, 400, byDoc.text);
+    assert.deepEqual(byDoc.body.error.details.errors[0].path, ['gallery']);
+    const fine = await s.fetchJson('POST', '/api/everythings?populate[0]=gallery', { data: { title: 'by documentId', gallery: [await docOf(png)] } }, TOKEN);
+    assert.equal(fine.status, 201, fine.text);
+    assert.deepEqual(fine.body.data.gallery.map((f: Doc) => f.name), ['a.png']);
   });
 });

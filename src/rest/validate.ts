@@ -50,7 +50,7 @@ export interface Normalized extends RowValues {
   /** Every media value of the body, components' included (their documentIds resolved by the writer). */
   mediaValues: MediaValue[];
   /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
-  mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[] }>;
+  mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[]; refs?: MediaRef[] }>;
   uniques: Array<{ attr: ScalarAttr; value: unknown }>;
   /** morphToMany operations (morph relations exist on content-types only). */
   morphs: MorphOp[];
@@ -252,10 +252,12 @@ export class BodyValidator {
         const m = this.mediaValue(a, v, path);
         if (!m) return;
         // Ids a list or connect names must exist (a disconnect's need not: checked live).
-        const given = m.ops ? m.ops.connect : m.refs ?? m.ids.map((id) => ({ id }));
+        const given: MediaRef[] = m.ops ? m.ops.connect : m.refs ?? m.ids.map((id) => ({ id }));
         const ids = given.flatMap((r) => (r.id === undefined ? [] : [r.id]));
         ids.forEach((i) => out.fileIds.add(i));
-        if (a.allowedTypes && ids.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids });
+        // Files named by documentId are checked once the writer has their ids (`refs`).
+        const byDoc = given.some((r) => r.documentId !== undefined);
+        if (a.allowedTypes && given.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids, ...(byDoc ? { refs: given } : {}) });
         out.mediaValues.push(m);
         row.media.push(m);
         return;

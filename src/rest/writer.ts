@@ -70,7 +70,7 @@ export class Writer {
         const message = `${missing.length} relation(s) of type plugin::upload.file associated with this entity do not exist`;
         throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
       }
-      throwIfErrors(n.mediaTypes.flatMap((m) => m.ids.filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
+      throwIfErrors(n.mediaTypes.flatMap((m) => (m.refs ? m.refs.map((r) => r.id!) : m.ids).filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
         path: m.path, message: `${m.path.join('.')} must be a file of type ${m.allowed.join(', ')}`, name: 'ValidationError' as const, value: i,
       }))));
     }
@@ -95,7 +95,7 @@ export class Writer {
     const byDoc = new Map(rows.map((r) => [r.document_id, Number(r.id)]));
     for (const d of docs) if (!byDoc.has(d)) throw validation(`Document with id "${d}", locale "null" not found`);
     for (const m of n.mediaValues) {
-      for (const r of refsOf(m)) if (r.documentId !== undefined) r.id = byDoc.get(r.documentId);
+      for (const r of refsOf(m)) if (r.documentId !== undefined) { r.id = byDoc.get(r.documentId); n.fileIds.add(r.id!); }
       if (m.refs) m.ids = m.refs.map((r) => r.id!);
     }
   }
