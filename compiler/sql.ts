@@ -102,12 +102,12 @@ function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
 
 const isDefaultComponent = (sel: ComponentSelection) => {
   const all = visibleScalars(sel.component.attributes);
-  return sel.populate.length === 0 && !sel.where && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
+  return sel.populate.length === 0 && !sel.where && !sel.sort?.length && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
 };
 
 /** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
 function cachedComponent(ct: ContentType, p: Populate): ComponentAttr | DynamicZoneAttr | null {
-  if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && isDefaultComponent(p.select) ? p.attr : null;
+  if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && !p.key && isDefaultComponent(p.select) ? p.attr : null;
   if (p.kind === 'dynamiczone') {
     return ct.byName.get(p.attr.name) === p.attr && p.on.size === p.attr.components.length && [...p.on.values()].every(isDefaultComponent) ? p.attr : null;
   }
@@ -353,7 +353,7 @@ class RowGen extends FilterGen {
     const fixed = ranks.every((r, i) => ranks.every((o, k) => k <= i || r.max <= o.min || r.min > o.max));
     const parts = populate.map((p) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
-      const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.attr.name);
+      const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
       const kept = cache && ct ? cachedComponent(ct, p) : null;
       if (kept) return `${key}, coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`;
@@ -423,7 +423,8 @@ class RowGen extends FilterGen {
         const row = this.descend(() => this.componentStep(p.attr, p.select), () => this.componentText(p.select, a, joins));
         const where = p.select.where ? `${s.where} and ${this.filter(p.select.where, a, null)}` : s.where;
         if (!p.attr.repeatable) return `select coalesce((select ${row} ${s.from}${sp(joins)} ${where} order by ${s.order} limit 1), 'null') as v`;
-        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${where} order by ${s.order}) x`;
+        const order = [...(p.select.sort ?? []).filter((t) => !t.path.length).map((t) => `${a}.${q(t.field.column)} ${t.desc ? 'desc' : 'asc'}`), s.order].join(', ');
+        return `select ${textArray('x.j')} as v from (select ${row} as j ${s.from}${sp(joins)} ${where} order by ${order}) x`;
       }
       case 'dynamiczone': {
         const c = this.alias('c');
@@ -448,7 +449,8 @@ class RowGen extends FilterGen {
     const f = this.alias('f');
     const s = this.mediaSource(attr, src, f);
     const all = fileRecordColumns(f);
-    const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId' || fields.includes(k)) : all;
+    // Picked fields answer in the order named, after id and documentId (Strapi's select, then its row's keys).
+    const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId').concat([...new Set(fields)].flatMap((n) => all.filter(([k]) => k === n && k !== 'id' && k !== 'documentId'))) : all;
     const joins: string[] = [];
     let row = jsonText(keep, joins, this.alias('o'));
     let from = `${s.from}${sp(joins)}`;
