@@ -66,6 +66,8 @@ export interface ComponentSelection {
    * components as relations to their rows).
    */
   where?: Filter | null;
+  /** GraphQL's `sort` of a repeatable component's instances (its own fields), before their order. */
+  sort?: SortTerm[];
 }
 
 export type Populate =
@@ -75,7 +77,8 @@ export type Populate =
   | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[] }
   /** morphOne/morphMany: rows of `target` linked back through its morphTo attribute `by`. */
   | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
-  | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection }
+  /** `key`: the answer's key when not the attribute's name (GraphQL: one per distinct filters and sort). */
+  | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection; key?: string }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
   | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[] };
 

@@ -243,7 +243,12 @@ export class FilterParser {
 
   /** `filters[author]=3` means the related id, as in Strapi; objects are nested filters. */
   private relationSub(v: QueryValue, scope: FilterScope, key: string): Filter | null {
-    if (isObj(v)) return this.parse(v, scope);
+    // Operators alone (`filters[image][$notNull]=true`, `filters[author][$in][0]=3`) apply to the related
+    // row's id, through the same LEFT JOIN (Strapi's processRelationWhere; `$and`/`$or`/`$not` stay groups
+    // of the target's conditions).
+    const ops = isObj(v) ? Object.keys(v) : [];
+    const onId = ops.length > 0 && ops.every((k) => k.startsWith('$') && k !== '$and' && k !== '$or' && k !== '$not');
+    if (isObj(v) && !onId) return this.parse(v, scope);
     const idRef = scope.field('id');
     if (!idRef) throw invalidKey(this.param, key, scope.path);
     return this.fieldFilter('id', idRef, v, join(scope.path, 'id'));
@@ -412,6 +417,25 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
   return out;
 }
 
+/** GraphQL's `sort` of a repeatable component's instances: its own fields (`name`, `red:desc`). */
+export function parseComponentSort(comp: Component, value: QueryValue | undefined): SortTerm[] {
+  const out: SortTerm[] = [];
+  const scope = componentScope(comp, null);
+  for (const v of value === undefined ? [] : Array.isArray(value) ? value : [value]) {
+    if (typeof v !== 'string') continue;
+    for (const part of v.split(',')) {
+      const s = part.trim();
+      if (!s) continue;
+      const [name, dir = 'asc', extra] = s.split(':');
+      if (extra !== undefined || !DIRECTIONS.has(dir)) throw badOrder();
+      const field = scope.field(name);
+      if (!field) throw invalidKey('sort', name, null);
+      out.push({ path: [], field, desc: dir.toLowerCase() === 'desc' });
+    }
+  }
+  return out;
+}
+
 function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, _: null): SortTerm {
   // Strapi 5.54's virtual sort key of a draft & publish type (its validator and order-by helper).
   if (names.length === 1 && names[0] === 'status' && ct.draftAndPublish) {
@@ -552,10 +576,15 @@ function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, 
 /** Populate maps written in the object form (`populate[seo][populate]=…`): Strapi orders their nested entries by the model. */
 const OBJECT_FORM = new WeakSet<Map<string, QueryValue | true>>();
 
-/** A populate given as dotted paths (`a.b,c` or a list of such strings), which Strapi checks up front. */
+/**
+ * A populate given as dotted paths (`a.b,c` or a list of such strings), which Strapi checks up front.
+ * Any string but `*` is one, at every level: `populate=true` (or `[populate]=true` under a relation, a
+ * component, a zone's fragment) names an attribute `true`, which Strapi 5.54 refuses (checked live);
+ * `true` is a populate entry's value only (`populate[seo]=true`).
+ */
 function isDotNotation(v: QueryValue | undefined): v is string | string[] {
   // What normalizePopulate reads as none or everything is no path.
-  if (v === undefined || v === '*' || v === '' || v === 'true' || v === 'false') return false;
+  if (v === undefined || v === '*' || v === '') return false;
   if (typeof v === 'string') return true;
   return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string');
 }
@@ -643,13 +672,16 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
       if (name === '*') { out.set('*', true); continue; }
       const [head, ...rest] = name.split('.');
       if (rest.length === 0) { if (!out.has(head)) out.set(head, true); continue; }
-      // `seo.shareImage` = populate[seo][populate][shareImage]; merge with siblings of the same head.
+      // `seo.shareImage` = populate[seo][populate][shareImage]; merge with siblings of the same head. A
+      // later path goes before the earlier ones, as Strapi's populate processing prepends it
+      // (@strapi/database query/helpers/populate/process.js): `header.logoText,header.ctaButton`
+      // populates, and answers, ctaButton first (checked live).
       const prev = out.get(head);
       const nested: Obj = isObj(prev) ? prev : {};
       const inner = nested.populate;
       const list: string[] = typeof inner === 'string' ? [inner] : Array.isArray(inner) ? inner.filter((x): x is string => typeof x === 'string') : [];
       if (isObj(inner)) { (inner as Obj)[rest.join('.')] = 'true'; nested.populate = inner; }
-      else nested.populate = [...list, rest.join('.')];
+      else nested.populate = [rest.join('.'), ...list];
       DOTTED.add(nested);
       out.set(head, nested);
     }
@@ -677,6 +709,14 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
 
 /** Which content-types the caller may read: populated relations to the others are left out, as Strapi. */
 export type CanRead = (uid: string) => boolean;
+
+/** Whether a filter reaches other tables (Strapi joins them). */
+function joinsIn(f: Filter | null): boolean {
+  if (!f) return false;
+  if (f.t === 'and' || f.t === 'or') return f.items.some(joinsIn);
+  if (f.t === 'not') return joinsIn(f.item);
+  return f.t !== 'cmp' && f.t !== 'const';
+}
 
 /** Strapi's populate query selects its sort columns first, and the response keeps that order. */
 function leadWithSort(select: Selection, sort: SortTerm[]): void {
@@ -963,6 +1003,9 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
   const sort = parseSort(schema, ct, q.sort);
+  // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
+  // selects its sort columns first, and the answer keeps that order (checked live).
+  if (joinsIn(filtered)) leadWithSort(select, sort);
   const populate = new PopulateParser(schema, params, limits, canRead);
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;

@@ -28,19 +28,21 @@ export interface CacheTable {
 
 function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
   const source = model ? model.table : FILES.table;
-  const renders = cacheRenders(schema, model, 't');
+  const { renders, joins } = cacheRenders(schema, model, 't');
   const cols = renders.map(([c]) => c);
   const table = RENDER.table(source);
-  const upsert = (from: string) => `insert into ${table} as c (id, ${RENDER.stamp}, ${cols.map(q).join(', ')})
-    select t.id, t.updated_at, ${renders.map(([, e]) => e).join(', ')} ${from}
+  const lateral = joins.map((j) => ` ${j}`).join('');
+  const upsert = (from: string, where: string) => `insert into ${table} as c (id, ${RENDER.stamp}, ${cols.map(q).join(', ')})
+    select t.id, t.updated_at, ${renders.map(([, e]) => e).join(', ')} ${from}${lateral} ${where}
     on conflict (id) do update set ${[RENDER.stamp, ...cols].map((c) => `${q(c)} = excluded.${q(c)}`).join(', ')}`;
   const create = `create table if not exists ${table} (id integer primary key, ${RENDER.stamp} timestamp(6), ${cols.map((c) => `${q(c)} text`).join(', ')})`;
   return {
     source, table, create,
-    version: createHash('sha256').update(create).update(upsert('')).digest('hex').slice(0, 16),
-    refreshIds: upsert(`from ${q(source)} t where t.id = any($1::int[])`),
-    refreshStale: upsert(`from ${q(source)} t left join ${table} x on x.id = t.id
-      where x.id is null or x.${RENDER.stamp} is distinct from t.updated_at order by t.id limit $1::int`),
+    // Hashes the whole render (its lateral joins hold the rows' columns).
+    version: createHash('sha256').update(create).update(upsert('', '')).digest('hex').slice(0, 16),
+    refreshIds: upsert(`from ${q(source)} t`, 'where t.id = any($1::int[])'),
+    refreshStale: upsert(`from ${q(source)} t left join ${table} x on x.id = t.id`,
+      `where x.id is null or x.${RENDER.stamp} is distinct from t.updated_at order by t.id limit $1::int`),
     dropOrphans: `delete from ${table} x where not exists (select 1 from ${q(source)} t where t.id = x.id)`,
   };
 }

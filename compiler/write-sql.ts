@@ -141,6 +141,20 @@ export const appendMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES
   select u.f, $1::int, $2::text, $3::text, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1::int and x.${FILES.relatedType} = $2::text and x.${FILES.field} = $3::text), 0) + u.n
   from unnest($4::int[]) with ordinality u(f, n)`;
 
+/** Files `$1` (documentIds): their ids. */
+export const filesByDocument = `select id, document_id from ${FILES.table} where document_id = any($1::text[])`;
+
+/** Links of row `$1` (model `$2`) in field `$3` to files `$4` (a media connect or disconnect). */
+export const deleteMediaFiles = `delete from ${FILES.related} where ${FILES.relatedId} = $1 and ${FILES.relatedType} = $2 and ${FILES.field} = $3 and ${FILES.file} = any($4::int[])`;
+
+/**
+ * Files `$4` (in order) connected to row `$1` (model `$2`), field `$3`: Strapi 5.54's entity manager
+ * numbers them after the highest \`order\` the row has in any of its media fields.
+ */
+export const connectMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
+  select u.f, $1::int, $2::text, $3::text, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1::int and x.${FILES.relatedType} = $2::text), 0) + u.n
+  from unnest($4::int[]) with ordinality u(f, n)`;
+
 /** Whether row `$1` exists. */
 export const rowExists = (table: string) => `select 1 from ${q(table)} where id = $1::int`;
 

@@ -25,7 +25,7 @@ test('a write through the API renders its row into the cache before it answers',
   const e = await entry();
   assert.ok(e, 'an entry exists right after the create');
   assert.equal(e.current, true);
-  assert.match(e.doc, /"name" : "cached"/);
+  assert.match(e.doc, /"name":"cached"/);
   assert.ok(!e.doc.endsWith('}'), 'kept without its closing brace, so populated values can follow');
 });
 

@@ -226,7 +226,9 @@ export async function readStatement(db: Db, text: string, params: unknown[], sig
     if (signal?.aborted) throw new ClientGoneError();
     let q: RawQuery | null = null;
     // onexecute gets the connection only: the statement is bound through the closure.
-    const options = pooled ? { prepare, onexecute: (c: RawConnection) => alone(c, q) } : { prepare };
+    // `simple: false`: postgres.js sends a statement without parameters (a single type's read) by the
+    // simple protocol, never prepared, planned at every request.
+    const options = pooled ? { prepare, simple: false, onexecute: (c: RawConnection) => alone(c, q) } : { prepare, simple: false };
     const query = db.unsafe(text, params as never[], options as { prepare: boolean });
     q = query as unknown as RawQuery;
     if (raw) query.raw();

@@ -9,11 +9,12 @@ import {
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
 import type { ComponentSelection, Filter, Pagination, Populate, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { FilterParser, ParamBuilder, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
+import { FilterParser, ParamBuilder, componentScope, parseComponentSort, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
 
 /** A relation field's selections, gathered by relation and arguments. */
 interface RelationGroup { attr: RelationAttr; args: Args; sets: Array<readonly SelectionNode[]> }
+interface ComponentGroup { attr: ComponentAttr; args: Args; sets: Array<readonly SelectionNode[]> }
 
 export type Args = Record<string, unknown>;
 type Obj = { [key: string]: QueryValue };
@@ -238,6 +239,7 @@ export class Planner {
     const ts = { createdAt: false, updatedAt: false, publishedAt: false };
     let withLocale = false;
     const rels = new Map<string, RelationGroup>();
+    const comps = new Map<string, ComponentGroup>();
     const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
     const morphs = new Map<MorphAttr, Array<readonly SelectionNode[]>>();
     let locs: Array<readonly SelectionNode[]> | null = null;
@@ -260,6 +262,7 @@ export class Planner {
       if (!a || a.private) continue;
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
       if (a.kind === 'relation') { this.groupRelation(rels, tn, a, f, conn); continue; }
+      if (a.kind === 'component' && a.repeatable) { this.groupComponent(comps, tn, a, f); continue; }
       if (a.kind === 'morph') {
         if (!a.target && f.selectionSet) morphs.set(a, [...(morphs.get(a) ?? []), f.selectionSet.selections]);
         continue;
@@ -283,6 +286,7 @@ export class Planner {
       const sets = others.get(a);
       if (sets) sel.populate.push(this.attribute(a, sets));
     }
+    for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
     if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs) });
     return sel;
@@ -350,6 +354,7 @@ export class Planner {
     const scalars = new Set<string>();
     const nested = new Map<Attribute, Array<readonly SelectionNode[]>>();
     const rels = new Map<string, RelationGroup>();
+    const comps = new Map<string, ComponentGroup>();
     for (const f of fields) {
       const name = f.name.value;
       const conn = name.endsWith('_connection');
@@ -358,6 +363,7 @@ export class Planner {
       if (a.kind === 'scalar') { scalars.add(a.name); continue; }
       // A component's relations read as a content-type's do (components have no locale of their own).
       if (a.kind === 'relation') { this.groupRelation(rels, tn, a, f, conn); continue; }
+      if (a.kind === 'component' && a.repeatable) { this.groupComponent(comps, tn, a, f); continue; }
       const list = nested.get(a) ?? [];
       if (conn) list.push(...this.unwrap('UploadFileRelationResponseCollection', f));
       else if (f.selectionSet) list.push(f.selectionSet.selections);
@@ -377,7 +383,33 @@ export class Planner {
         sel.populate.push({ kind: 'component', attr: a as ComponentAttr, select: this.componentSelection(this.models.schema.components.get(a.component)!, sets2) });
       }
     }
+    for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     return sel;
+  }
+
+  /** A repeatable component field's selections, by arguments (`filters`, `sort`): each its own populate, as a relation's. */
+  private groupComponent(comps: Map<string, ComponentGroup>, tn: string, a: ComponentAttr, f: FieldNode): void {
+    const args = this.argsOf(tn, f);
+    const key = relKey(a.name, args);
+    const g = comps.get(key) ?? { attr: a, args, sets: [] };
+    if (f.selectionSet) g.sets.push(f.selectionSet.selections);
+    comps.set(key, g);
+  }
+
+  /**
+   * A repeatable component read as Strapi's GraphQL loads it (a relation to its rows): the instances its
+   * `filters` keep, in its `sort` then their order (`pagination` is the resolver's).
+   */
+  private repeatable(key: string, g: ComponentGroup): Populate {
+    const schema = this.models.schema;
+    const comp = schema.components.get(g.attr.component)!;
+    const select = this.componentSelection(comp, g.sets);
+    if (g.args.filters !== undefined && g.args.filters !== null) {
+      select.where = strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, g.args.filters, { comp }), componentScope(comp, null)));
+    }
+    const sort = parseComponentSort(comp, sortValue(g.args.sort));
+    if (sort.length) select.sort = sort;
+    return { kind: 'component', attr: g.attr, select, ...(key === g.attr.name ? {} : { key }) };
   }
 }
 

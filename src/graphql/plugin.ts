@@ -33,10 +33,10 @@ interface Request { query: unknown; variables: unknown; operationName: unknown }
 type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0]['resolvers']>;
 
 /** The executable schema: Shadow CRUD (pruned by shadowCRUD switches) + the extensions' types and resolvers. */
-export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null): GraphQLSchema {
+export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin): GraphQLSchema {
   const gc = config.graphql;
   const sdl = gc.shape === 'v5' ? buildSdlV5(schema, gc) : buildSdlV4(schema, gc);
-  const built = buildResolvers({ schema, config, users, sdl });
+  const built = buildResolvers({ schema, config, users, upload, sdl });
   const service = ext ?? new ExtensionService();
   const strapi = strapiLike(config, schema, service);
   // Root queries whose answer is what Shadow CRUD reads through the compiler: the response cache may keep them.
@@ -104,7 +104,7 @@ function withoutBuiltins(schema: Schema): Schema {
   return { ...schema, contentTypes, components, routes };
 }
 
-export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin): Plugin {
+export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin): Plugin {
   const schema = withoutBuiltins(fullSchema);
   const gc = config.graphql;
   const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
@@ -121,11 +121,11 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin)
   let engine: GraphqlEngine | null = null;
   let failure: string | null = null;
   let ready: Promise<void> = Promise.resolve();
-  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null));
+  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload));
   else {
     // The module is imported asynchronously: requests wait for it (a failure is logged at once).
     ready = loadExtensions(gc.extensions, (service) => strapiLike(config, schema, service))
-      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext)); })
+      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext, upload)); })
       .catch((e: unknown) => {
         failure = e instanceof Error ? e.message : String(e);
         log.error('graphql: the extensions module failed; GraphQL requests will answer 500', { module: gc.extensions, error: String((e as Error)?.stack ?? e) });

@@ -26,6 +26,7 @@ import { isUsersPlugin } from '../users/plugin.ts';
 import type { SdlResult } from './sdl.ts';
 import type { AuthCheck } from './extension.ts';
 import { crudRootPaths } from './shadow.ts';
+import { FILES } from '../../compiler/layout.ts';
 
 export interface GqlContext {
   rest: RestContext;
@@ -80,6 +81,44 @@ function longScalar(): GraphQLScalarType {
   });
 }
 
+/**
+ * RFC 3339 date-time as graphql-scalars' DateTime (Strapi's scalar) checks it: `YYYY-MM-DDThh:mm:ss`,
+ * optional fraction, `Z` or `±hh:mm` (case-insensitive), a day the month has.
+ */
+function validDateTime(s: string): boolean {
+  const v = s.toUpperCase();
+  const m = /^(\d{4})-(0[1-9]|1[012])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/.exec(v);
+  if (!m || Number.isNaN(Date.parse(v))) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days;
+}
+
+/**
+ * Strapi's DateTime input (graphql-scalars 1.22): an RFC 3339 date-time string, refused otherwise with
+ * its words (a literal: GRAPHQL_VALIDATION_FAILED; a variable: graphql-js prefixes it, BAD_USER_INPUT).
+ * The value goes on as given (the writer and filters read it as a date-time).
+ */
+function dateTimeScalar(): GraphQLScalarType {
+  const invalid = (v: string, nodes?: ValueNode) => new GraphQLError(`DateTime cannot represent an invalid date-time-string ${v}.`, nodes ? { nodes } : {});
+  return new GraphQLScalarType({
+    name: 'DateTime',
+    serialize: (v) => (v instanceof Date ? v.toISOString() : v),
+    parseValue: (v) => {
+      if (v instanceof Date) return v.toISOString();
+      if (typeof v !== 'string') throw new GraphQLError(`DateTime cannot represent non string or Date type ${JSON.stringify(v)}`);
+      if (!validDateTime(v)) throw invalid(v);
+      return v;
+    },
+    parseLiteral: (ast: ValueNode) => {
+      if (ast.kind !== Kind.STRING) throw new GraphQLError(`DateTime cannot represent non string or Date type ${'value' in ast ? String(ast.value) : undefined}`, { nodes: ast });
+      if (!validDateTime(ast.value)) throw invalid(ast.value, ast);
+      return ast.value;
+    },
+  });
+}
+
 /** Strapi's GraphQL Time answers `HH:mm:ss.SSS` (REST answers PostgreSQL's `HH:mm:ss[.f]`; checked live). */
 function graphqlTime(s: string): string {
   const m = /^(\d\d:\d\d:\d\d)(?:\.(\d+))?$/.exec(s);
@@ -106,6 +145,8 @@ export interface EngineDeps {
   schema: Schema;
   config: Config;
   users: Plugin;
+  /** The upload plugin (the `updateUploadFile` and `deleteUploadFile` mutations go through its routes). */
+  upload?: Plugin;
   sdl: SdlResult;
 }
 
@@ -290,7 +331,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
         fields[a.name] = (p, args) => many(slice(get(p, args), args));
         if (!v4) fields[`${a.name}_connection`] = (p, args) => { const nodes = slice(get(p, args), args); return { nodes, data: nodes }; };
       } else if (a.kind === 'component' && a.repeatable) {
-        fields[a.name] = (p, args) => slice(asRow(p)[a.name], args);
+        fields[a.name] = (p, args) => slice(asRow(p)[relKey(a.name, args)], args);
       } else if (v4 && (a.kind === 'relation' || a.kind === 'media')) {
         fields[a.name] = (p) => one(asRow(p)[a.name]);
       }
@@ -546,6 +587,46 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     return rows[0] ?? null;
   };
 
+  // ---------------------------------------------------------------- upload
+
+  /**
+   * The upload plugin's mutations, through its REST routes (the same actions guard them: `upload`,
+   * `destroy`): the file record they answer is the mutation's. `updateUploadFile` of an unknown id is
+   * Strapi's NotFoundError; `deleteUploadFile` of one answers null (checked live).
+   */
+  const uploadCall = async (ctx: GqlContext, method: string, path: string, query: string, body?: unknown): Promise<Row> => {
+    if (!deps.upload) throw new Error('the upload plugin is not loaded');
+    const task: Task = {
+      method, path, query, authorization: ctx.task.authorization, contentType: 'application/json', ip: ctx.task.ip,
+      body: body === undefined ? null : new TextEncoder().encode(JSON.stringify(body)),
+    };
+    const reply = await deps.upload.handle(ctx.rest, task, ctx.caller);
+    await ctx.rest.onWrite?.([FILES.table, FILES.related]);
+    return asRow(JSON.parse(bodyText(reply)));
+  };
+  const fileIdArg = (v: unknown): string | null => (/^\d{1,9}$/.test(String(v)) ? String(v) : null);
+  // (v5 shape, with Shadow CRUD: the schema has them.)
+  if (sdl.typeDefs.includes('  updateUploadFile(')) {
+    authOf.set('Mutation.updateUploadFile', (ctx) => ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::upload.content-api.upload'));
+    authOf.set('Mutation.deleteUploadFile', (ctx) => ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::upload.content-api.destroy'));
+    Mutation.updateUploadFile = async (_s, args, ctx) => {
+      const id = fileIdArg(args.id);
+      if (id === null) throw new ApiError(404, 'NotFoundError', 'Entity not found', {});
+      const info = asRow(args.info ?? {});
+      return uploadCall(ctx, 'POST', '/api/upload', `id=${id}`, { fileInfo: { name: info.name, alternativeText: info.alternativeText, caption: info.caption } });
+    };
+    Mutation.deleteUploadFile = async (_s, args, ctx) => {
+      const id = fileIdArg(args.id);
+      if (id === null) return null;
+      try {
+        return await uploadCall(ctx, 'DELETE', `/api/upload/files/${id}`, '');
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 404) return null;
+        throw e;
+      }
+    };
+  }
+
   const upMutations = usersPermissionsMutations({
     users: deps.users, usersType: users,
     readOne: async (ctx, ct, args, info) => (await read(ctx, ct, 'one', args, info)).data,
@@ -561,7 +642,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     }
   }
   map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).');
-  map.DateTime = stringScalar('DateTime', (s) => !Number.isNaN(Date.parse(s)));
+  map.DateTime = dateTimeScalar();
   map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
   if (sdl.typeDefs.includes('scalar Long')) map.Long = longScalar();

@@ -532,6 +532,11 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     }
   }
   q.push('  me: UsersPermissionsMe');
+  // The upload plugin's own mutations (Strapi adds them with Shadow CRUD).
+  if (opts.shadowCRUD) {
+    out.push('input FileInfoInput {\n  name: String\n  alternativeText: String\n  caption: String\n}');
+    m.push('  updateUploadFile(id: ID!, info: FileInfoInput): UploadFile!', '  deleteUploadFile(id: ID!): UploadFile');
+  }
   m.push(...USERS_PERMISSIONS_MUTATIONS);
   m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
   m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);

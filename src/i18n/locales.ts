@@ -9,7 +9,8 @@ export interface Locale {
   createdAt: string | null; updatedAt: string | null; publishedAt: string | null; isDefault: boolean;
 }
 
-const SQL = `select coalesce(json_agg(x order by x.id), '[]')::text as data from (
+// Compact, as Strapi's JSON.stringify (json_agg would separate the items with ", " and a newline).
+const SQL = `select '[' || coalesce(string_agg(row_to_json(x)::text, ',' order by x.id), '') || ']' as data from (
   select l.id, l.document_id as "documentId", l.name, l.code,
     ${isoTs('l.created_at')} as "createdAt", ${isoTs('l.updated_at')} as "updatedAt", ${isoTs('l.published_at')} as "publishedAt",
     coalesce(l.code = (select s.value::json #>> '{}' from ${CORE_STORE.table} s where s.key = '${CORE_STORE.i18nDefaultLocale}' order by s.id limit 1), false) as "isDefault"

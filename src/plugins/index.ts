@@ -9,5 +9,6 @@ import { i18nPlugin } from '../i18n/plugin.ts';
 
 export function plugins(config: Config, schema: Schema): Plugin[] {
   const users = usersPlugin(config, schema);
-  return [users, i18nPlugin(), uploadPlugin(config, schema), graphqlPlugin(config, schema, users)];
+  const upload = uploadPlugin(config, schema);
+  return [users, i18nPlugin(), upload, graphqlPlugin(config, schema, users, upload)];
 }

@@ -17,7 +17,15 @@ export interface RelationOp {
  */
 export interface RelRef { documentId: string; entityId?: number; locale?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
 
-export interface MediaValue { attr: MediaAttr; ids: number[] }
+/** A file named by its id, or by its documentId (resolved to the id by the writer). */
+export interface MediaRef { id?: number; documentId?: string }
+
+/**
+ * The files of a media attribute: a whole new list (`ids`; `refs` when some are named by documentId,
+ * the writer fills `ids` from them), or, with `ops`, Strapi's connect/disconnect on the links kept
+ * (a new row takes none of them, as Strapi's createRelations).
+ */
+export interface MediaValue { attr: MediaAttr; ids: number[]; refs?: MediaRef[]; ops?: { connect: MediaRef[]; disconnect: MediaRef[] } }
 
 /** One component instance to store: a kept one (`id`, its row updated) or a new row. */
 export interface ComponentValue {
@@ -39,8 +47,10 @@ export interface RowValues { columns: Map<string, unknown>; media: MediaValue[];
 export interface Normalized extends RowValues {
   /** File ids referenced anywhere (checked to exist by the writer). */
   fileIds: Set<number>;
+  /** Every media value of the body, components' included (their documentIds resolved by the writer). */
+  mediaValues: MediaValue[];
   /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
-  mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[] }>;
+  mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[]; refs?: MediaRef[] }>;
   uniques: Array<{ attr: ScalarAttr; value: unknown }>;
   /** morphToMany operations (morph relations exist on content-types only). */
   morphs: MorphOp[];
@@ -99,7 +109,7 @@ export class BodyValidator {
   }
 
   run(data: Record<string, unknown>, existing: ExistingComponents): Normalized {
-    const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], morphs: [], fileIds: new Set(), mediaTypes: [], uniques: [] };
+    const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], morphs: [], fileIds: new Set(), mediaValues: [], mediaTypes: [], uniques: [] };
     for (const key of Object.keys(data)) {
       const a = this.ct.byName.get(key);
       // Strapi's content API takes no morphToOne in a body (checked live): its link is set by plugins.
@@ -239,10 +249,17 @@ export class BodyValidator {
         return;
       }
       case 'media': {
-        const ids = this.mediaIds(a, v, path);
+        const m = this.mediaValue(a, v, path);
+        if (!m) return;
+        // Ids a list or connect names must exist (a disconnect's need not: checked live).
+        const given: MediaRef[] = m.ops ? m.ops.connect : m.refs ?? m.ids.map((id) => ({ id }));
+        const ids = given.flatMap((r) => (r.id === undefined ? [] : [r.id]));
         ids.forEach((i) => out.fileIds.add(i));
-        if (a.allowedTypes && ids.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids });
-        row.media.push({ attr: a, ids });
+        // Files named by documentId are checked once the writer has their ids (`refs`).
+        const byDoc = given.some((r) => r.documentId !== undefined);
+        if (a.allowedTypes && given.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids, ...(byDoc ? { refs: given } : {}) });
+        out.mediaValues.push(m);
+        row.media.push(m);
         return;
       }
       case 'relation': {
@@ -429,22 +446,38 @@ export class BodyValidator {
     return this.errors.length === before ? value : null;
   }
 
-  private mediaIds(a: MediaAttr, v: unknown, path: string[]): number[] {
-    if (v === null) return [];
-    const list = Array.isArray(v) ? v : [v];
-    if (!a.multiple && list.length > 1) { this.err(path, `${yupPath(path)} must be a single file`, v); return []; }
-    const ids: number[] = [];
-    for (const item of list) {
-      const id = typeof item === 'object' && item !== null ? (item as Record<string, unknown>).id : item;
-      if (typeof item === 'object' && item !== null && ('connect' in item || 'set' in item || 'disconnect' in item)) {
-        this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v);
-        return [];
+  /**
+   * A media value as Strapi 5.54 takes it (its entity manager writes media as relations to the file):
+   * a file id, a documentId, a list of them or `{ id }`: the whole new list; `{ set }` (connect and
+   * disconnect then ignored, no error); `{ connect, disconnect }`: links connected (positions ignored)
+   * and disconnected, the others kept. Checked live.
+   */
+  private mediaValue(a: MediaAttr, v: unknown, path: string[]): MediaValue | null {
+    if (v && typeof v === 'object' && !Array.isArray(v) && !('id' in v) && !('documentId' in v)) {
+      const o = v as Record<string, unknown>;
+      const at = path.join('.');
+      for (const k of Object.keys(o)) {
+        if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k} at ${at}`, { key: k, path: at, source: 'body' });
       }
-      const n = Number(id);
-      if (!Number.isInteger(n) || n <= 0) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return []; }
-      ids.push(n);
+      if (o.set) {
+        const refs = mediaRefs(o.set);
+        return refs.every((r) => r.id !== undefined) ? { attr: a, ids: refs.map((r) => r.id!) } : { attr: a, ids: [], refs };
+      }
+      return { attr: a, ids: [], ops: { connect: mediaRefs(o.connect), disconnect: mediaRefs(o.disconnect) } };
     }
-    return ids;
+    if (v === null) return { attr: a, ids: [] };
+    const list = Array.isArray(v) ? v : [v];
+    if (!a.multiple && list.length > 1) { this.err(path, `${yupPath(path)} must be a single file`, v); return null; }
+    const refs: MediaRef[] = [];
+    for (const item of list) {
+      const o = typeof item === 'object' && item !== null ? item as Record<string, unknown> : null;
+      const doc = o ? o.documentId : item;
+      if (typeof doc === 'string' && doc !== '' && !/^\d+$/.test(doc) && (!o || o.id === undefined)) { refs.push({ documentId: doc }); continue; }
+      const n = Number(o ? o.id : item);
+      if (!Number.isInteger(n) || n <= 0) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
+      refs.push({ id: n });
+    }
+    return refs.every((r) => r.id !== undefined) ? { attr: a, ids: refs.map((r) => r.id!) } : { attr: a, ids: [], refs };
   }
 
   /**
@@ -526,6 +559,22 @@ export class BodyValidator {
     this.err(path, `${yupPath(path)} has an invalid relation value`, v);
     return null;
   }
+}
+
+/** Files a media `set`, `connect` or `disconnect` names (Strapi's toIdArray): ids, documentIds, `{ id }`, `{ documentId }`. */
+function mediaRefs(x: unknown): MediaRef[] {
+  const invalid = () => new ApiError(400, 'ValidationError', 'Invalid relations', { errors: [{ path: [], message: 'Invalid relations', name: 'ValidationError' }] });
+  return (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]).map((item): MediaRef => {
+    const o = typeof item === 'object' && item !== null && !Array.isArray(item) ? item as Record<string, unknown> : null;
+    const v = o ? (o.id !== undefined ? o.id : o.documentId) : item;
+    if (typeof v === 'number') {
+      if (!Number.isInteger(v)) throw invalid();
+      return { id: v };
+    }
+    if (typeof v === 'string' && /^-?\d{1,15}$/.test(v)) return { id: Number(v) };
+    if (typeof v === 'string' && v !== '' && (!o || o.id === undefined)) return { documentId: v };
+    throw invalid();
+  });
 }
 
 export function throwIfErrors(errors: FieldError[]): void {

@@ -62,13 +62,18 @@ export class Writer {
 
   /** Files exist and fit their attribute's allowedTypes; unique values are free. Throws before any write. */
   async check(n: Normalized, documentId: string, locale: string | null): Promise<void> {
+    await this.fileDocuments(n);
     if (n.fileIds.size) {
       const ids = [...n.fileIds];
       const found = await this.run<{ id: number; mime: string | null }>(W.filesById, [ids]);
       const mime = new Map(found.map((r) => [Number(r.id), r.mime ?? '']));
       const missing = ids.filter((i) => !mime.has(i));
-      if (missing.length) throw validation(`Invalid file id${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { errors: [] });
-      throwIfErrors(n.mediaTypes.flatMap((m) => m.ids.filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
+      if (missing.length) {
+        // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
+        const message = `${missing.length} relation(s) of type plugin::upload.file associated with this entity do not exist`;
+        throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
+      }
+      throwIfErrors(n.mediaTypes.flatMap((m) => (m.refs ? m.refs.map((r) => r.id!) : m.ids).filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
         path: m.path, message: `${m.path.join('.')} must be a file of type ${m.allowed.join(', ')}`, name: 'ValidationError' as const, value: i,
       }))));
     }
@@ -84,6 +89,20 @@ export class Writer {
     throwIfErrors(errors);
   }
 
+  /** Files named by documentId get their ids (Strapi's document service maps them before its validator runs). */
+  private async fileDocuments(n: Normalized): Promise<void> {
+    const refsOf = (m: MediaValue) => [...(m.refs ?? []), ...(m.ops?.connect ?? []), ...(m.ops?.disconnect ?? [])];
+    const docs = [...new Set(n.mediaValues.flatMap((m) => refsOf(m).flatMap((r) => (r.documentId === undefined ? [] : [r.documentId]))))];
+    if (!docs.length) return;
+    const rows = await this.run<{ id: number; document_id: string }>(W.filesByDocument, [docs]);
+    const byDoc = new Map(rows.map((r) => [r.document_id, Number(r.id)]));
+    for (const d of docs) if (!byDoc.has(d)) throw validation(`Document with id "${d}", locale "null" not found`);
+    for (const m of n.mediaValues) {
+      for (const r of refsOf(m)) if (r.documentId !== undefined) { r.id = byDoc.get(r.documentId); n.fileIds.add(r.id!); }
+      if (m.refs) m.ids = m.refs.map((r) => r.id!);
+    }
+  }
+
   // ------------------------------------------------------------ rows
 
   async insertRow(n: Normalized, documentId: string, locale: string | null, published: boolean): Promise<number> {
@@ -91,14 +110,14 @@ export class Writer {
     const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()], false);
     const id = Number(row.id);
     this.touched.add(id);
-    await this.writeOwned(this.ct, id, n, { id, locale, published });
+    await this.writeOwned(this.ct, id, n, { id, locale, published }, true);
     return id;
   }
 
   async updateRow(row: VersionRow, n: Normalized): Promise<void> {
     this.touched.add(row.id);
     await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [row.id, ...n.columns.values()], false);
-    await this.writeOwned(this.ct, row.id, n, row);
+    await this.writeOwned(this.ct, row.id, n, row, false);
   }
 
   /** Renders the rows written into the render cache, in the writing transaction: the first read after it hits. */
@@ -171,17 +190,33 @@ export class Writer {
    * component's relations; `owner` is the version row everything belongs to (its status and locale
    * decide which rows a component's relations link to). A content row's relations are `relations()`'.
    */
-  private async writeOwned(model: ContentType | Component, id: number, v: RowValues, owner: RowRef): Promise<void> {
-    for (const m of v.media) await this.media(model.uid, id, m);
+  private async writeOwned(model: ContentType | Component, id: number, v: RowValues, owner: RowRef, creating: boolean): Promise<void> {
+    for (const m of v.media) await this.media(model.uid, id, m, creating);
     for (const f of v.components) await this.componentField(id, f, owner);
     if ('kind' in model) return;
     const source = { table: model.table, draftAndPublish: this.ct.draftAndPublish, localized: this.ct.localized };
     for (const op of v.relations) await this.relationWriter.apply({ id, locale: owner.locale, published: owner.published }, op, '', source);
   }
 
-  private async media(uid: string, id: number, m: MediaValue): Promise<void> {
-    await this.run(W.deleteMediaField, [id, uid, m.attr.name]);
-    if (m.ids.length) await this.run(W.insertMedia, [id, uid, m.attr.name, m.ids]);
+  /**
+   * A media field's links (`files_related_mph`), as Strapi 5.54's entity manager writes them: a new list
+   * replaces them (`order` from 1); connect/disconnect (on an existing row only) removes the links to
+   * the files named, then links the connected ones after the row's highest `order` in any media field.
+   * Neither empty: every link of the field goes. Checked live.
+   */
+  private async media(uid: string, id: number, m: MediaValue, creating: boolean): Promise<void> {
+    const name = m.attr.name;
+    if (m.ops) {
+      if (creating) return;
+      const connect = m.ops.connect.map((r) => r.id!);
+      const drop = [...m.ops.disconnect.map((r) => r.id!), ...connect];
+      if (!drop.length) { await this.run(W.deleteMediaField, [id, uid, name]); return; }
+      await this.run(W.deleteMediaFiles, [id, uid, name, drop]);
+      if (connect.length) await this.run(W.connectMedia, [id, uid, name, connect]);
+      return;
+    }
+    await this.run(W.deleteMediaField, [id, uid, name]);
+    if (m.ids.length) await this.run(W.insertMedia, [id, uid, name, m.ids]);
   }
 
   /**
@@ -203,7 +238,7 @@ export class Writer {
         await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...item.columns.values()], false);
       }
       ids.push(id);
-      await this.writeOwned(c, id, item, version);
+      await this.writeOwned(c, id, item, version, item.id === null);
     }
     if (ids.length) {
       // Strapi orders repeatable components and dynamic zones from 1; a single component has no order.

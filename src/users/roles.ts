@@ -34,7 +34,8 @@ export function roleType(name: string): string {
 
 export async function listRoles(ctx: RestContext): Promise<Reply> {
   const rows = await ctx.db.unsafe<Array<{ data: string | null }>>(
-    `select coalesce(json_agg(x order by x.name, x.id), '[]')::text as data from (
+    // string_agg of row_to_json, not json_agg: json_agg separates its items with ", " and a newline.
+    `select '[' || coalesce(string_agg(row_to_json(x)::text, ',' order by x.name, x.id), '') || ']' as data from (
        select ${ROLE_FIELDS('r')}, (select count(*)::int from ${L.table} l where l.${L.role} = r.id) as nb_users from ${UP.roles} r) x`, [], { prepare: true });
   ctx.count(1);
   return { status: 200, body: `{"roles":${rows[0]?.data ?? '[]'}}` };
