@@ -88,4 +88,21 @@ test('30 parallel publish/unpublish of one document leave one draft and at most 
   assert.deepEqual(both.body, { documentId: id, entries: 2 });
   const left = await s.sql()`select count(*)::int as n from articles where document_id = ${id} and published_at is not null`;
   assert.equal(left[0].n, 0);
+
+  // With discardDraft in the mix (it removes a draft that has no published version left, as Strapi's):
+  // never more than one draft or published row per locale, and a published row always has its draft.
+  await s.fetchJson('POST', `/api/articles-toggle/${id}/publish?locale=*`, undefined, null);
+  const ops = ['publish', 'unpublish', 'discardDraft'];
+  const mixed = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+    s.fetchJson('POST', `/api/articles-toggle/${id}/${ops[i % 3]}?locale=${i % 2 ? 'fr' : 'en'}`, undefined, null)));
+  for (const a of mixed) assert.equal(a.status, 200, JSON.stringify(a.body));
+  const after = await s.sql()`select locale, published_at is not null as published, count(*)::int as n from articles where document_id = ${id} group by 1, 2 order by 1, 2`;
+  for (const locale of ['en', 'fr']) {
+    const mine = after.filter((r) => r.locale === locale);
+    const drafts = mine.find((r) => !r.published)?.n ?? 0;
+    const pubs = mine.find((r) => r.published)?.n ?? 0;
+    assert.ok(drafts <= 1 && pubs <= 1 && (pubs === 0 || drafts === 1), `${locale}: ${JSON.stringify(after)}`);
+  }
+  const orphansAfter = await s.sql()`select count(*)::int as n from components_shared_seos s where not exists (select 1 from articles_cmps c where c.cmp_id = s.id)`;
+  assert.equal(orphansAfter[0].n, 0);
 });

@@ -7,7 +7,7 @@ import { ApiError } from '../../compiler/errors.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
-import { createDocument, deleteDocument, publishDocument, unpublishDocument, updateDocument, type Locales } from '../rest/write.ts';
+import { createDocument, deleteDocument, dropUnpublishedDrafts, publishDocument, unpublishDocument, updateDocument, type Locales } from '../rest/write.ts';
 import { BodyValidator, throwIfErrors } from '../rest/validate.ts';
 import type { Task } from '../task.ts';
 import { stringifyQuery } from './query.ts';
@@ -56,6 +56,61 @@ function componentPopulate(schema: Schema, attrs: Attribute[], depth = 0): Recor
       }
       out[a.name] = { on };
     }
+  }
+  return out;
+}
+
+/** A populate reading everything an entry holds (relations, media, components and zones, nested). */
+function fullPopulate(schema: Schema, attrs: Attribute[], depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (depth > 8) return out;
+  for (const a of attrs) {
+    if (a.kind === 'relation' || a.kind === 'media') out[a.name] = true;
+    else if (a.kind === 'component') {
+      const c = schema.components.get(a.component);
+      const inner = c ? fullPopulate(schema, c.attributes, depth + 1) : {};
+      out[a.name] = Object.keys(inner).length ? { populate: inner } : true;
+    } else if (a.kind === 'dynamiczone') {
+      const on: Record<string, unknown> = {};
+      for (const uid of a.components) {
+        const c = schema.components.get(uid);
+        const inner = c ? fullPopulate(schema, c.attributes, depth + 1) : {};
+        on[uid] = Object.keys(inner).length ? { populate: inner } : true;
+      }
+      out[a.name] = { on };
+    }
+  }
+  return out;
+}
+
+/**
+ * A stored entry (read with fullPopulate) as the body that writes it again: scalars, components and zones
+ * as new instances, media by id, relations `set` to the same documents (the writer links a draft to their drafts).
+ */
+function asWriteBody(schema: Schema, model: ContentType | Component, v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const a of model.attributes) {
+    if (!(a.name in v) || a.kind === 'morph') continue;
+    const x = v[a.name];
+    if (a.kind === 'relation') {
+      const target = schema.contentTypes.get(a.target);
+      const ref = (e: unknown) => {
+        const r = e as { documentId?: string; locale?: string | null };
+        return target?.localized && r.locale ? { documentId: r.documentId, locale: r.locale } : { documentId: r.documentId };
+      };
+      out[a.name] = { set: (Array.isArray(x) ? x : x ? [x] : []).map(ref) };
+    } else if (a.kind === 'media') {
+      out[a.name] = Array.isArray(x) ? x.map((f) => (f as { id: number }).id) : x ? (x as { id: number }).id : null;
+    } else if (a.kind === 'component') {
+      const c = schema.components.get(a.component)!;
+      out[a.name] = Array.isArray(x) ? x.map((i) => asWriteBody(schema, c, i as Record<string, unknown>)) : x && typeof x === 'object' ? asWriteBody(schema, c, x as Record<string, unknown>) : x;
+    } else if (a.kind === 'dynamiczone') {
+      out[a.name] = Array.isArray(x) ? x.map((i) => {
+        const item = i as Record<string, unknown>;
+        const c = schema.components.get(String(item.__component));
+        return c ? { __component: item.__component, ...asWriteBody(schema, c, item) } : item;
+      }) : x;
+    } else out[a.name] = x;
   }
   return out;
 }
@@ -133,8 +188,7 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
 
 /**
  * `ctx` reads with the document compiler (no default limit) and writes with the REST writers (one
- * transaction each, the document's lock, cache invalidation); `discardDraft` and `clone` are not run here
- * and say so.
+ * transaction each, the document's lock, cache invalidation); `clone` is not run here and says so.
  */
 export function documentService(ctx: RestContext, ct: ContentType): DocumentService {
   const uid = ct.uid;
@@ -226,13 +280,34 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
       const gone = new Set(await unpublishDocument(ctx, ct, documentId, ls));
       return { documentId, entries: found.filter((e) => gone.has((e as { id: number }).id)) };
     },
+    async discardDraft(p) {
+      const documentId = idOf(p, 'discardDraft');
+      const { status: _s, locale: _l, ...rest } = p;
+      const ls = locales(p);
+      // In the locales asked, drafts without a published version go (a document never published disappears,
+      // as in Strapi); each published version is then copied onto its draft: read (relations, media,
+      // components, zones) and written as the draft's new values by the REST writer.
+      const published = await dropUnpublishedDrafts(ctx, ct, documentId, ls);
+      const entriesOut: unknown[] = [];
+      for (const locale of published) {
+        const at = locale === null ? {} : { locale };
+        const q = documentQuery(uid, 'discardDraft', { ...at, status: 'published', populate: fullPopulate(ctx.schema, ct.attributes) });
+        const from = await orNull(findOne(ctx, ct, q, documentId).then((r) => parsed(r).data as Record<string, unknown>));
+        if (!from) continue;
+        const body = asWriteBody(ctx.schema, ct, from);
+        await updateDocument(ctx, ct, { ...task('discardDraft', { ...at, data: body }), query: documentQuery(uid, 'discardDraft', { ...at, status: 'draft' }) }, documentId);
+        const e = await one({ ...rest, ...at, status: 'draft' }, 'discardDraft', documentId);
+        if (e !== null) entriesOut.push(e);
+      }
+      return { documentId, entries: entriesOut };
+    },
     async count(p = {}) {
       const { fields: _f, populate: _p, sort: _s, ...rest } = p;
       const r = await list(rest, 'count', { fields: ['id'], pagination: { start: 0, limit: 1, withCount: true } });
       return Number(r.meta?.pagination?.total ?? 0);
     },
   };
-  if (!ct.draftAndPublish) { delete service.publish; delete service.unpublish; }
+  if (!ct.draftAndPublish) { delete service.publish; delete service.unpublish; delete service.discardDraft; }
   // Anything else (discardDraft, clone…): an error naming the method at its first use, never undefined —
   // except publish, unpublish and discardDraft of a type without draft & publish: undefined, as in Strapi.
   return new Proxy(service, {

@@ -263,3 +263,18 @@ export async function unpublishDocument(ctx: WriteContext, ct: ContentType, docu
   }, documentId);
   return gone;
 }
+
+/**
+ * The first half of the document service's discardDraft: in `locales`, the drafts of locales without a
+ * published version removed (there is nothing to copy back), decided under the document's lock. The
+ * locales that have a published version, in the order of those rows.
+ */
+export async function dropUnpublishedDrafts(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales): Promise<Array<string | null>> {
+  let published: Array<string | null> = [];
+  await transaction(ctx, ct, async (w) => {
+    const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
+    published = rows.filter((r) => r.published).sort((a, b) => a.id - b.id).map((r) => r.locale);
+    await w.removeRows(ct, rows.filter((r) => !r.published && !published.includes(r.locale)).map((r) => r.id));
+  }, documentId);
+  return published;
+}
