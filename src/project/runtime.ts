@@ -80,7 +80,8 @@ const FULL: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
 /** A route's path compiled as Strapi's router does; a pattern it refuses stops the start with Strapi's message. */
 function parsePath(path: string, method: string, given: string, file: string): CompiledPath {
   if (!path.startsWith('/api/')) throw new ProjectLoadError(`${file}: route path ${given} must start with /`);
-  try { return compilePath(path); } catch (e) {
+  // @koa/router compiles the route's own path before prefixing it: an error's position is within that path.
+  try { compilePath(given.trim()); return compilePath(path); } catch (e) {
     throw new ProjectLoadError(`${file}: Error creating endpoint ${method} ${given}: ${(e as Error)?.message ?? String(e)}`);
   }
 }
