@@ -244,19 +244,55 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
   return noContent();
 }
 
+/** Locales a document-service call names: one locale (null on a type without i18n), or every one (`'*'`). */
+export type Locales = string | null | '*';
+const inLocales = (l: Locales) => (r: VersionRow) => l === '*' || r.locale === l;
+
 /**
- * The document service's publish (project code's `strapi.documents(uid).publish`): the draft of `locale`
- * copied onto a fresh published row as an update's publish does, the draft itself unchanged. False when the
- * document has no draft in that locale. The draft is not validated again (Strapi checks the publish rules).
+ * The document service's publish (project code's `strapi.documents(uid).publish`): each draft of `locales`
+ * copied onto a fresh published row as an update's publish does, the draft itself unchanged, in one
+ * transaction holding the document's lock. `check(locale)` runs first for each draft (Strapi validates the
+ * draft as a published entry: an error thrown there rolls everything back). The locales published, in the
+ * order of their drafts' rows.
  */
-export async function publishDraft(ctx: WriteContext, ct: ContentType, documentId: string, locale: string | null): Promise<boolean> {
-  let found = false;
+export async function publishDocument(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales, check?: (locale: string | null) => Promise<void>): Promise<Array<string | null>> {
+  let done: Array<string | null> = [];
   await transaction(ctx, ct, async (w) => {
-    const mine = (await w.documentRows(documentId)).filter((r) => r.locale === locale);
-    const draft = mine.find((r) => !r.published);
-    if (!draft) return;
-    found = true;
-    await publish(w, draft, mine.filter((r) => r.published), documentId);
+    done = [];
+    const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
+    for (const draft of rows.filter((r) => !r.published)) {
+      await check?.(draft.locale);
+      await publish(w, draft, rows.filter((r) => r.published && r.locale === draft.locale), documentId);
+      done.push(draft.locale);
+    }
   }, documentId);
-  return found;
+  return done;
+}
+
+/**
+ * The document service's unpublish: the published versions of `locales` removed (with what they own) in
+ * one transaction holding the document's lock, the drafts kept. The ids removed.
+ */
+export async function unpublishDocument(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales): Promise<number[]> {
+  let gone: number[] = [];
+  await transaction(ctx, ct, async (w) => {
+    gone = (await w.documentRows(documentId)).filter((r) => r.published).filter(inLocales(locales)).map((r) => r.id);
+    await w.removeRows(ct, gone);
+  }, documentId);
+  return gone;
+}
+
+/**
+ * The first half of the document service's discardDraft: in `locales`, the drafts of locales without a
+ * published version removed (there is nothing to copy back), decided under the document's lock. The
+ * locales that have a published version, in the order of those rows.
+ */
+export async function dropUnpublishedDrafts(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales): Promise<Array<string | null>> {
+  let published: Array<string | null> = [];
+  await transaction(ctx, ct, async (w) => {
+    const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
+    published = rows.filter((r) => r.published).sort((a, b) => a.id - b.id).map((r) => r.locale);
+    await w.removeRows(ct, rows.filter((r) => !r.published && !published.includes(r.locale)).map((r) => r.id));
+  }, documentId);
+  return published;
 }
