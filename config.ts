@@ -221,6 +221,20 @@ export const ConfigSchema = Type.Object({
     /** Milliseconds between checks for writes made outside this server (Strapi's admin, SQL). */
     watchInterval: Int(50, 3_600_000),
   }),
+  /**
+   * Webhooks (src/webhooks/): the rows of `strapi_webhooks` (re-read within auth.permissionsCacheTtl) are
+   * called after each committed write, as Strapi 5 calls them.
+   */
+  webhooks: Type.Object({
+    /** Strapi's `config/server` `webhooks.defaultHeaders`: sent with every webhook, under each row's own headers. */
+    defaultHeaders: Type.Record(Type.String(), Type.String()),
+    /** Milliseconds a receiver has to answer (Strapi: 10 s); then the call is given up and logged. */
+    timeout: Int(1, 600_000),
+    /** Calls in flight at once per worker thread (Strapi's webhook queue: 5). */
+    concurrency: Int(1, 1000),
+    /** Calls waiting per worker thread; beyond it new ones are dropped and logged (a receiver far too slow). */
+    queueSize: Int(1, 1_000_000),
+  }),
   graphql: Type.Object({
     /** Path of the GraphQL endpoint. */
     endpoint: Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }),
@@ -324,13 +338,14 @@ export const defaults: Config = {
   },
   email: { provider: null, from: '', replyTo: '', smtp: { host: '', port: 587, user: '', password: '', secure: false } },
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000 },
+  webhooks: { defaultHeaders: {}, timeout: 10_000, concurrency: 5, queueSize: 10_000 },
   graphql: {
     endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
 /** Environment variable → config path, with how to read its text. */
-type EnvKind = 'int' | 'bool' | 'string' | 'list' | 'proxy';
+type EnvKind = 'int' | 'bool' | 'string' | 'list' | 'proxy' | 'headers';
 const ENV: Array<[string, string, EnvKind]> = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
@@ -435,6 +450,10 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['GRAPHQL_MAX_TOKENS', 'graphql.maxTokens', 'int'],
   ['GRAPHQL_MAX_SELECTIONS', 'graphql.maxSelections', 'int'],
   ['RESPONSE_CACHE', 'cache.enabled', 'bool'],
+  ['WEBHOOK_DEFAULT_HEADERS', 'webhooks.defaultHeaders', 'headers'],
+  ['WEBHOOK_TIMEOUT', 'webhooks.timeout', 'int'],
+  ['WEBHOOK_CONCURRENCY', 'webhooks.concurrency', 'int'],
+  ['WEBHOOK_QUEUE_SIZE', 'webhooks.queueSize', 'int'],
   ['RESPONSE_CACHE_SIZE', 'cache.maxBytes', 'int'],
   ['RESPONSE_CACHE_WATCH', 'cache.watchInterval', 'int'],
   ['GRAPHQL_PLAYGROUND_ALWAYS', 'graphql.playgroundAlways', 'bool'],
@@ -447,6 +466,14 @@ export class ConfigError extends Error {}
 function parseEnvValue(name: string, text: string, kind: EnvKind): unknown {
   if (kind === 'string') return text;
   if (kind === 'proxy') return /^\d+$/.test(text.trim()) ? Number(text) : parseEnvValue(name, text, 'bool');
+  if (kind === 'headers') {
+    let v: unknown;
+    try { v = JSON.parse(text); } catch { v = null; }
+    if (!v || typeof v !== 'object' || Array.isArray(v) || Object.values(v).some((x) => typeof x !== 'string')) {
+      throw new ConfigError(`Invalid configuration: ${name} must be a JSON object of header names to string values, e.g. {"Authorization":"Bearer …"}`);
+    }
+    return v;
+  }
   if (kind === 'list') return text.split(',').map((s) => s.trim()).filter(Boolean);
   if (kind === 'bool') {
     if (/^(1|true|yes|on)$/i.test(text)) return true;

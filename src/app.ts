@@ -22,6 +22,7 @@ import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/ht
 import { UP } from './auth/tables.ts';
 import { FILES } from '../compiler/layout.ts';
 import { startProject, type ProjectRuntime } from './project/runtime.ts';
+import { Webhooks } from './webhooks/index.ts';
 
 /** What a worker tells /metrics about itself. */
 export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats; cancelledReads: number }
@@ -64,10 +65,12 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
   const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
   const onWrite = (tables: string[]) => invalidator.written(tables);
+  // Webhooks are sent by the thread that wrote (so once per write across nodes), after its commit.
+  const webhooks = new Webhooks(db, compiler, schema, config);
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;
-  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, reader, primaryReads }))
+  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, reader, primaryReads }))
     .then((p) => { project = p; });
   projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
   return {
@@ -81,7 +84,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, reader, primaryReads, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, reader, primaryReads, signal: task.signal };
       let reply: Reply;
       let key: string | null = null;
       let since = 0;
@@ -111,7 +114,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
       return serve(full, task, exposeCount, false);
     },
-    close: async () => { await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 })]); },
+    close: async () => { webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 })]); },
   };
 }
 

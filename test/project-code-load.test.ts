@@ -109,6 +109,10 @@ describe('a project that cannot load does not start', () => {
     await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x', handler: 'tag.hello', config: { middlewares: ['api::tag.nothing'] } }] };" }),
       /src\/api\/tag\/routes\/custom\.ts: Middleware api::tag\.nothing not found\./);
   });
+  test('a route path Strapi\'s router refuses (path-to-regexp 6), in its words', async () => {
+    await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x/:id(', handler: 'tag.hello' }] };" }),
+      /src\/api\/tag\/routes\/custom\.ts: Error creating endpoint GET \/x\/:id\(: Unbalanced pattern at 6/);
+  });
   test('a project middleware in config/middlewares (it may be an access rule)', async () => {
     await refused(variant({ 'config/middlewares.ts': "export default ['strapi::errors', 'global::timing', 'strapi::body'];" }),
       /^config\/middlewares\.ts: the global middlewares global::timing are not run by this server/);

@@ -12,7 +12,7 @@ import { catalogSnapshot } from '../src/db/verify.ts';
 
 export interface Step {
   name: string;
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path?: string;
   body?: unknown;
   /** GraphQL operation (POST /graphql). */

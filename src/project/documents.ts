@@ -2,16 +2,23 @@
 // statement through the same compiler and plan caches as a REST read (a compiler of its own: the document
 // service has no default or maximum page and never counts unless asked). Its default status is `draft`, as
 // Strapi's; there are no permission checks (the caller's code sanitizes, as in Strapi).
-import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
-import { createDocument, deleteDocument, publishDraft, updateDocument } from '../rest/write.ts';
+import { createDocument, deleteDocument, dropUnpublishedDrafts, publishDocument, unpublishDocument, updateDocument, type Locales } from '../rest/write.ts';
+import { BodyValidator, throwIfErrors } from '../rest/validate.ts';
 import type { Task } from '../task.ts';
 import { stringifyQuery } from './query.ts';
 
 export type Params = Record<string, unknown>;
+
+/** An ApiError as the project's code sees Strapi's errors: `name` is Strapi's error name. */
+function strapiNamed(e: unknown): unknown {
+  if (e instanceof ApiError && e.name === 'Error') Object.defineProperty(e, 'name', { value: e.errorName, configurable: true, writable: true });
+  return e;
+}
 
 const QUERY_KEYS = ['filters', 'populate', 'fields', 'sort', 'locale', 'status', '_q'];
 /** Keys Strapi's document service takes that change nothing here. */
@@ -25,7 +32,107 @@ export interface DocumentService {
   create(params: Params): Promise<unknown>;
   update(params: Params): Promise<unknown>;
   delete(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
-  publish(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+  /** Draft & publish types only (undefined otherwise, as Strapi's repository leaves them). */
+  publish?(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+  unpublish?(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+  discardDraft?(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
+}
+
+/** Where the attributes of a draft live when it is read back as a body: its components, nested, in full. */
+function componentPopulate(schema: Schema, attrs: Attribute[], depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (depth > 8) return out;
+  for (const a of attrs) {
+    if (a.kind === 'component') {
+      const c = schema.components.get(a.component);
+      const inner = c ? componentPopulate(schema, c.attributes, depth + 1) : {};
+      out[a.name] = Object.keys(inner).length ? { populate: inner } : true;
+    } else if (a.kind === 'dynamiczone') {
+      const on: Record<string, unknown> = {};
+      for (const uid of a.components) {
+        const c = schema.components.get(uid);
+        const inner = c ? componentPopulate(schema, c.attributes, depth + 1) : {};
+        on[uid] = Object.keys(inner).length ? { populate: inner } : true;
+      }
+      out[a.name] = { on };
+    }
+  }
+  return out;
+}
+
+/** A populate reading everything an entry holds (relations, media, components and zones, nested). */
+function fullPopulate(schema: Schema, attrs: Attribute[], depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (depth > 8) return out;
+  for (const a of attrs) {
+    if (a.kind === 'relation' || a.kind === 'media') out[a.name] = true;
+    else if (a.kind === 'component') {
+      const c = schema.components.get(a.component);
+      const inner = c ? fullPopulate(schema, c.attributes, depth + 1) : {};
+      out[a.name] = Object.keys(inner).length ? { populate: inner } : true;
+    } else if (a.kind === 'dynamiczone') {
+      const on: Record<string, unknown> = {};
+      for (const uid of a.components) {
+        const c = schema.components.get(uid);
+        const inner = c ? fullPopulate(schema, c.attributes, depth + 1) : {};
+        on[uid] = Object.keys(inner).length ? { populate: inner } : true;
+      }
+      out[a.name] = { on };
+    }
+  }
+  return out;
+}
+
+/**
+ * A stored entry (read with fullPopulate) as the body that writes it again: scalars, components and zones
+ * as new instances, media by id, relations `set` to the same documents (the writer links a draft to their drafts).
+ */
+function asWriteBody(schema: Schema, model: ContentType | Component, v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const a of model.attributes) {
+    if (!(a.name in v) || a.kind === 'morph') continue;
+    const x = v[a.name];
+    if (a.kind === 'relation') {
+      const target = schema.contentTypes.get(a.target);
+      const ref = (e: unknown) => {
+        const r = e as { documentId?: string; locale?: string | null };
+        return target?.localized && r.locale ? { documentId: r.documentId, locale: r.locale } : { documentId: r.documentId };
+      };
+      out[a.name] = { set: (Array.isArray(x) ? x : x ? [x] : []).map(ref) };
+    } else if (a.kind === 'media') {
+      out[a.name] = Array.isArray(x) ? x.map((f) => (f as { id: number }).id) : x ? (x as { id: number }).id : null;
+    } else if (a.kind === 'component') {
+      const c = schema.components.get(a.component)!;
+      out[a.name] = Array.isArray(x) ? x.map((i) => asWriteBody(schema, c, i as Record<string, unknown>)) : x && typeof x === 'object' ? asWriteBody(schema, c, x as Record<string, unknown>) : x;
+    } else if (a.kind === 'dynamiczone') {
+      out[a.name] = Array.isArray(x) ? x.map((i) => {
+        const item = i as Record<string, unknown>;
+        const c = schema.components.get(String(item.__component));
+        return c ? { __component: item.__component, ...asWriteBody(schema, c, item) } : item;
+      }) : x;
+    } else out[a.name] = x;
+  }
+  return out;
+}
+
+/** A stored entry as the body Strapi's validator sees at publish: scalars and components (no ids), no relations or media. */
+function asBody(schema: Schema, model: ContentType | Component, v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const a of model.attributes) {
+    if (!(a.name in v) || a.kind === 'relation' || a.kind === 'media' || a.kind === 'morph') continue;
+    const x = v[a.name];
+    if (a.kind === 'component') {
+      const c = schema.components.get(a.component)!;
+      out[a.name] = Array.isArray(x) ? x.map((i) => asBody(schema, c, i as Record<string, unknown>)) : x && typeof x === 'object' ? asBody(schema, c, x as Record<string, unknown>) : x;
+    } else if (a.kind === 'dynamiczone') {
+      out[a.name] = Array.isArray(x) ? x.map((i) => {
+        const item = i as Record<string, unknown>;
+        const c = schema.components.get(String(item.__component));
+        return c ? { __component: item.__component, ...asBody(schema, c, item) } : item;
+      }) : x;
+    } else out[a.name] = x;
+  }
+  return out;
 }
 
 /**
@@ -81,8 +188,7 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
 
 /**
  * `ctx` reads with the document compiler (no default limit) and writes with the REST writers (one
- * transaction each, the document's lock, cache invalidation); `unpublish`, `discardDraft` and `clone` are not
- * run here and say so.
+ * transaction each, the document's lock, cache invalidation); `clone` is not run here and says so.
  */
 export function documentService(ctx: RestContext, ct: ContentType): DocumentService {
   const uid = ct.uid;
@@ -100,7 +206,19 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
     const q = documentQuery(uid, method, rest, { status: ct.draftAndPublish && status !== 'published' ? 'draft' : 'published' });
     return { method: 'POST', path: '', query: q, body: Buffer.from(JSON.stringify({ data: data ?? {} })), headers: {} };
   };
-  const localeOf = (p: Params): string | null => (ct.localized ? (typeof p.locale === 'string' ? p.locale : ctx.schema.defaultLocale) : null);
+  /** The locales a publish, unpublish or discardDraft acts on: the asked one (or '*'), else the default one. */
+  const locales = (p: Params): Locales => (ct.localized ? (typeof p.locale === 'string' && p.locale !== '' ? p.locale : ctx.schema.defaultLocale) : null);
+  /** Throws Strapi's ValidationError when the draft in `locale` could not be published (read with every component). */
+  const checkPublishable = async (documentId: string, locale: string | null, data?: Record<string, unknown>): Promise<void> => {
+    const q = documentQuery(uid, 'publish', { status: 'draft', ...(locale === null ? {} : { locale }), populate: componentPopulate(ctx.schema, ct.attributes) });
+    const draft = await orNull(findOne(ctx, ct, q, documentId).then((r) => parsed(r).data as Record<string, unknown>));
+    if (!draft) return;
+    const v = new BodyValidator(ctx.schema, ct, true, locale);
+    // An update that publishes: the body's values over the stored draft's (relations and media are not checked).
+    const given = data ? Object.fromEntries(Object.entries(data).filter(([k]) => { const a = ct.byName.get(k); return a && a.kind !== 'relation' && a.kind !== 'media' && a.kind !== 'morph'; })) : {};
+    v.run({ ...asBody(ctx.schema, ct, draft), ...given }, new Map());
+    throwIfErrors(v.errors);
+  };
   /** The document's versions in the asked locale as the document service lists them (published first, then the draft). */
   const versions = async (documentId: string, p: Params, method: string): Promise<unknown[]> => {
     const { status: _s, ...rest } = p;
@@ -125,6 +243,11 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
     },
     async update(p) {
       const documentId = idOf(p, 'update');
+      // Publishing validates the draft as a published entry, as Strapi's (REST's update checks only the body).
+      if (ct.draftAndPublish && p.status === 'published' && p.data && typeof p.data === 'object') {
+        const l = locales(p);
+        await checkPublishable(documentId, l === '*' ? ctx.schema.defaultLocale : l, p.data as Record<string, unknown>);
+      }
       return orNull(updateDocument(ctx, ct, task('update', p), documentId).then((r) => entries(parsed(r).data, p)));
     },
     async delete(p) {
@@ -137,10 +260,46 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
     },
     async publish(p) {
       const documentId = idOf(p, 'publish');
-      if (ct.draftAndPublish) await publishDraft(ctx, ct, documentId, localeOf(p));
-      const { status: _s, ...rest } = p;
-      const published = await one({ ...rest, status: 'published' }, 'publish', documentId);
-      return { documentId, entries: published === null ? [] : [published] };
+      const { status: _s, locale: _l, ...rest } = p;
+      // Strapi validates each draft as a published entry (the rules a draft skips: required values, min…).
+      const done = await publishDocument(ctx, ct, documentId, locales(p), (locale) => checkPublishable(documentId, locale));
+      const entries: unknown[] = [];
+      for (const locale of done) {
+        const e = await one({ ...rest, ...(locale === null ? {} : { locale }), status: 'published' }, 'publish', documentId);
+        if (e !== null) entries.push(e);
+      }
+      return { documentId, entries };
+    },
+    async unpublish(p) {
+      const documentId = idOf(p, 'unpublish');
+      const { status: _s, locale: _l, ...rest } = p;
+      // The published versions as Strapi returns them: read (with the call's fields and populate) before they go.
+      const ls = locales(p);
+      const before = ls === '*' ? await list({ ...rest, filters: { documentId }, locale: '*', status: 'published', sort: 'id:asc' }, 'unpublish') : null;
+      const found = before ? entries(before.data, p) as unknown[] : [await one({ ...rest, ...(ls === null ? {} : { locale: ls }), status: 'published' }, 'unpublish', documentId)].filter((e) => e !== null);
+      const gone = new Set(await unpublishDocument(ctx, ct, documentId, ls));
+      return { documentId, entries: found.filter((e) => gone.has((e as { id: number }).id)) };
+    },
+    async discardDraft(p) {
+      const documentId = idOf(p, 'discardDraft');
+      const { status: _s, locale: _l, ...rest } = p;
+      const ls = locales(p);
+      // In the locales asked, drafts without a published version go (a document never published disappears,
+      // as in Strapi); each published version is then copied onto its draft: read (relations, media,
+      // components, zones) and written as the draft's new values by the REST writer.
+      const published = await dropUnpublishedDrafts(ctx, ct, documentId, ls);
+      const entriesOut: unknown[] = [];
+      for (const locale of published) {
+        const at = locale === null ? {} : { locale };
+        const q = documentQuery(uid, 'discardDraft', { ...at, status: 'published', populate: fullPopulate(ctx.schema, ct.attributes) });
+        const from = await orNull(findOne(ctx, ct, q, documentId).then((r) => parsed(r).data as Record<string, unknown>));
+        if (!from) continue;
+        const body = asWriteBody(ctx.schema, ct, from);
+        await updateDocument(ctx, ct, { ...task('discardDraft', { ...at, data: body }), query: documentQuery(uid, 'discardDraft', { ...at, status: 'draft' }) }, documentId);
+        const e = await one({ ...rest, ...at, status: 'draft' }, 'discardDraft', documentId);
+        if (e !== null) entriesOut.push(e);
+      }
+      return { documentId, entries: entriesOut };
     },
     async count(p = {}) {
       const { fields: _f, populate: _p, sort: _s, ...rest } = p;
@@ -148,11 +307,19 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
       return Number(r.meta?.pagination?.total ?? 0);
     },
   };
-  // Anything else (unpublish, discardDraft, clone…): an error naming the method at its first use, never undefined.
+  if (!ct.draftAndPublish) { delete service.publish; delete service.unpublish; delete service.discardDraft; }
+  // Anything else (discardDraft, clone…): an error naming the method at its first use, never undefined —
+  // except publish, unpublish and discardDraft of a type without draft & publish: undefined, as in Strapi.
   return new Proxy(service, {
     get(target, prop, receiver) {
-      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+      if (typeof prop === 'symbol') return Reflect.get(target, prop, receiver);
+      if (prop in target) {
+        const fn = Reflect.get(target, prop, receiver) as (p: Params) => Promise<unknown>;
+        // Errors reach the project's code named as Strapi's (`e.name` is 'ValidationError', not 'Error').
+        return (p: Params) => fn(p).catch((e: unknown) => { throw strapiNamed(e); });
+      }
       if (prop === 'then') return undefined;
+      if (!ct.draftAndPublish && (prop === 'publish' || prop === 'unpublish' || prop === 'discardDraft')) return undefined;
       return () => { throw new TypeError(`strapi.documents('${uid}').${prop} is not supported by this server`); };
     },
   });

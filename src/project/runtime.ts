@@ -26,6 +26,7 @@ import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories
 import { loadProject, ProjectLoadError, type ProjectCode } from './load.ts';
 import { UsersQuery } from '../users/users-query.ts';
 import { routeShapeError } from './route-schema.ts';
+import { compilePath, firstSegment, matchPath, safeDecode, type CompiledPath } from './path.ts';
 import { CORE_FUNCTIONS, ProjectStrapi, type StrapiDeps } from './strapi.ts';
 
 type Next = () => Promise<unknown>;
@@ -37,9 +38,14 @@ type CoreAction = 'find' | 'findOne' | 'create' | 'update' | 'delete';
 
 export interface ProjectRoute {
   method: string;
+  /** The full path: /api, the router's prefix, the route's path. */
   path: string;
-  /** Path segments after /api: literals, or `:name` parameters. */
-  segments: Array<string | { param: string }>;
+  /** The route's path as its router declares it (ctx.state.route.path, as Strapi's). */
+  declared: string;
+  /** The full path compiled as Strapi's router compiles it (path-to-regexp 6). */
+  compiled: CompiledPath;
+  /** The first segment after /api every match starts with (lower-cased), or null when the pattern decides. */
+  first: string | null;
   file: string;
   apiName: string;
   handler: string | Function;
@@ -67,21 +73,17 @@ const COLLECTION: Array<[CoreAction, string, boolean]> = [['find', 'GET', false]
 const SINGLE: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['update', 'PUT', false], ['delete', 'DELETE', false]];
 const NO_ACCESS = { key: 'project:no-auth', canRead: () => false };
 /** The pseudo-route of a path closed by a plugin extension. */
-const CLOSED: ProjectRoute = { method: '', path: '', segments: [], file: '', apiName: '', handler: '', scope: null, policies: [], middlewares: [], action: () => undefined, config: {} };
+const CLOSED: ProjectRoute = { method: '', path: '', declared: '', compiled: { regexp: /$^/, keys: [], tokens: [] }, first: null, file: '', apiName: '', handler: '', scope: null, policies: [], middlewares: [], action: () => undefined, config: {} };
 /** Reads ctx.state.user with its role whatever the caller may read (the strategy reads it so). */
 const FULL: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
 
-function parsePath(path: string, file: string): Array<string | { param: string }> {
-  if (!path.startsWith('/api/')) throw new ProjectLoadError(`${file}: route path ${path} must start with /`);
-  return path.slice(5).split('/').map((s) => {
-    if (s.startsWith(':')) {
-      const name = s.slice(1);
-      if (!/^\w+$/.test(name)) throw new ProjectLoadError(`${file}: the route path ${path} uses a pattern this server does not support (only /literal and /:param segments)`);
-      return { param: name };
-    }
-    if (/[()*?+]/.test(s)) throw new ProjectLoadError(`${file}: the route path ${path} uses a pattern this server does not support (only /literal and /:param segments)`);
-    return s;
-  });
+/** A route's path compiled as Strapi's router does; a pattern it refuses stops the start with Strapi's message. */
+function parsePath(path: string, method: string, given: string, file: string): CompiledPath {
+  if (!path.startsWith('/api/')) throw new ProjectLoadError(`${file}: route path ${given} must start with /`);
+  // @koa/router compiles the route's own path before prefixing it: an error's position is within that path.
+  try { compilePath(given.trim()); return compilePath(path); } catch (e) {
+    throw new ProjectLoadError(`${file}: Error creating endpoint ${method} ${given}: ${(e as Error)?.message ?? String(e)}`);
+  }
 }
 
 /** koa-compose: each function gets `next` running the rest; calling next twice is an error, as Koa's. */
@@ -100,8 +102,11 @@ function compose(fns: Middleware[]): (ctx: KoaContext, last: Next) => Promise<un
 
 export class ProjectRuntime {
   readonly strapi: ProjectStrapi;
-  /** Routes by their first path segment after /api (parameters first: under ''). */
+  /** Every route in Strapi's order (the first that matches answers). */
+  private routes: ProjectRoute[] = [];
+  /** Routes a path whose first segment after /api is the key may match, in order (built at first use). */
   private byFirst = new Map<string, ProjectRoute[]>();
+  /** Routes whose pattern decides the first segment: any path may match them. */
   private anyFirst: ProjectRoute[] = [];
   /** First segments of content-types whose api has routers: a path there no route takes is 404/405, as in Strapi. */
   private routed = new Set<string>();
@@ -145,11 +150,20 @@ export class ProjectRuntime {
   }
 
   private add(r: ProjectRoute): void {
-    const first = r.segments[0];
-    if (typeof first !== 'string') { this.anyFirst.push(r); return; }
-    const list = this.byFirst.get(first) ?? [];
-    list.push(r);
-    this.byFirst.set(first, list);
+    this.routes.push(r);
+    if (r.first === null) this.anyFirst.push(r);
+    this.byFirst.clear();
+  }
+
+  /** The routes a path starting with segment `first` may match, in Strapi's order. */
+  private candidates(first: string): ProjectRoute[] {
+    let list = this.byFirst.get(first);
+    if (!list) {
+      list = this.routes.filter((r) => r.first === null || r.first === first);
+      if (this.byFirst.size > 10_000) this.byFirst.clear();
+      this.byFirst.set(first, list);
+    }
+    return list;
   }
 
   private coreRoutes(spec: CoreRouterSpec, apiName: string, file: string): ProjectRoute[] {
@@ -172,14 +186,15 @@ export class ProjectRuntime {
     const shape = routeShapeError(r);
     if (shape) throw new ProjectLoadError(`${file}: ${shape}`);
     const method = String(r.method);
-    if (method === 'ALL') throw new ProjectLoadError(`${file}: route method ALL is not supported by this server`);
     if (typeof r.path !== 'string') throw new ProjectLoadError(`${file}: a route needs a path`);
-    const path = `/api${prefix}${r.path}`;
+    // Strapi trims the path (compose-endpoint's getPath) and the router prefixes it.
+    const path = `/api${prefix}${r.path.trim()}`;
+    const compiled = parsePath(path, method, r.path, file);
     const config = (r.config ?? {}) as RouteConfig;
     const handler = r.handler as string | Function;
     const where = `${file} (${method} ${r.path})`;
     const route: ProjectRoute = {
-      method, path, segments: parsePath(path, file), file, apiName, handler, config,
+      method, path, declared: r.path, compiled, first: firstSegment(compiled), file, apiName, handler, config,
       scope: this.scope(config, handler, apiName), policies: [], middlewares: [], action: () => undefined,
     };
     try {
@@ -277,23 +292,21 @@ export class ProjectRuntime {
       return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
     }
     if (!path.startsWith('/api/')) return null;
-    const parts = path.slice(5).split('/');
-    // koa-router is not strict: `/api/articles/` is `/api/articles`.
-    if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
-    const candidates = this.byFirst.get(parts[0]);
+    const slash = path.indexOf('/', 5);
+    const first = (slash < 0 ? path.slice(5) : path.slice(5, slash)).toLowerCase();
     let pathMatched = false;
-    for (const list of [candidates, this.anyFirst]) {
-      if (!list) continue;
-      for (const r of list) {
-        const params = matchSegments(r.segments, parts);
-        if (!params) continue;
-        if (r.method !== method) { pathMatched = true; continue; }
-        if (r.plain) return null;
-        return { route: r, params };
-      }
+    for (const r of this.candidates(first)) {
+      if (!r.compiled.regexp.test(path)) continue;
+      if (r.method !== method && r.method !== 'ALL') { pathMatched = true; continue; }
+      if (r.plain) return null;
+      // Strapi's public-files route (GET /((?!uploads/).+)) matches every GET too: @koa/router gives its
+      // capture, the path without its first slash, as ctx.params[0] (a route's own unnamed group wins).
+      const params: Record<string, string> = method === 'GET' || method === 'HEAD' ? { 0: safeDecode(path.slice(1)) } : {};
+      return { route: r, params: matchPath(r.compiled, path, params)! };
     }
-    if (pathMatched) return { route: null, status: 405 };
-    if (this.routed.has(parts[0])) return { route: null, status: 404 };
+    // A GET no route takes is still matched by Strapi's public-files route: 404, never 405.
+    if (pathMatched && method !== 'GET' && method !== 'HEAD') return { route: null, status: 405 };
+    if (pathMatched || this.routed.has(first)) return { route: null, status: 404 };
     return null;
   }
 
@@ -330,7 +343,7 @@ export class ProjectRuntime {
       parse: (raw) => rest.compiler.parse(raw), caller,
     });
     ctx[LINK] = { rest, task, canRead: rest.access!.canRead };
-    ctx.state.route = { method: r.method, path: r.path, handler: r.handler, config: r.config, info: { apiName: r.apiName, type: 'content-api' } };
+    ctx.state.route = { method: r.method, path: r.declared, handler: r.handler, config: r.config, info: { apiName: r.apiName, type: 'content-api' } };
     if (caller) {
       if (user) ctx.state.user = user;
       ctx.state.isAuthenticated = true;
@@ -357,19 +370,6 @@ export class ProjectRuntime {
     if (r.middlewares.length) await compose(r.middlewares)(ctx, action);
     else await action();
   }
-}
-
-function matchSegments(segments: ProjectRoute['segments'], parts: string[]): Record<string, string> | null {
-  if (segments.length !== parts.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < segments.length; i++) {
-    const s = segments[i];
-    if (typeof s === 'string') { if (s !== parts[i]) return null; } else {
-      if (parts[i] === '') return null;
-      try { params[s.param] = decodeURIComponent(parts[i]); } catch { return null; }
-    }
-  }
-  return params;
 }
 
 /** A core action on the request's own REST context: the compiled statement's bytes become ctx's body. */

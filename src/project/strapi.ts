@@ -158,7 +158,7 @@ export class ProjectStrapi {
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
       documents: (uid: string) => this.documents(uid),
-      entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)?.kind),
+      entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)),
       service: (uid: string) => this.service(uid),
       controller: (uid: string) => this.controller(uid),
       contentType: (uid: string) => contentTypes[uid],

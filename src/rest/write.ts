@@ -16,6 +16,7 @@ import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
+import type { Webhooks } from '../webhooks/index.ts';
 
 export interface WriteContext extends ReadContext {
   schema: Schema; config: Config; compiler: Compiler; db: Db;
@@ -25,6 +26,8 @@ export interface WriteContext extends ReadContext {
    * write's answer is read.
    */
   onWrite?: (tables: string[]) => void | Promise<void>;
+  /** Told each committed write's events (src/webhooks/): sent in the background, never awaited. */
+  webhooks?: Webhooks;
 }
 
 function parseBody(task: Task): Record<string, unknown> {
@@ -73,11 +76,12 @@ function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParam
 async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>, documentId: string | null = null): Promise<void> {
   if (documentId !== null) return inTurn(documentLockKey(ct, documentId), () => transaction(ctx, ct, fn));
   let n = 0;
+  let committed: Writer | null = null;
   try {
     for (let attempt = 1; ; attempt++) {
       try {
         await ctx.db.begin(async (tx) => {
-          const w = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+          const w = committed = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
           try {
             await fn(w);
             await w.refreshRenders();
@@ -92,6 +96,7 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
   // Committed (a rolled-back write changed nothing): cached reads of what it may have changed go now,
   // before its answer is sent.
   await ctx.onWrite?.(writeTables(ctx.schema, ct));
+  if (committed) ctx.webhooks?.written(ct, (committed as Writer).events);
 }
 /**
  * Writes of one document from this thread wait their turn here, before taking a connection: 50 writers
@@ -129,7 +134,14 @@ async function createVersion(w: Writer, ct: ContentType, n: Normalized, document
   if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
   const row = { id, locale: p.locale, published };
   await w.relations(row, n, documentId, true);
-  if (ct.draftAndPublish && p.publish) await w.publish(row, previous);
+  w.events.push({ event: 'entry.create', documentId, locale: p.locale, published });
+  if (ct.draftAndPublish && p.publish) await publish(w, row, previous, documentId);
+}
+
+/** The draft `row` published (its published version replaced), as Strapi's publish: one entry.publish. */
+async function publish(w: Writer, row: VersionRow, previous: VersionRow[], documentId: string): Promise<void> {
+  await w.publish(row, previous);
+  w.events.push({ event: 'entry.publish', documentId, locale: row.locale, published: true });
 }
 
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
@@ -176,7 +188,8 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   await w.updateRow(draft, n);
   await w.relations(draft, n, documentId, false);
   await w.syncShared(documentId, p.locale, n);
-  if (ct.draftAndPublish && p.publish) await w.publish(draft, published);
+  w.events.push({ event: 'entry.update', documentId, locale: p.locale, published: draft.published });
+  if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
   return true;
 }
 
@@ -212,6 +225,8 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
   const params = ctx.compiler.parse(task.query);
   const asked = typeof params.locale === 'string' && params.locale !== '' ? params.locale : ctx.schema.defaultLocale;
+  // Asked before the transaction (it may read the webhooks on another connection of the pool).
+  const hooked = ctx.webhooks ? await ctx.webhooks.wants('entry.delete') : false;
   await transaction(ctx, ct, async (w) => {
     let doc = documentId;
     if (doc === undefined) {
@@ -221,24 +236,63 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
     }
     const rows = await w.documentRows(doc);
     const gone = rows.filter((r) => !ct.localized || asked === '*' || r.locale === asked);
+    if (hooked && ctx.webhooks) {
+      for (const r of gone) w.events.push({ event: 'entry.delete', documentId: doc, locale: r.locale, published: r.published, entry: await ctx.webhooks.deletedEntry((t, p) => w.run(t, p), ct, doc, r.locale, r.published) });
+    }
     await w.removeRows(ct, gone.map((r) => r.id));
   }, documentId ?? '');
   return noContent();
 }
 
+/** Locales a document-service call names: one locale (null on a type without i18n), or every one (`'*'`). */
+export type Locales = string | null | '*';
+const inLocales = (l: Locales) => (r: VersionRow) => l === '*' || r.locale === l;
+
 /**
- * The document service's publish (project code's `strapi.documents(uid).publish`): the draft of `locale`
- * copied onto a fresh published row as an update's publish does, the draft itself unchanged. False when the
- * document has no draft in that locale. The draft is not validated again (Strapi checks the publish rules).
+ * The document service's publish (project code's `strapi.documents(uid).publish`): each draft of `locales`
+ * copied onto a fresh published row as an update's publish does, the draft itself unchanged, in one
+ * transaction holding the document's lock. `check(locale)` runs first for each draft (Strapi validates the
+ * draft as a published entry: an error thrown there rolls everything back). The locales published, in the
+ * order of their drafts' rows.
  */
-export async function publishDraft(ctx: WriteContext, ct: ContentType, documentId: string, locale: string | null): Promise<boolean> {
-  let found = false;
+export async function publishDocument(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales, check?: (locale: string | null) => Promise<void>): Promise<Array<string | null>> {
+  let done: Array<string | null> = [];
   await transaction(ctx, ct, async (w) => {
-    const mine = (await w.documentRows(documentId)).filter((r) => r.locale === locale);
-    const draft = mine.find((r) => !r.published);
-    if (!draft) return;
-    found = true;
-    await w.publish(draft, mine.filter((r) => r.published));
+    done = [];
+    const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
+    for (const draft of rows.filter((r) => !r.published)) {
+      await check?.(draft.locale);
+      await publish(w, draft, rows.filter((r) => r.published && r.locale === draft.locale), documentId);
+      done.push(draft.locale);
+    }
   }, documentId);
-  return found;
+  return done;
+}
+
+/**
+ * The document service's unpublish: the published versions of `locales` removed (with what they own) in
+ * one transaction holding the document's lock, the drafts kept. The ids removed.
+ */
+export async function unpublishDocument(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales): Promise<number[]> {
+  let gone: number[] = [];
+  await transaction(ctx, ct, async (w) => {
+    gone = (await w.documentRows(documentId)).filter((r) => r.published).filter(inLocales(locales)).map((r) => r.id);
+    await w.removeRows(ct, gone);
+  }, documentId);
+  return gone;
+}
+
+/**
+ * The first half of the document service's discardDraft: in `locales`, the drafts of locales without a
+ * published version removed (there is nothing to copy back), decided under the document's lock. The
+ * locales that have a published version, in the order of those rows.
+ */
+export async function dropUnpublishedDrafts(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales): Promise<Array<string | null>> {
+  let published: Array<string | null> = [];
+  await transaction(ctx, ct, async (w) => {
+    const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
+    published = rows.filter((r) => r.published).sort((a, b) => a.id - b.id).map((r) => r.locale);
+    await w.removeRows(ct, rows.filter((r) => !r.published && !published.includes(r.locale)).map((r) => r.id));
+  }, documentId);
+  return published;
 }

@@ -10,6 +10,7 @@ import { validation } from '../../compiler/errors.ts';
 import { throwIfErrors, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
 import { MorphWriter } from './write-morphs.ts';
+import type { EntryEvent } from '../webhooks/index.ts';
 
 type Row = Record<string, unknown>;
 
@@ -18,6 +19,8 @@ export interface VersionRow { id: number; locale: string | null; published: bool
 
 export class Writer {
   statements = 0;
+  /** What this transaction did to version rows, for the webhooks sent once it committed (src/webhooks/). */
+  readonly events: EntryEvent[] = [];
   private relationWriter: RelationWriter;
   private morphWriter: MorphWriter;
   /** Rows of the content-type this transaction wrote: their render-cache entries are renewed before commit. */

@@ -6,11 +6,12 @@ import { forbidden, notFound, unauthorized } from '../../compiler/errors.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { RestContext } from '../rest/router.ts';
-import { methodNotAllowed } from '../rest/reply.ts';
+import { bodyText, methodNotAllowed, type Reply } from '../rest/reply.ts';
 import { FileRecords } from './record.ts';
 import { LocalStorage, type Storage } from './storage.ts';
 import { S3Storage } from './s3.ts';
 import { postUpload, type UploadDeps } from './upload-route.ts';
+import type { MediaEventName } from '../webhooks/index.ts';
 import { listFiles, getFile, deleteFile, fileId } from './files-route.ts';
 
 type UploadAction = 'find' | 'findOne' | 'upload' | 'destroy';
@@ -39,7 +40,8 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
       if (parts.length === 0 || (parts.length === 1 && parts[0] === '')) {
         if (m !== 'POST') return methodNotAllowed();
         guard(ctx, caller, 'upload');
-        return postUpload(ctx, deps, task);
+        // Strapi's upload service: media.create per uploaded file, media.update for `?id=` (replace, fileInfo).
+        return announced(ctx, await postUpload(ctx, deps, task), 'media.create', 'media.update');
       }
       if (parts[0] !== 'files' || parts.length > 2) throw notFound();
       if (parts.length === 1 || parts[1] === '') {
@@ -48,8 +50,20 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
         return listFiles(ctx, deps, task);
       }
       if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1])); }
-      if (m === 'DELETE') { guard(ctx, caller, 'destroy'); return deleteFile(ctx, deps, fileId(parts[1])); }
+      if (m === 'DELETE') { guard(ctx, caller, 'destroy'); return announced(ctx, await deleteFile(ctx, deps, fileId(parts[1])), 'media.delete', 'media.delete'); }
       return methodNotAllowed();
     },
   };
+}
+
+/** A successful answer's files (an array: `many`; one object: `one`) told to the webhooks. */
+function announced(ctx: RestContext, reply: Reply, many: MediaEventName, one: MediaEventName): Reply {
+  if (!ctx.webhooks || reply.status >= 300) return reply;
+  try {
+    // The stored file, as Strapi's event gives it: not the answer's `isUrlSigned` (signing is the controller's).
+    const files = JSON.parse(bodyText(reply), (k, v) => (k === 'isUrlSigned' ? undefined : v)) as unknown;
+    if (Array.isArray(files)) ctx.webhooks.media(many, files);
+    else if (files && typeof files === 'object') ctx.webhooks.media(one, [files]);
+  } catch { /* not JSON: nothing to announce */ }
+  return reply;
 }

@@ -1,0 +1,219 @@
+// Webhooks as Strapi 5.54 sends them (its webhook runner and document service's event manager):
+// the enabled rows of `strapi_webhooks` subscribed to an event get one POST each, with the headers
+// `{...webhooks.defaultHeaders, ...row.headers, 'X-Strapi-Event': event, 'Content-Type': 'application/json'}`
+// and the body `{"event","createdAt",...info}` — info `{model, uid, entry}` for `entry.*`, `{media}` for
+// `media.*`. An entry of create, update and publish is the written row read after the commit with every
+// relation (its own fields), media, component and dynamic zone populated, as Strapi's getDeepPopulate; a
+// deleted row is its own fields, read in the transaction before it goes.
+//
+// Sent only by the node (and thread) that wrote, after the commit, never on the request path: calls
+// wait in a bounded queue, `concurrency` at a time, each given up after `timeout`; a failure is logged
+// with the webhook's name and changes nothing for the write.
+import type { Config } from '../../config.ts';
+import type { Compiler } from '../../compiler/index.ts';
+import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { Db } from '../db/connect.ts';
+import { log } from '../log.ts';
+
+export type EntryEventName = 'entry.create' | 'entry.update' | 'entry.publish' | 'entry.delete';
+export type MediaEventName = 'media.create' | 'media.update' | 'media.delete';
+
+/** What a write did to one version row, recorded in its transaction. */
+export interface EntryEvent {
+  event: EntryEventName;
+  documentId: string;
+  locale: string | null;
+  published: boolean;
+  /** A deleted row's fields, read before it went (the others are read after the commit). */
+  entry?: unknown;
+}
+
+interface Hook { id: number; name: string; url: string; headers: Record<string, string>; events: string[] }
+
+/** Runs a statement and gives its rows (a transaction's, or a pool's). */
+export type Run = (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
+
+export class Webhooks {
+  private hooks: Hook[] = [];
+  private loadedAt = -Infinity;
+  private loading: Promise<Hook[]> | null = null;
+  private queue: Array<{ hook: Hook; event: string; body: string }> = [];
+  private running = 0;
+  private closed = false;
+  private inFlight = new Set<AbortController>();
+  private readonly opts: Config['webhooks'];
+  private readonly ttl: number;
+  private populates = new Map<string, string>();
+
+  constructor(private db: Db, private compiler: Compiler, private schema: Schema, config: Config) {
+    this.opts = config.webhooks;
+    this.ttl = config.auth.permissionsCacheTtl;
+  }
+
+  /** The enabled webhooks, read again once older than PERMISSIONS_CACHE_TTL (as roles and permissions). */
+  private async list(): Promise<Hook[]> {
+    if (performance.now() - this.loadedAt < this.ttl) return this.hooks;
+    this.loading ??= this.load().finally(() => { this.loading = null; });
+    return this.loading;
+  }
+
+  private async load(): Promise<Hook[]> {
+    try {
+      const rows = await this.db.unsafe('select id, name, url, headers, events, enabled from strapi_webhooks where enabled is true order by id') as unknown as Array<Record<string, unknown>>;
+      this.hooks = rows.map((r) => ({
+        id: Number(r.id), name: String(r.name ?? ''), url: String(r.url ?? ''),
+        headers: json(r.headers) as Record<string, string> ?? {},
+        events: Array.isArray(json(r.events)) ? (json(r.events) as string[]) : [],
+      }));
+    } catch (e) {
+      // No such table (a database Strapi never ran on): no webhooks.
+      if ((e as { code?: string })?.code !== '42P01') log.warn('could not read the webhooks (strapi_webhooks)', { error: String(e) });
+      this.hooks = [];
+    }
+    this.loadedAt = performance.now();
+    return this.hooks;
+  }
+
+  /** Whether some enabled webhook listens to `event` (a write reads a deleted row's fields only then). */
+  async wants(event: string): Promise<boolean> {
+    return (await this.list()).some((h) => h.events.includes(event));
+  }
+
+  /**
+   * A deleted version row's fields as Strapi's entry.delete gives them (no relations, media nor
+   * components), read by `run` in the deleting transaction before the row goes.
+   */
+  async deletedEntry(run: Run, ct: ContentType, documentId: string, locale: string | null, published: boolean): Promise<unknown> {
+    const plan = this.compiler.read(ct, 'one', this.query(ct, locale, published, false), ct.kind === 'singleType' ? undefined : documentId);
+    const rows = await run(plan.sql.text, plan.params);
+    return firstJson(rows[0]);
+  }
+
+  /** A committed write's events: their entries read and their calls queued, in the background. */
+  written(ct: ContentType, events: EntryEvent[]): void {
+    if (!events.length || this.closed) return;
+    this.entries(ct, events).catch((e: unknown) => log.warn('could not prepare webhooks', { uid: ct.uid, error: String(e) }));
+  }
+
+  /** Files the upload plugin created, updated or deleted (its answer's file objects). */
+  media(event: MediaEventName, files: unknown[]): void {
+    if (!files.length || this.closed) return;
+    this.list().then((hooks) => {
+      for (const media of files) this.enqueue(hooks, event, { media });
+    }).catch((e: unknown) => log.warn('could not prepare webhooks', { event, error: String(e) }));
+  }
+
+  private async entries(ct: ContentType, events: EntryEvent[]): Promise<void> {
+    const hooks = await this.list();
+    for (const e of events) {
+      if (!hooks.some((h) => h.events.includes(e.event))) continue;
+      let entry = e.entry;
+      if (entry === undefined) {
+        const plan = this.compiler.read(ct, 'one', this.query(ct, e.locale, e.published, true), ct.kind === 'singleType' ? undefined : e.documentId);
+        const rows = await this.db.unsafe(plan.sql.text, plan.params as never[]) as unknown as Array<Record<string, unknown>>;
+        entry = firstJson(rows[0]);
+        if (entry == null) continue; // gone again before it could be read (Strapi would send null)
+      }
+      this.enqueue(hooks, e.event, { model: ct.singularName, uid: ct.uid, entry });
+    }
+  }
+
+  private enqueue(hooks: Hook[], event: string, info: Record<string, unknown>): void {
+    for (const hook of hooks) {
+      if (!hook.events.includes(event)) continue;
+      if (this.queue.length >= this.opts.queueSize) {
+        log.warn('webhook queue full: call dropped', { webhook: hook.name, event, url: hook.url, queueSize: this.opts.queueSize });
+        continue;
+      }
+      this.queue.push({ hook, event, body: JSON.stringify({ event, createdAt: new Date(), ...info }) });
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    while (!this.closed && this.running < this.opts.concurrency && this.queue.length) {
+      const call = this.queue.shift()!;
+      this.running++;
+      this.send(call.hook, call.event, call.body).finally(() => { this.running--; this.pump(); });
+    }
+  }
+
+  private async send(hook: Hook, event: string, body: string): Promise<void> {
+    const abort = new AbortController();
+    this.inFlight.add(abort);
+    const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.opts.timeout} ms`)), this.opts.timeout);
+    try {
+      const res = await fetch(hook.url, {
+        method: 'POST',
+        body,
+        headers: { ...this.opts.defaultHeaders, ...hook.headers, 'X-Strapi-Event': event, 'Content-Type': 'application/json' },
+        signal: abort.signal,
+      });
+      if (!res.ok) log.warn('webhook answered an error', { webhook: hook.name, event, url: hook.url, status: res.status, body: (await res.text()).slice(0, 500) });
+      else await res.body?.cancel();
+    } catch (e) {
+      if (!this.closed) log.warn('webhook call failed', { webhook: hook.name, event, url: hook.url, error: String((e as Error)?.message ?? e) });
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(abort);
+    }
+  }
+
+  /** Stops: calls not yet sent are dropped, those in flight aborted. */
+  close(): void {
+    this.closed = true;
+    if (this.queue.length) log.warn('webhook calls dropped at shutdown', { calls: this.queue.length });
+    this.queue = [];
+    for (const a of this.inFlight) a.abort(new Error('server stopping'));
+  }
+
+  /** The read of one version row: `status` for draft & publish, `locale` when localized, and (`deep`) the populate of Strapi's events. */
+  private query(ct: ContentType, locale: string | null, published: boolean, deep: boolean): string {
+    const parts: string[] = [];
+    if (ct.draftAndPublish) parts.push(`status=${published ? 'published' : 'draft'}`);
+    if (ct.localized && locale !== null) parts.push(`locale=${encodeURIComponent(locale)}`);
+    if (deep) {
+      let p = this.populates.get(ct.uid);
+      if (p === undefined) { p = bracket('populate', this.deepPopulate(ct.attributes)); this.populates.set(ct.uid, p); }
+      if (p) parts.push(p);
+    }
+    return parts.join('&');
+  }
+
+  /** Strapi's getDeepPopulate: every relation and media, components and dynamic zones with theirs, to any depth. */
+  private deepPopulate(attributes: ContentType['attributes']): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const a of attributes) {
+      if (a.private) continue;
+      if (a.kind === 'relation' || a.kind === 'media') out[a.name] = true;
+      else if (a.kind === 'component') out[a.name] = this.componentPopulate(a.component);
+      else if (a.kind === 'dynamiczone') out[a.name] = { on: Object.fromEntries(a.components.map((c) => [c, this.componentPopulate(c) === true ? { populate: '*' } : this.componentPopulate(c)])) };
+    }
+    return out;
+  }
+
+  private componentPopulate(uid: string): unknown {
+    const c = this.schema.components.get(uid);
+    if (!c) return true;
+    const inner = this.deepPopulate(c.attributes);
+    return Object.keys(inner).length ? { populate: inner } : true;
+  }
+}
+
+function json(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  try { return JSON.parse(v); } catch { return null; }
+}
+
+function firstJson(row: Record<string, unknown> | undefined): unknown {
+  if (!row) return null;
+  const v = Object.values(row)[0];
+  if (v == null) return null;
+  return json(Buffer.isBuffer(v) ? v.toString() : v);
+}
+
+/** `{a: {b: true}}` → `populate[a][b]=true` (the bracket form the query compiler parses). */
+function bracket(prefix: string, v: unknown): string {
+  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => bracket(`${prefix}[${encodeURIComponent(k)}]`, x)).filter(Boolean).join('&');
+  return `${prefix}=${encodeURIComponent(String(v))}`;
+}
