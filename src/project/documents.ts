@@ -38,50 +38,27 @@ export interface DocumentService {
   discardDraft?(params: Params): Promise<{ documentId: string; entries: unknown[] }>;
 }
 
-/** Where the attributes of a draft live when it is read back as a body: its components, nested, in full. */
-function componentPopulate(schema: Schema, attrs: Attribute[], depth = 0): Record<string, unknown> {
+/**
+ * A populate of everything nested an entry holds: its components and zones in full, and with `links` its
+ * relations and media too (fullPopulate: a whole entry; without: a draft read back as a body).
+ */
+function nestedPopulate(schema: Schema, attrs: Attribute[], links: boolean, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (depth > 8) return out;
+  const inside = (uid: string) => {
+    const c = schema.components.get(uid);
+    const inner = c ? nestedPopulate(schema, c.attributes, links, depth + 1) : {};
+    return Object.keys(inner).length ? { populate: inner } : true;
+  };
   for (const a of attrs) {
-    if (a.kind === 'component') {
-      const c = schema.components.get(a.component);
-      const inner = c ? componentPopulate(schema, c.attributes, depth + 1) : {};
-      out[a.name] = Object.keys(inner).length ? { populate: inner } : true;
-    } else if (a.kind === 'dynamiczone') {
-      const on: Record<string, unknown> = {};
-      for (const uid of a.components) {
-        const c = schema.components.get(uid);
-        const inner = c ? componentPopulate(schema, c.attributes, depth + 1) : {};
-        on[uid] = Object.keys(inner).length ? { populate: inner } : true;
-      }
-      out[a.name] = { on };
-    }
+    if (links && (a.kind === 'relation' || a.kind === 'media')) out[a.name] = true;
+    else if (a.kind === 'component') out[a.name] = inside(a.component);
+    else if (a.kind === 'dynamiczone') out[a.name] = { on: Object.fromEntries(a.components.map((uid) => [uid, inside(uid)])) };
   }
   return out;
 }
-
-/** A populate reading everything an entry holds (relations, media, components and zones, nested). */
-function fullPopulate(schema: Schema, attrs: Attribute[], depth = 0): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (depth > 8) return out;
-  for (const a of attrs) {
-    if (a.kind === 'relation' || a.kind === 'media') out[a.name] = true;
-    else if (a.kind === 'component') {
-      const c = schema.components.get(a.component);
-      const inner = c ? fullPopulate(schema, c.attributes, depth + 1) : {};
-      out[a.name] = Object.keys(inner).length ? { populate: inner } : true;
-    } else if (a.kind === 'dynamiczone') {
-      const on: Record<string, unknown> = {};
-      for (const uid of a.components) {
-        const c = schema.components.get(uid);
-        const inner = c ? fullPopulate(schema, c.attributes, depth + 1) : {};
-        on[uid] = Object.keys(inner).length ? { populate: inner } : true;
-      }
-      out[a.name] = { on };
-    }
-  }
-  return out;
-}
+const componentPopulate = (schema: Schema, attrs: Attribute[]) => nestedPopulate(schema, attrs, false);
+const fullPopulate = (schema: Schema, attrs: Attribute[]) => nestedPopulate(schema, attrs, true);
 
 /**
  * A stored entry (read with fullPopulate) as the body that writes it again: scalars, components and zones
