@@ -61,7 +61,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       { maxLagBytes: config.db.replicaMaxLag, checkInterval: config.db.replicaCheckInterval }, written)
     : null;
   // Always one: besides the response cache and replicas, it tells every thread and node of revocations.
-  const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }, replicas, auth);
+  const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval, watchScanBytes: config.cache.watchScanBytes }, replicas, auth);
   // Nothing is served from the cache (or a replica) before this node hears other nodes' writes.
   let live = false;
   Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
