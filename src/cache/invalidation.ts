@@ -256,7 +256,7 @@ export class Invalidator {
         ${w.scan ? `(select count(*)::text || '/' || coalesce(max(updated_at)::text, '') from ${q(w.table)})` : 'null::text'} as exact,
         pg_relation_size(r)::float8 as bytes
         from (select to_regclass(${lit(q(w.table))}) as r) x`).join(' union all ');
-      const rows = await this.db.unsafe<Array<{ i: number; cheap: string; exact: string | null; bytes: number }>>(text);
+      const rows = await this.db.unsafe<Array<{ i: number; cheap: string; exact: string | null; bytes: number }>>(text, [], { prepare: true });
       const changed: string[] = [];
       const tables: string[] = [];
       for (const r of rows) {
