@@ -220,6 +220,11 @@ export const ConfigSchema = Type.Object({
     maxBytes: Int(1024),
     /** Milliseconds between checks for writes made outside this server (Strapi's admin, SQL). */
     watchInterval: Int(50, 3_600_000),
+    /**
+     * Tables up to this many bytes are also scanned at each check (row count, latest `updated_at`); larger
+     * ones are watched by their highest id and PostgreSQL's statistics counters only (see README).
+     */
+    watchScanBytes: Int(0),
   }),
   /**
    * Webhooks (src/webhooks/): the rows of `strapi_webhooks` (re-read within auth.permissionsCacheTtl) are
@@ -337,7 +342,7 @@ export const defaults: Config = {
     emailConfirmation: null, emailConfirmationRedirection: null, defaultRole: null, emailResetPassword: null, uniqueEmail: null, allowRegister: null,
   },
   email: { provider: null, from: '', replyTo: '', smtp: { host: '', port: 587, user: '', password: '', secure: false } },
-  cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000 },
+  cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000, watchScanBytes: 8 * 1024 * 1024 },
   webhooks: { defaultHeaders: {}, timeout: 10_000, concurrency: 5, queueSize: 10_000 },
   graphql: {
     endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
@@ -456,6 +461,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['WEBHOOK_QUEUE_SIZE', 'webhooks.queueSize', 'int'],
   ['RESPONSE_CACHE_SIZE', 'cache.maxBytes', 'int'],
   ['RESPONSE_CACHE_WATCH', 'cache.watchInterval', 'int'],
+  ['RESPONSE_CACHE_WATCH_SCAN', 'cache.watchScanBytes', 'int'],
   ['GRAPHQL_PLAYGROUND_ALWAYS', 'graphql.playgroundAlways', 'bool'],
   ['GRAPHQL_INTROSPECTION', 'graphql.introspection', 'bool'],
   ['GRAPHQL_EXTENSIONS', 'graphql.extensions', 'string'],

@@ -15,6 +15,11 @@ export interface CompilerOptions extends ReadLimits {
   maxRelationRows: number;
   /** Reads copy default renders from the render cache where current (compiler/render-cache.ts). */
   renderCache?: boolean;
+  /**
+   * With renderCache: whether the cache may be read now. It stays closed while the cache is first filled,
+   * where a read would look for entries it does not find and cost more than without the cache. Unset: open.
+   */
+  renderCacheGate?: () => boolean;
   planCacheSize: number;
   /** Pages of one statement shape run as prepared statements; later pages are sent unprepared (compiler/cache.ts). */
   preparedPages: number;
@@ -93,7 +98,8 @@ export class Compiler {
    * `access` names what the caller may read (its key is part of the cache keys: plans differ by it).
    */
   read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite): ReadPlan {
-    const key = `${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
+    const rc = this.renderCacheNow();
+    const key = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
@@ -101,12 +107,17 @@ export class Compiler {
     const q = rewrite ? rewrite(this.parse(raw)) : this.parse(raw);
     checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
-    const sk = `${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
+    const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: this.opts.renderCache, maxBytes: this.opts.maxResponseSize, keyOrder: true }));
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true }));
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;
+  }
+
+  /** Whether reads compiled now copy from the render cache (on, and its gate open). */
+  renderCacheNow(): boolean {
+    return !!this.opts.renderCache && (this.opts.renderCacheGate?.() ?? true);
   }
 
   stats() { return { exact: { size: this.exact.size, hits: this.exact.hits, misses: this.exact.misses }, shapes: { size: this.shapes.size, hits: this.shapes.hits, misses: this.shapes.misses } }; }

@@ -20,11 +20,21 @@ export interface CacheTable {
   create: string;
   /** Renders rows `$1` (ids) into the cache. */
   refreshIds: string;
-  /** Renders up to `$1` rows whose entry is missing or stale. */
-  refreshStale: string;
-  /** Drops entries whose row is gone. */
-  dropOrphans: string;
+  /**
+   * One step of the background refresh's walk down the table by id (newest rows first): the `WINDOW`
+   * rows with the highest ids at or below `$1` are compared with their entries, those missing or stale are
+   * rendered, and entries in the window's id range whose row is gone are dropped. Answers `next` (the
+   * bound of the next step; null once the walk reached the table's lowest id), `rendered` and `dropped`.
+   * A step reads its window by the primary key of both tables, so a whole walk costs one pass over the
+   * table and a step the same at any table size.
+   */
+  refreshWindow: string;
 }
+
+/** Rows a refresh step looks at (written into the text: the planner then knows a step reads a page). */
+export const WINDOW = 500;
+/** Where a walk starts (the highest id an `integer` column can hold). */
+export const WALK_START = 2147483647;
 
 function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
   const source = model ? model.table : FILES.table;
@@ -41,9 +51,13 @@ function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
     // Hashes the whole render (its lateral joins hold the rows' columns).
     version: createHash('sha256').update(create).update(upsert('', '')).digest('hex').slice(0, 16),
     refreshIds: upsert(`from ${q(source)} t`, 'where t.id = any($1::int[])'),
-    refreshStale: upsert(`from ${q(source)} t left join ${table} x on x.id = t.id`,
-      `where x.id is null or x.${RENDER.stamp} is distinct from t.updated_at order by t.id limit $1::int`),
-    dropOrphans: `delete from ${table} x where not exists (select 1 from ${q(source)} t where t.id = x.id)`,
+    refreshWindow: `with w as (select t.id, t.updated_at from ${q(source)} t where t.id <= $1::int order by t.id desc limit ${WINDOW}),
+      b as (select case when count(*) < ${WINDOW} then null else min(id) end as low from w),
+      up as (${upsert(`from ${q(source)} t`, `where t.id in (select w.id from w left join ${table} x on x.id = w.id
+        where x.id is null or x.${RENDER.stamp} is distinct from w.updated_at)`)} returning 1),
+      gone as (delete from ${table} x where x.id <= $1::int and x.id >= coalesce((select low from b), ${-WALK_START - 1})
+        and not exists (select 1 from w where w.id = x.id) returning 1)
+      select (select low - 1 from b) as next, (select count(*) from up)::int as rendered, (select count(*) from gone)::int as dropped`,
   };
 }
 
@@ -63,9 +77,11 @@ export function cacheTables(schema: Schema): CacheTable[] {
   return [...[...schema.contentTypes.values()].map((ct) => cacheTableOf(schema, ct)), cacheTableOf(schema, null)];
 }
 
-/** Which version each cache table was built for. */
+/** Which version each cache table was built for, and whether it was filled since. */
 export const CACHE_META = `${OWN_SCHEMA}.render_cache_meta`;
 export const CACHE_DDL = [
   `create schema if not exists ${OWN_SCHEMA}`,
   `create table if not exists ${CACHE_META} (source text primary key, version text not null)`,
+  // Whether the background refresh has walked the whole table since it was made (reads wait for it).
+  `alter table ${CACHE_META} add column if not exists filled boolean not null default false`,
 ];

@@ -17,6 +17,7 @@ import { plugins as loadPlugins } from './plugins/index.ts';
 import { represent } from './http/representation.ts';
 import { ResponseCache, type CacheStats } from './cache/response-cache.ts';
 import { Invalidator } from './cache/invalidation.ts';
+import { RenderCacheGate } from './db/render-gate.ts';
 import { ReadRouter, type WrittenPosition } from './db/replicas.ts';
 import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
 import { UP } from './auth/tables.ts';
@@ -32,8 +33,11 @@ export const READY_PATH = '/_ready';
 
 export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void>; stats(): AppStats; db: Db }
 
-/** `written`: the node's shared write position (read replicas), when several threads serve it. */
-export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition): App {
+/**
+ * `written`: the node's shared write position (read replicas), when several threads serve it; `renderGate`:
+ * whether reads may use the render cache yet (src/db/render-gate.ts; unset: as soon as it is on).
+ */
+export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition, renderGate?: RenderCacheGate): App {
   const schema = loadModels(config.modelsDir, config.i18n);
   setMaxJsonDepth(config.http.maxJsonDepth);
   // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
@@ -41,7 +45,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const pool = (url: string, size: number, readsOnly: boolean) => connect(url, size, { logQueries: config.db.logQueries, statementTimeout: config.db.statementTimeout, planCacheMode: config.db.planCacheMode, jit: config.db.jit, readsOnly });
   const db = pool(databaseUrl, config.db.writePoolSize, false);
   const primaryReads = pool(databaseUrl, config.db.poolSize, true);
-  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
+  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()) });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
@@ -58,7 +62,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       { maxLagBytes: config.db.replicaMaxLag, checkInterval: config.db.replicaCheckInterval }, written)
     : null;
   // Always one: besides the response cache and replicas, it tells every thread and node of revocations.
-  const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval }, replicas, auth);
+  const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval, watchScanBytes: config.cache.watchScanBytes }, replicas, auth);
   // Nothing is served from the cache (or a replica) before this node hears other nodes' writes.
   let live = false;
   Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },

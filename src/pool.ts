@@ -7,6 +7,7 @@ import { ClientSignal, GoneTasks, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import { createApp, type AppStats } from './app.ts';
 import { WrittenPosition } from './db/replicas.ts';
+import type { RenderCacheGate } from './db/render-gate.ts';
 import { applyDbConfig } from './db/connect.ts';
 import { testCrash } from './crash.ts';
 import { log } from './log.ts';
@@ -29,10 +30,10 @@ export const ABORT_CHANNEL = 'fastrapi:abort';
 /** The answer for requests a worker thread was running when it died. */
 const workerGone = (): Reply => errorReply(serviceUnavailable());
 
-export function createPool(config: Config, databaseUrl: string): Pool {
+export function createPool(config: Config, databaseUrl: string, renderGate?: RenderCacheGate): Pool {
   if (config.workers === 0) {
     applyDbConfig(config.db);
-    const app = createApp(config, databaseUrl);
+    const app = createApp(config, databaseUrl, undefined, renderGate);
     return {
       run: (t) => {
         t.signal = new ClientSignal();
@@ -55,7 +56,7 @@ export function createPool(config: Config, databaseUrl: string): Pool {
     // change notifications (a revocation, a write of another node) and change watch would wait for the
     // next task, which would then run first, on stale caches; nor could it acknowledge a revocation.
     atomics: 'disabled',
-    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer },
+    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer, renderGate: renderGate?.buffer },
   });
   // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).
   piscina.on('error', (e: unknown) => log.error('worker thread failed', { error: String((e as Error)?.stack ?? e) }));

@@ -6,7 +6,8 @@ import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
 import { connect, applyDbConfig } from './db/connect.ts';
 import { syncSchema } from './db/schema-sync.ts';
-import { setupRenderCache, startRefresher, type RenderCacheRefresher } from './db/render-cache.ts';
+import { setupRenderCache, startRefresher, type RenderCacheRefresher, type RenderCacheSetup } from './db/render-cache.ts';
+import { RenderCacheGate } from './db/render-gate.ts';
 import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
 import { startFront, type Front } from './http/front.ts';
@@ -65,11 +66,16 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       await syncSchema(admin, schema, config.db.allowDestructive);
       await bootstrapUsersPermissions(admin);
     } finally { await admin.end({ timeout: 5 }); }
+    // The render cache's tables exist before any read names them; its refresh starts once the front
+    // end listens, which tells it when the node is answering requests.
+    let cacheSetup: RenderCacheSetup | null = null;
+    const renderGate = new RenderCacheGate();
     if (config.api.rest.renderCache) {
-      cacheDb = connect(databaseUrl, 1, { statementTimeout: config.db.statementTimeout, jit: config.db.jit });
-      refresher = startRefresher(cacheDb, await setupRenderCache(cacheDb, schema), config.api.rest.renderCacheRefresh);
+      cacheDb = connect(databaseUrl, 1, { statementTimeout: config.db.statementTimeout, jit: config.db.jit, applicationName: 'fastrapi-render-cache' });
+      cacheSetup = await setupRenderCache(cacheDb, schema);
+      if (cacheSetup.tables.every((t) => cacheSetup!.filled.has(t.source))) renderGate.open();
     }
-    pool = createPool(config, databaseUrl);
+    pool = createPool(config, databaseUrl, renderGate);
     const p0 = pool;
     const gauges = (): Gauge[] => {
       const stats = p0.stats();
@@ -92,6 +98,17 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint,
       metrics: config.metrics.enabled ? { token: config.metrics.token, gauges } : null,
     }, pool.run, pool.abort);
+    if (cacheDb && cacheSetup) {
+      const f = front;
+      let seen = f.began();
+      const busy = () => {
+        const n = f.began();
+        const answering = f.inflight() > 0 || n !== seen;
+        seen = n;
+        return answering;
+      };
+      refresher = startRefresher(cacheDb, cacheSetup, { intervalMs: config.api.rest.renderCacheRefresh, busy, gate: renderGate });
+    }
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
     const f = front, p = pool, e = embedded, r = refresher, c = cacheDb;
     let stopping: Promise<void> | null = null;

@@ -2,6 +2,7 @@
 import { workerData, threadId, BroadcastChannel } from 'node:worker_threads';
 import { createApp } from './app.ts';
 import { WrittenPosition } from './db/replicas.ts';
+import { RenderCacheGate } from './db/render-gate.ts';
 import { setLogLevel, log } from './log.ts';
 import { ABORT_CHANNEL, STATS_CHANNEL } from './pool.ts';
 import { applyDbConfig } from './db/connect.ts';
@@ -11,12 +12,13 @@ import { errorReply, type Reply } from './rest/reply.ts';
 import { ApiError } from '../compiler/errors.ts';
 import type { Config } from '../config.ts';
 
-const { config, databaseUrl, written, goneTasks } = workerData as { config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer };
+const { config, databaseUrl, written, goneTasks, renderGate } = workerData as {
+  config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer; renderGate?: SharedArrayBuffer };
 const gone = new GoneTasks(goneTasks);
 setLogLevel(config.logLevel);
 installCrashHandlers('worker');
 applyDbConfig(config.db);
-const app = createApp(config, databaseUrl, new WrittenPosition(written));
+const app = createApp(config, databaseUrl, new WrittenPosition(written), renderGate && new RenderCacheGate(renderGate));
 
 if (config.metrics.enabled) {
   const channel = new BroadcastChannel(STATS_CHANNEL);

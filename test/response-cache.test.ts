@@ -4,11 +4,14 @@
 // share an answer.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import postgres from 'postgres';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 
 const CACHE = { RESPONSE_CACHE: 'true', RESPONSE_CACHE_WATCH: '100', PUBLIC_PERMISSIONS: 'article:find,findOne', GRAPHQL_SHAPE: 'v5' };
 let a: TestServer;
 let b: TestServer;
+/** A third node that scans no table (RESPONSE_CACHE_WATCH_SCAN=0): it sees writes by ids, files and statistics counters only. */
+let c: TestServer;
 let article: string;
 let author: string;
 
@@ -29,6 +32,7 @@ before(async () => {
   // A second node on the same database.
   // Its change watch is slow on purpose: what it sees quickly, it heard from node a (NOTIFY).
   b = await startTestServer({ env: { ...CACHE, RESPONSE_CACHE_WATCH: '600000', DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
+  c = await startTestServer({ env: { ...CACHE, RESPONSE_CACHE_WATCH_SCAN: '0', DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
   author = (await a.fetchJson('POST', '/api/authors', { data: { name: 'Ada' } }, TOKEN)).body.data.documentId;
   const r = await a.fetchJson('POST', '/api/articles', { data: { title: 'Cached', slug: 'cached', author, seo: { metaTitle: 'm1' } } }, TOKEN);
   assert.equal(r.status, 201, r.text);
@@ -36,7 +40,7 @@ before(async () => {
   // The nodes hear each other once they listen.
   await eventually(async () => (await get(b, '/api/articles')).status === 200 && (await get(b, '/api/articles')).headers['x-sql-statements'] === '0');
 });
-after(async () => { await b?.stop(); await a?.stop(); });
+after(async () => { await c?.stop(); await b?.stop(); await a?.stop(); });
 
 test('a repeated read is answered from the cache (no statement), with its ETag and 304', async () => {
   const first = await get(a, '/api/articles?populate=*&fields[0]=title');
@@ -116,6 +120,61 @@ test('a write made in SQL (as Strapi\'s admin) is seen within the change watch\'
   await a.sql()`update authors set name = 'From Strapi', updated_at = now() where document_id = ${author}`;
   const waited = await eventually(async () => (await get(a, q)).body.data.name === 'From Strapi');
   t.diagnostic(`a write behind the server's back was seen after ${waited} ms (RESPONSE_CACHE_WATCH=100)`);
+});
+
+/**
+ * Runs one write in SQL on a connection of its own, as another program would (Strapi's admin). The
+ * connection ends after it: PostgreSQL publishes a connection's statistics counters at its end at the
+ * latest (the bound of a connection that keeps writing is in the README).
+ */
+async function elsewhere(s: TestServer, write: (sql: ReturnType<TestServer['sql']>) => Promise<unknown>): Promise<void> {
+  const other = postgres(s.server.databaseUrl, { max: 1, onnotice: () => {} });
+  try { await write(other); } finally { await other.end({ timeout: 5 }); }
+}
+
+test('a node that scans no table sees inserts, updates and deletes made in SQL (ids, statistics counters)', async (t) => {
+  const q = '/api/tags?fields[0]=name&sort=name&filters[name][$startsWith]=watched';
+  const names = async () => ((await get(c, q)).body.data as Array<{ name: string }>).map((x) => x.name);
+  const cached = async () => { await eventually(async () => (await get(c, q)).headers['x-sql-statements'] === '0'); };
+  const waits: number[] = [];
+  const seen = async (expected: string[]) => { waits.push(await eventually(async () => JSON.stringify(await names()) === JSON.stringify(expected))); await cached(); };
+  await cached();
+  assert.deepEqual(await names(), []);
+  // An insert: the highest id changes.
+  await elsewhere(c, (sql) => sql`insert into tags (document_id, name, created_at, updated_at, published_at) values ('watchedtag00000000000001', 'watched 1', now(), now(), now())`);
+  await seen(['watched 1']);
+  // An insert below the highest id (an explicit id): only the counters tell.
+  await elsewhere(c, (sql) => sql`insert into tags (id, document_id, name, created_at, updated_at, published_at) values (-10, 'watchedtag00000000000002', 'watched 2', now(), now(), now())`);
+  await seen(['watched 1', 'watched 2']);
+  // An update that keeps updated_at, and a delete of a row that is not the highest.
+  await elsewhere(c, (sql) => sql`update tags set name = 'watched 1b' where document_id = 'watchedtag00000000000001'`);
+  await seen(['watched 1b', 'watched 2']);
+  await elsewhere(c, (sql) => sql`delete from tags where id = -10`);
+  await seen(['watched 1b']);
+  t.diagnostic(`seen after ${waits.join(', ')} ms (RESPONSE_CACHE_WATCH=100, no table scanned)`);
+});
+
+test('a node that scans no table sees a write of a connection that stays open (PostgreSQL publishes its counters once idle)', async (t) => {
+  const q = '/api/tags?fields[0]=name&sort=name&filters[name][$startsWith]=watched';
+  const names = async () => ((await get(c, q)).body.data as Array<{ name: string }>).map((x) => x.name);
+  await eventually(async () => (await get(c, q)).headers['x-sql-statements'] === '0');
+  const other = postgres(c.server.databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    // A connection that published its counters less than a second ago (here: when it connected) keeps
+    // them until its next transaction a second later, or until it has been idle for 10 s.
+    await other`select 1`;
+    await other`update tags set name = 'watched 1c' where document_id = 'watchedtag00000000000001'`;
+    const waited = await eventually(async () => JSON.stringify(await names()) === '["watched 1c"]', 30000);
+    t.diagnostic(`seen after ${waited} ms`);
+  } finally { await other.end({ timeout: 5 }); }
+});
+
+test('a TRUNCATE made in SQL is seen (the table gets a new file)', async () => {
+  const q = '/api/tags?fields[0]=name&sort=name&filters[name][$startsWith]=watched';
+  await eventually(async () => (await get(c, q)).headers['x-sql-statements'] === '0');
+  assert.equal((await get(c, q)).body.data.length, 1);
+  await a.sql()`truncate tags cascade`;
+  await eventually(async () => (await get(c, q)).body.data.length === 0);
 });
 
 test('a lost connection to the database drops every cached answer', async () => {

@@ -1,11 +1,19 @@
 // How the response cache hears about writes, on every node of one database:
 // - this node's writes invalidate at once, before their response is sent, and are announced with
 //   PostgreSQL NOTIFY on a channel every node LISTENs to (other nodes drop them within milliseconds);
-// - writes made by Strapi itself (its admin panel, its API) are found by a watcher that reads, per
-//   content-type table (and files, users), the row count, the highest id and the latest `updated_at` —
-//   Strapi sets it on every create and update, a publish makes a new row, a delete changes the count —
-//   every `watchInterval` ms, or nine times a
-//   pass's duration on a large database, so the watch stays under a tenth of one connection;
+// - writes made by Strapi itself (its admin panel, its API) or in SQL are found by a watcher that reads,
+//   every `watchInterval` ms, per content-type table (and files, users) what changes with every insert,
+//   update and delete without reading the table: the highest id (by its primary key), the table's file
+//   (a TRUNCATE or a rewrite changes it) and PostgreSQL's cumulative statistics counters of rows inserted,
+//   updated and deleted, which count every write, committed or not, by any connection. A writing
+//   connection publishes its counters when its transaction ends, unless it did so within the last
+//   second: then at its next transaction end a second later, or after 10 s of idleness (PostgreSQL 15+'s
+//   PGSTAT_MIN_INTERVAL and PGSTAT_IDLE_INTERVAL). Tables up to `watchScanBytes` are also scanned for their
+//   row count and latest `updated_at` (Strapi sets it on every create and update, a publish makes a new
+//   row, a delete changes the count), which sees their writes at the next check whatever the counters
+//   say; so do all tables when the counters cannot be relied on (PostgreSQL before 15, whose statistics
+//   collector may drop messages, or track_counts off). A check waits max(watchInterval, nine times the
+//   last one's duration), so it stays under a tenth of one connection;
 // - a lost connection (the LISTEN one or the watcher's) drops everything: notifications may be missed.
 // The Authorizer's permission caches (src/auth/permissions.ts) hear the same: a change to users, roles,
 // permissions or API tokens — this node's, another thread's or node's, or one the watch sees in Strapi's
@@ -24,10 +32,23 @@ import { log } from '../log.ts';
 
 export const CACHE_CHANNEL = 'fastrapi_cache';
 
-export interface InvalidationOptions { watchInterval: number }
+export interface InvalidationOptions {
+  watchInterval: number;
+  /** Tables up to this many bytes are scanned at each check too; larger ones rely on the counters (default: 8 MiB). */
+  watchScanBytes?: number;
+}
+
+/** What the watch last saw of a table: `cheap` (highest id, file, counters), `exact` (row count, latest updated_at: scanned tables only). */
+interface Seen { cheap: string; exact: string | null }
 
 /** A watched table and the tables a change to it invalidates in the response cache. */
-interface Watched { table: string; invalidates: string[]; last: string | null }
+interface Watched {
+  table: string;
+  invalidates: string[];
+  last: Seen | null;
+  /** Scanned at the next check (small enough, or the counters cannot be relied on). */
+  scan: boolean;
+}
 
 /** What the Authorizer offers the change feed (its permission caches). */
 export interface AuthCaches {
@@ -86,6 +107,9 @@ class Peers {
 }
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
+const lit = (text: string) => `'${text.replace(/'/g, "''")}'`;
+/** Default of InvalidationOptions.watchScanBytes (config `cache.watchScanBytes`): a scan of 8 MiB takes ≈ 4 ms. */
+const SCAN_BYTES = 8 * 1024 * 1024;
 
 export class Invalidator {
   private watched: Watched[];
@@ -94,6 +118,8 @@ export class Invalidator {
   private unlisten: (() => Promise<void>) | null = null;
   /** The watched tables were checked to exist (keepPresent). */
   private present = false;
+  /** PostgreSQL's statistics counters see every write (PostgreSQL 15+, track_counts on): large tables are not scanned. */
+  private counters = false;
   /** Node id in notifications: a node skips its own (it invalidated already). */
   private readonly self = Math.random().toString(36).slice(2, 10);
   private peers = new Peers();
@@ -110,20 +136,20 @@ export class Invalidator {
     private auth: AuthCaches | null = null) {
     this.watched = [];
     if (cache) {
-      this.watched = [...schema.contentTypes.values()].filter((ct) => !ct.builtin).map((ct) => ({ table: ct.table, invalidates: writeTables(schema, ct), last: null }));
-      this.watched.push({ table: FILES.table, invalidates: [FILES.table, FILES.related], last: null });
+      this.watched = [...schema.contentTypes.values()].filter((ct) => !ct.builtin).map((ct) => ({ table: ct.table, invalidates: writeTables(schema, ct), last: null, scan: true }));
+      this.watched.push({ table: FILES.table, invalidates: [FILES.table, FILES.related], last: null, scan: true });
       // Users populated from the models bring their role and its permissions (src/models.ts).
       if ([...schema.contentTypes.values()].some((ct) => ct.table === UP.users)) {
         this.watched.push(
-          { table: UP.users, invalidates: [UP.users, UP.userRole.table], last: null },
-          { table: UP.roles, invalidates: [UP.roles, UP.userRole.table, UP.permissionRole.table], last: null },
-          { table: UP.permissions, invalidates: [UP.permissions, UP.permissionRole.table], last: null },
+          { table: UP.users, invalidates: [UP.users, UP.userRole.table], last: null, scan: true },
+          { table: UP.roles, invalidates: [UP.roles, UP.userRole.table, UP.permissionRole.table], last: null, scan: true },
+          { table: UP.permissions, invalidates: [UP.permissions, UP.permissionRole.table], last: null, scan: true },
         );
       }
     }
     // The Authorizer's tables, watched for it (no cached reply depends on the API tokens).
     if (auth) {
-      for (const table of AUTH_WATCHED) if (!this.watched.some((w) => w.table === table)) this.watched.push({ table, invalidates: [], last: null });
+      for (const table of AUTH_WATCHED) if (!this.watched.some((w) => w.table === table)) this.watched.push({ table, invalidates: [], last: null, scan: true });
     }
   }
 
@@ -146,10 +172,18 @@ export class Invalidator {
   /** A database without users-permissions or API tokens lacks their tables: only the tables present are watched. */
   private async keepPresent(): Promise<void> {
     if (this.present) return;
-    const rows = await this.db.unsafe<Array<{ t: string }>>(`select t from unnest($1::text[]) t where to_regclass(quote_ident(t)) is not null`, [this.watched.map((w) => w.table)]);
-    const present = new Set(rows.map((r) => r.t));
-    this.watched = this.watched.filter((w) => present.has(w.table));
+    const rows = await this.db.unsafe<Array<{ t: string; bytes: number }>>(`select t, pg_relation_size(to_regclass(quote_ident(t)))::float8 as bytes
+      from unnest($1::text[]) t where to_regclass(quote_ident(t)) is not null`, [this.watched.map((w) => w.table)]);
+    const bytes = new Map(rows.map((r) => [r.t, r.bytes]));
+    this.watched = this.watched.filter((w) => bytes.has(w.table));
+    const [pg] = await this.db.unsafe<Array<{ counters: boolean }>>(`select current_setting('server_version_num')::int >= 150000 and current_setting('track_counts')::bool as counters`);
+    this.counters = pg.counters;
+    for (const w of this.watched) w.scan = this.scanned(bytes.get(w.table)!);
     this.present = true;
+  }
+
+  private scanned(bytes: number): boolean {
+    return !this.counters || bytes <= (this.opts.watchScanBytes ?? SCAN_BYTES);
   }
 
   /**
@@ -216,14 +250,26 @@ export class Invalidator {
     try {
       await this.keepPresent();
       if (!this.watched.length) return;
-      const text = this.watched.map((w, i) => `select ${i} as i, count(*)::text || '/' || coalesce(max(id)::text, '') || '/' || coalesce(max(updated_at)::text, '') as s from ${q(w.table)}`).join(' union all ');
-      const rows = await this.db.unsafe<Array<{ i: number; s: string }>>(text);
+      const text = this.watched.map((w, i) => `select ${i} as i,
+        concat((select max(id) from ${q(w.table)}), '/', pg_relation_filenode(r), '/', pg_stat_get_tuples_inserted(r), '/',
+          pg_stat_get_tuples_updated(r), '/', pg_stat_get_tuples_deleted(r)) as cheap,
+        ${w.scan ? `(select count(*)::text || '/' || coalesce(max(updated_at)::text, '') from ${q(w.table)})` : 'null::text'} as exact,
+        pg_relation_size(r)::float8 as bytes
+        from (select to_regclass(${lit(q(w.table))}) as r) x`).join(' union all ');
+      const rows = await this.db.unsafe<Array<{ i: number; cheap: string; exact: string | null; bytes: number }>>(text, [], { prepare: true });
       const changed: string[] = [];
       const tables: string[] = [];
       for (const r of rows) {
         const w = this.watched[r.i];
-        if (w.last !== null && w.last !== r.s) { changed.push(...w.invalidates); tables.push(w.table); }
-        w.last = r.s;
+        const was = w.last;
+        // The exact part is compared when both checks scanned the table (a table that grew past the
+        // threshold, or shrank below it, is compared by its cheap part meanwhile).
+        if (was && (was.cheap !== r.cheap || (was.exact !== null && r.exact !== null && was.exact !== r.exact))) {
+          changed.push(...w.invalidates);
+          tables.push(w.table);
+        }
+        w.last = { cheap: r.cheap, exact: r.exact };
+        w.scan = this.scanned(r.bytes);
       }
       if (tables.length) this.auth?.changed(tables);
       if (changed.length) {

@@ -27,6 +27,8 @@ export interface ConnectOptions {
   readsOnly?: boolean;
   /** ms a statement may wait for a connection (default: the configured `db.connectionDeadline`); 0 = as long as it takes. */
   connectionDeadline?: number;
+  /** The name the connections show in pg_stat_activity (default `fastrapi`). */
+  applicationName?: string;
 }
 
 /**
@@ -62,7 +64,7 @@ export function connect(url: string, max: number, o: ConnectOptions = {}): Db {
     // Strapi keeps UTC wall-clock time in `timestamp without time zone` columns: a session in UTC makes
     // now() and every timestamp cast agree with it whatever the server's default time zone is.
     connection: {
-      application_name: 'fastrapi', statement_timeout: o.statementTimeout ?? 0, TimeZone: 'UTC',
+      application_name: o.applicationName ?? 'fastrapi', statement_timeout: o.statementTimeout ?? 0, TimeZone: 'UTC',
       plan_cache_mode: o.planCacheMode ?? 'force_generic_plan', jit: o.jit ? 'on' : 'off',
     },
   });

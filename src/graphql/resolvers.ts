@@ -192,7 +192,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const access = { key: granted.key, canRead: (uid: string) => uid === roles.uid || granted.canRead(uid) };
     const node = info.fieldNodes[0];
     const vars = info.operation.variableDefinitions?.length ? JSON.stringify(info.variableValues) : '';
-    const exact = `${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
+    // The render cache is read once its gate opened (the REST compiler's, see compiler/index.ts).
+    const renderCache = ctx.rest.compiler.renderCacheNow();
+    const exact = `${renderCache ? 'r' : '-'}|${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
     let byNode = plans.get(node);
     const hit = byNode?.get(exact);
     if (hit) return hit;
@@ -200,8 +202,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const { sets, withCount } = new Planner(models, env, new ParamBuilder(schema.defaultLocale), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
-    const sql = sqlCache.get(astKey(query), pageBounds(query.pagination), () =>
-      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache: config.api.rest.renderCache, maxBytes: config.http.maxResponseSize }));
+    const sql = sqlCache.get(`${renderCache ? 'r' : '-'}|${astKey(query)}`, pageBounds(query.pagination), () =>
+      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize }));
     const p: Plan = { sql, params, pagination: query.pagination };
     if (!byNode) plans.set(node, (byNode = new Map()));
     if (byNode.size >= 256) byNode.clear();

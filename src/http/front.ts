@@ -30,7 +30,15 @@ export interface FrontOptions {
   /** Prometheus /metrics: on when given; `gauges` adds what only the server knows (pools, plan caches). */
   metrics?: { token: string; gauges(): Gauge[] } | null;
 }
-export interface Front { port: number; inflight(): number; stopListening(): void; close(): void }
+export interface Front {
+  port: number;
+  /** Requests begun and not yet answered. */
+  inflight(): number;
+  /** Requests begun since the start (with inflight(), how the render cache's refresh knows the node is quiet). */
+  began(): number;
+  stopListening(): void;
+  close(): void;
+}
 
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -68,6 +76,7 @@ const RETRY_AFTER = '1';
 
 export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>, abort: (t: Task) => void = () => {}): Promise<Front> {
   let inflight = 0;
+  let began = 0;
   let closing = false;
   let listenSocket: uWS.us_listen_socket | null = null;
   const app = uWS.App();
@@ -116,6 +125,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
     };
     // In flight from its first byte (a body still arriving counts): shutdown waits for it.
     inflight++;
+    began++;
     res.onAborted(() => {
       ex.aborted = true;
       // The client went away before its answer: logged as nginx does (499), its statements cancelled.
@@ -271,6 +281,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
       resolve({
         port: uWS.us_socket_local_port(sock),
         inflight: () => inflight,
+        began: () => began,
         stopListening: () => { closing = true; if (listenSocket) { uWS.us_listen_socket_close(listenSocket); listenSocket = null; } },
         close: () => { closing = true; if (listenSocket) uWS.us_listen_socket_close(listenSocket); listenSocket = null; metrics?.close(); },
       });

@@ -426,7 +426,8 @@ const ALL = 2147483647;
  */
 export function startProject(config: Config, schema: Schema, base: () => RestContext): Promise<ProjectRuntime | null> {
   // The document service has no default or maximum page and counts only when asked.
-  const docs = new Compiler(schema, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize });
+  const docs = new Compiler(schema, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,
+    renderCacheGate: () => base().compiler.renderCacheNow() });
   if (!config.projectCode) return Promise.resolve(null);
   return projectRuntime(schema, { schema, config, base, documents: () => ({ ...base(), compiler: docs }) }, () => loadProject(config.modelsDir));
 }
