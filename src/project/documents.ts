@@ -61,14 +61,16 @@ const componentPopulate = (schema: Schema, attrs: Attribute[]) => nestedPopulate
 const fullPopulate = (schema: Schema, attrs: Attribute[]) => nestedPopulate(schema, attrs, true);
 
 /**
- * A stored entry (read with fullPopulate) as the body that writes it again: scalars, components and zones
- * as new instances, media by id, relations `set` to the same documents (the writer links a draft to their drafts).
+ * A stored entry as a body: scalars, and components and zones as new instances (no ids). With `links`
+ * (an entry read with fullPopulate, written again) media by id and relations `set` to the same documents
+ * (the writer links a draft to their drafts); without, what Strapi's validator sees at publish.
  */
-function asWriteBody(schema: Schema, model: ContentType | Component, v: Record<string, unknown>): Record<string, unknown> {
+function entryBody(schema: Schema, model: ContentType | Component, v: Record<string, unknown>, links: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const a of model.attributes) {
-    if (!(a.name in v) || a.kind === 'morph') continue;
+    if (!(a.name in v) || a.kind === 'morph' || (!links && (a.kind === 'relation' || a.kind === 'media'))) continue;
     const x = v[a.name];
+    const nested = (c: Component, i: unknown) => entryBody(schema, c, i as Record<string, unknown>, links);
     if (a.kind === 'relation') {
       const target = schema.contentTypes.get(a.target);
       const ref = (e: unknown) => {
@@ -80,32 +82,12 @@ function asWriteBody(schema: Schema, model: ContentType | Component, v: Record<s
       out[a.name] = Array.isArray(x) ? x.map((f) => (f as { id: number }).id) : x ? (x as { id: number }).id : null;
     } else if (a.kind === 'component') {
       const c = schema.components.get(a.component)!;
-      out[a.name] = Array.isArray(x) ? x.map((i) => asWriteBody(schema, c, i as Record<string, unknown>)) : x && typeof x === 'object' ? asWriteBody(schema, c, x as Record<string, unknown>) : x;
+      out[a.name] = Array.isArray(x) ? x.map((i) => nested(c, i)) : x && typeof x === 'object' ? nested(c, x) : x;
     } else if (a.kind === 'dynamiczone') {
       out[a.name] = Array.isArray(x) ? x.map((i) => {
         const item = i as Record<string, unknown>;
         const c = schema.components.get(String(item.__component));
-        return c ? { __component: item.__component, ...asWriteBody(schema, c, item) } : item;
-      }) : x;
-    } else out[a.name] = x;
-  }
-  return out;
-}
-
-/** A stored entry as the body Strapi's validator sees at publish: scalars and components (no ids), no relations or media. */
-function asBody(schema: Schema, model: ContentType | Component, v: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const a of model.attributes) {
-    if (!(a.name in v) || a.kind === 'relation' || a.kind === 'media' || a.kind === 'morph') continue;
-    const x = v[a.name];
-    if (a.kind === 'component') {
-      const c = schema.components.get(a.component)!;
-      out[a.name] = Array.isArray(x) ? x.map((i) => asBody(schema, c, i as Record<string, unknown>)) : x && typeof x === 'object' ? asBody(schema, c, x as Record<string, unknown>) : x;
-    } else if (a.kind === 'dynamiczone') {
-      out[a.name] = Array.isArray(x) ? x.map((i) => {
-        const item = i as Record<string, unknown>;
-        const c = schema.components.get(String(item.__component));
-        return c ? { __component: item.__component, ...asBody(schema, c, item) } : item;
+        return c ? { __component: item.__component, ...nested(c, item) } : item;
       }) : x;
     } else out[a.name] = x;
   }
@@ -193,7 +175,7 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
     const v = new BodyValidator(ctx.schema, ct, true, locale);
     // An update that publishes: the body's values over the stored draft's (relations and media are not checked).
     const given = data ? Object.fromEntries(Object.entries(data).filter(([k]) => { const a = ct.byName.get(k); return a && a.kind !== 'relation' && a.kind !== 'media' && a.kind !== 'morph'; })) : {};
-    v.run({ ...asBody(ctx.schema, ct, draft), ...given }, new Map());
+    v.run({ ...entryBody(ctx.schema, ct, draft, false), ...given }, new Map());
     throwIfErrors(v.errors);
   };
   /** The document's versions in the asked locale as the document service lists them (published first, then the draft). */
@@ -271,7 +253,7 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
         const q = documentQuery(uid, 'discardDraft', { ...at, status: 'published', populate: fullPopulate(ctx.schema, ct.attributes) });
         const from = await orNull(findOne(ctx, ct, q, documentId).then((r) => parsed(r).data as Record<string, unknown>));
         if (!from) continue;
-        const body = asWriteBody(ctx.schema, ct, from);
+        const body = entryBody(ctx.schema, ct, from, true);
         await updateDocument(ctx, ct, { ...task('discardDraft', { ...at, data: body }), query: documentQuery(uid, 'discardDraft', { ...at, status: 'draft' }) }, documentId);
         const e = await one({ ...rest, ...at, status: 'draft' }, 'discardDraft', documentId);
         if (e !== null) entriesOut.push(e);
