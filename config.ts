@@ -125,6 +125,8 @@ export const ConfigSchema = Type.Object({
       renderCache: Type.Boolean(),
       /** Milliseconds between background refreshes of the render cache. */
       renderCacheRefresh: Int(50, 3_600_000),
+      /** Unfiltered list totals from the row counters `npm run indexes -- --apply` installs (compiler/counts.ts). */
+      rowCounters: Type.Boolean(),
     }),
   }),
   i18n: Type.Object({
@@ -311,7 +313,7 @@ export const defaults: Config = {
   api: {
     rest: {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
-      planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000,
+      planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000, rowCounters: true,
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
@@ -407,6 +409,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['PREPARED_PAGES', 'api.rest.preparedPages', 'int'],
   ['RENDER_CACHE', 'api.rest.renderCache', 'bool'],
   ['RENDER_CACHE_REFRESH', 'api.rest.renderCacheRefresh', 'int'],
+  ['ROW_COUNTERS', 'api.rest.rowCounters', 'bool'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
   ['LOCALES', 'i18n.locales', 'list'],
   ['UPLOAD_DIR', 'upload.folder', 'string'],

@@ -13,6 +13,8 @@ import type { Sql } from 'postgres';
 import { parseOptions, UsageError, USAGE, type BenchOptions } from './options.ts';
 import { seed } from './seed.ts';
 import { advisedIndexes } from '../compiler/indexes.ts';
+import { advisedCounters } from '../compiler/counts.ts';
+import { installCounters } from '../src/db/counts.ts';
 import { createIndexes } from '../src/db/indexes.ts';
 import { scenarios, path as readPath, type ReadScenario, type WriteScenario, type GraphqlScenario } from './scenarios.ts';
 import { LoadRunner, type LoadSpec, type LoadResult } from './load.ts';
@@ -210,7 +212,9 @@ async function main(): Promise<number> {
   try {
     await seed(admin, opts.size, (m) => console.log(m));
     // Measured as a large deployment would run: with the indexes `npm run indexes` advises.
-    await createIndexes(admin, advisedIndexes(loadModels(server.config.modelsDir, server.config.i18n)), (m) => console.log(`  ${m}`));
+    const models = loadModels(server.config.modelsDir, server.config.i18n);
+    await createIndexes(admin, advisedIndexes(models), (m) => console.log(`  ${m}`));
+    await installCounters(admin, advisedCounters(models), (m) => console.log(`  ${m}`));
     // Measure with the render cache warm, as a node that has been running for a while has it.
     if (server.config.api.rest.renderCache) {
       const t0 = Date.now();

@@ -28,6 +28,8 @@ export interface CompilerOptions extends ReadLimits {
   maxResponseSize?: number;
   /** Most populated attributes (joins) in one read, all levels counted; unset = none. */
   maxPopulate?: number;
+  /** List totals from the tables' row counters where installed (compiler/counts.ts; `fastrapi.row_counts` exists). */
+  rowCounters?: boolean;
 }
 
 /**
@@ -109,7 +111,7 @@ export class Compiler {
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true }));
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters }));
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;

@@ -11,6 +11,7 @@ import { readTables } from './tables.ts';
 import { searchDocument } from './search.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { pageBounds } from './ast.ts';
+import { countedTotal } from './counts.ts';
 
 export interface SqlOptions {
   maxRelationRows: number;
@@ -28,6 +29,8 @@ export interface SqlOptions {
    * on what the populates find, so the statement computes it. Unset: the populate's own order.
    */
   keyOrder?: boolean;
+  /** Unfiltered list totals come from the table's row counters where it has them (compiler/counts.ts). */
+  rowCounters?: boolean;
 }
 
 /**
@@ -859,8 +862,12 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.
   const data = opts.bareList ? `(select string_agg(x.j, ',') from (${body}) x) as data` : `(select ${textArray('x.j')} from (${body}) x) as data`;
   if (!query.pagination.withCount) return sizeChecked({ text: `${pg}select ${data}`, withTotal: false, tables, prepare: true }, opts.maxBytes);
-  // The count needs its own aliases: the filter subqueries of `where` name them.
-  const count = shared ? 'select count(*) from m' : `select count(*) from ${q(ct.table)} c0 ${new Gen(schema, opts, query).rootWhere('c0')}`;
+  // The count needs its own aliases: the filter subqueries of `where` name them. Unfiltered, the table's
+  // row counters answer where it has them (compiler/counts.ts).
+  const rows = `select count(*) from ${q(ct.table)} c0 ${new Gen(schema, opts, query).rootWhere('c0')}`;
+  const count = shared ? 'select count(*) from m'
+    : opts.rowCounters && !query.where ? countedTotal(ct.table, ct.draftAndPublish ? query.status === 'published' : null, query.localeParam, rows)
+      : rows;
   return sizeChecked({ text: `${pg}select ${data}, (${count}) as total`, withTotal: true, tables, prepare: true }, opts.maxBytes);
 }
 

@@ -8,6 +8,7 @@ import { connect, applyDbConfig } from './db/connect.ts';
 import { syncSchema } from './db/schema-sync.ts';
 import { setupRenderCache, startRefresher, type RenderCacheRefresher, type RenderCacheSetup } from './db/render-cache.ts';
 import { RenderCacheGate } from './db/render-gate.ts';
+import { setupCounts, startCountFolder, type CountFolder } from './db/counts.ts';
 import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
 import { startFront, type Front } from './http/front.ts';
@@ -30,6 +31,9 @@ async function importEmbedded(): Promise<typeof import('./db/embedded.ts')> {
   return mod;
 }
 
+/** How often a node folds the row counters' entries (src/db/counts.ts; nothing to do costs one small scan). */
+const COUNT_FOLD_INTERVAL = 2000;
+
 export interface Server {
   config: Config; port: number; url: string; databaseUrl: string;
   /** Resolves when every row has a current render-cache entry (at once when the cache is off). */
@@ -49,6 +53,8 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   let front: Front | null = null;
   let refresher: RenderCacheRefresher | null = null;
   let cacheDb: ReturnType<typeof connect> | null = null;
+  let countsDb: ReturnType<typeof connect> | null = null;
+  let folder: CountFolder | null = null;
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
@@ -65,7 +71,13 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     try {
       await syncSchema(admin, schema, config.db.allowDestructive);
       await bootstrapUsersPermissions(admin);
+      // Read statements name the counters' table: without it (a role that may not create it) they count rows.
+      if (config.api.rest.rowCounters && !(await setupCounts(admin))) config.api.rest.rowCounters = false;
     } finally { await admin.end({ timeout: 5 }); }
+    if (config.api.rest.rowCounters) {
+      countsDb = connect(databaseUrl, 1, { statementTimeout: config.db.statementTimeout, jit: config.db.jit, applicationName: 'fastrapi-counts' });
+      folder = startCountFolder(countsDb, COUNT_FOLD_INTERVAL);
+    }
     // The render cache's tables exist before any read names them; its refresh starts once the front
     // end listens, which tells it when the node is answering requests.
     let cacheSetup: RenderCacheSetup | null = null;
@@ -110,7 +122,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       refresher = startRefresher(cacheDb, cacheSetup, { intervalMs: config.api.rest.renderCacheRefresh, busy, gate: renderGate });
     }
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
-    const f = front, p = pool, e = embedded, r = refresher, c = cacheDb;
+    const f = front, p = pool, e = embedded, r = refresher, c = cacheDb, cf = folder, cd = countsDb;
     let stopping: Promise<void> | null = null;
     return {
       config, port: f.port, url: `http://127.0.0.1:${f.port}`, databaseUrl,
@@ -122,6 +134,8 @@ export async function startServer(opts: { env?: Record<string, string | undefine
         f.close();
         await r?.stop();
         await c?.end({ timeout: 5 });
+        await cf?.stop();
+        await cd?.end({ timeout: 5 });
         await p.close();
         if (e) await e.stop();
       })()),
@@ -130,6 +144,8 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     front?.close();
     await refresher?.stop().catch(() => {});
     await cacheDb?.end({ timeout: 5 }).catch(() => {});
+    await folder?.stop().catch(() => {});
+    await countsDb?.end({ timeout: 5 }).catch(() => {});
     await pool?.close().catch(() => {});
     await embedded?.stop().catch(() => {});
     throw err;

@@ -203,7 +203,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
     const sql = sqlCache.get(`${renderCache ? 'r' : '-'}|${astKey(query)}`, pageBounds(query.pagination), () =>
-      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize }));
+      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize, rowCounters: config.api.rest.rowCounters }));
     const p: Plan = { sql, params, pagination: query.pagination };
     if (!byNode) plans.set(node, (byNode = new Map()));
     if (byNode.size >= 256) byNode.clear();

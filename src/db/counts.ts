@@ -1,0 +1,75 @@
+// Runs compiler/counts.ts: the counters' table at start, installing a table's triggers (`npm run indexes
+// -- --apply`), and the background fold that keeps each table's entries few.
+import type { Sql } from 'postgres';
+import { COUNTED_TABLES_SQL, COUNTS_DDL, FOLDABLE_SQL, ORPHANS_SQL, foldCounts, type CounterAdvice } from '../../compiler/counts.ts';
+import { log } from '../log.ts';
+
+/** Serializes the counters' DDL between nodes starting together (not Strapi's schema lock). */
+const LOCK_KEY = 7215004116;
+/** A table's entries are folded once it has more than this many (a read sums them: ≈ 0.1 ms per 1,000). */
+const FOLD_ABOVE = 64;
+
+/** Makes the counters' table and trigger function if missing. False (logged) when this role may not. */
+export async function setupCounts(sql: Sql): Promise<boolean> {
+  try {
+    await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${LOCK_KEY}::bigint)`;
+      for (const ddl of COUNTS_DDL) await tx.unsafe(ddl);
+    });
+    return true;
+  } catch (e) {
+    log.warn('row counters unavailable: list totals count rows (could not create fastrapi.row_counts)', { error: String(e) });
+    return false;
+  }
+}
+
+/** The tables of `advice` whose counters are installed and enabled. */
+export async function countedTables(sql: Sql, advice: CounterAdvice[]): Promise<Set<string>> {
+  return new Set((await sql.unsafe<Array<{ table: string }>>(COUNTED_TABLES_SQL, [advice.map((a) => a.table)])).map((r) => r.table));
+}
+
+/** Installs the counters of the tables in `advice` that lack them (each in its own transaction). */
+export async function installCounters(sql: Sql, advice: CounterAdvice[], say: (line: string) => void): Promise<number> {
+  if (!advice.length) return 0;
+  await setupCounts(sql);
+  const done = await countedTables(sql, advice);
+  const todo = advice.filter((a) => !done.has(a.table));
+  for (const a of todo) {
+    const started = Date.now();
+    await sql.begin(async (tx) => { for (const s of a.install) await tx.unsafe(s); });
+    say(`counters on ${a.table} in ${((Date.now() - started) / 1000).toFixed(1)} s (${a.why})`);
+  }
+  return todo.length;
+}
+
+export interface CountFolder { stop(): Promise<void> }
+
+/**
+ * Every `intervalMs`, folds the entries of each table that has more than FOLD_ABOVE into one per locale
+ * and status, and drops those of tables gone. Safe beside other nodes' folds and any writer (compiler/counts.ts).
+ */
+export function startCountFolder(sql: Sql, intervalMs: number): CountFolder {
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+  const pass = async () => {
+    await sql.unsafe(ORPHANS_SQL);
+    for (const { table } of await sql.unsafe<Array<{ table: string }>>(FOLDABLE_SQL, [FOLD_ABOVE])) {
+      if (stopped) return;
+      await sql.begin(async (tx) => { for (const s of foldCounts(table)) await tx.unsafe(s); });
+    }
+  };
+  const tick = () => {
+    running = pass().catch((e) => { if (!stopped) log.warn('could not fold the row counters (retried)', { error: String(e) }); })
+      .finally(() => { running = null; if (!stopped) schedule(); });
+  };
+  const schedule = () => { timer = setTimeout(tick, intervalMs); timer.unref(); };
+  schedule();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
