@@ -53,6 +53,8 @@ export const ConfigSchema = Type.Object({
     planCacheMode: Type.Union([Type.Literal('auto'), Type.Literal('force_generic_plan'), Type.Literal('force_custom_plan')]),
     /** PostgreSQL's JIT compilation on the server's connections (off: it compiled every populate statement anew). */
     jit: Type.Boolean(),
+    /** Tables estimated to hold at least this many rows are large: their filtered lists are planned with their values (0: never). */
+    customPlanRows: Int(0, 2_000_000_000),
     /**
      * Milliseconds a statement may wait for a connection (the pool busy, the database unreachable or
      * restarting) before the request gets 503 with Retry-After; also each connection attempt's timeout.
@@ -295,7 +297,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -370,6 +372,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
+  ['DB_CUSTOM_PLAN_ROWS', 'db.customPlanRows', 'int'],
   ['DB_JIT', 'db.jit', 'bool'],
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
   ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],

@@ -30,6 +30,19 @@ export interface CompilerOptions extends ReadLimits {
   maxPopulate?: number;
   /** List totals from the tables' row counters where installed (compiler/counts.ts; `fastrapi.row_counts` exists). */
   rowCounters?: boolean;
+  /** Whether a table is large (src/db/table-sizes.ts): its filtered lists are planned with their values (`planFor`). */
+  largeTable?: (table: string) => boolean;
+}
+
+/**
+ * A filtered list on a large table is planned at each execution with the filter's values (on connections
+ * whose plan_cache_mode is force_custom_plan: src/rest/read.ts `readerFor`).
+ * Under a generic plan PostgreSQL guesses how many rows a filter keeps (at 100k articles, a category
+ * prefix matching 44,000 links was walked by 44,000 index probes: 250 ms, where the plan made for the
+ * values hashes them: 65 ms + 3 ms planning); on a small table planning would cost more than it saves.
+ */
+export function planFor(sql: CompiledRead, query: { shape: 'list' | 'one'; where: unknown; ct: { table: string } }, largeTable?: (table: string) => boolean): CompiledRead {
+  return query.shape === 'list' && query.where && largeTable?.(query.ct.table) ? { ...sql, customPlan: true } : sql;
 }
 
 /**
@@ -110,12 +123,15 @@ export class Compiler {
     checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
-    const sql = this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters }));
+    const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;
   }
+
+  /** Whether `table` counts as large now (planFor). */
+  largeTable(table: string): boolean { return this.opts.largeTable?.(table) ?? false; }
 
   /** Whether reads compiled now copy from the render cache (on, and its gate open). */
   renderCacheNow(): boolean {

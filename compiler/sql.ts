@@ -799,6 +799,8 @@ export interface CompiledRead {
    * at each execution (StatementCache of compiler/cache.ts decides; compileRead() says true).
    */
   prepare: boolean;
+  /** Planned at each execution with its parameters' values (compiler/index.ts `planFor`). */
+  customPlan?: boolean;
 }
 
 /** Wraps a read's select: data larger than `max` bytes comes back as null with `oversize` true. */

@@ -18,6 +18,7 @@ import { represent } from './http/representation.ts';
 import { ResponseCache, type CacheStats } from './cache/response-cache.ts';
 import { Invalidator } from './cache/invalidation.ts';
 import { RenderCacheGate } from './db/render-gate.ts';
+import { TableSizes } from './db/table-sizes.ts';
 import { ReadRouter, type WrittenPosition } from './db/replicas.ts';
 import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
 import { UP } from './auth/tables.ts';
@@ -42,10 +43,14 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   setMaxJsonDepth(config.http.maxJsonDepth);
   // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
   // connection with writes and the rest, which a cancel meant for a read could otherwise stop.
-  const pool = (url: string, size: number, readsOnly: boolean) => connect(url, size, { logQueries: config.db.logQueries, statementTimeout: config.db.statementTimeout, planCacheMode: config.db.planCacheMode, jit: config.db.jit, readsOnly });
+  const pool = (url: string, size: number, readsOnly: boolean, planCacheMode = config.db.planCacheMode, applicationName?: string) => connect(url, size, { logQueries: config.db.logQueries, statementTimeout: config.db.statementTimeout, planCacheMode, jit: config.db.jit, readsOnly, applicationName });
   const db = pool(databaseUrl, config.db.writePoolSize, false);
   const primaryReads = pool(databaseUrl, config.db.poolSize, true);
-  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()) });
+  // Filtered lists on large tables (compiler/index.ts planFor); its connections open only when one comes.
+  const customReads = config.db.customPlanRows > 0 ? pool(databaseUrl, config.db.poolSize, true, 'force_custom_plan', 'fastrapi-custom-plans') : undefined;
+  const sizes = new TableSizes(db, config.db.customPlanRows);
+  sizes.start();
+  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const plugins: Plugin[] = loadPlugins(config, schema);
@@ -74,7 +79,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;
-  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, reader, primaryReads }))
+  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, reader, primaryReads, customReads }))
     .then((p) => { project = p; });
   projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
   return {
@@ -88,7 +93,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, reader, primaryReads, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, reader, primaryReads, customReads, signal: task.signal };
       let reply: Reply;
       let key: string | null = null;
       let since = 0;
@@ -118,7 +123,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
       return serve(full, task, exposeCount, false);
     },
-    close: async () => { webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 })]); },
+    close: async () => { sizes.stop(); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
   };
 }
 

@@ -7,11 +7,12 @@ import type { Attribute, ContentType, RelationAttr, Schema } from '../../compile
 import { pageBounds, type Pagination } from '../../compiler/ast.ts';
 import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
 import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
-import { responseTooLarge } from '../../compiler/index.ts';
+import { planFor, responseTooLarge } from '../../compiler/index.ts';
 import { StatementCache } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
 import { readStatement } from '../db/connect.ts';
+import { readerFor } from '../rest/read.ts';
 import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
@@ -202,8 +203,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const { sets, withCount } = new Planner(models, env, new ParamBuilder(schema.defaultLocale), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
-    const sql = sqlCache.get(`${renderCache ? 'r' : '-'}|${astKey(query)}`, pageBounds(query.pagination), () =>
-      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize, rowCounters: config.api.rest.rowCounters }));
+    const sql = planFor(sqlCache.get(`${renderCache ? 'r' : '-'}|${astKey(query)}`, pageBounds(query.pagination), () =>
+      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize, rowCounters: config.api.rest.rowCounters })),
+    query, (t) => ctx.rest.compiler.largeTable(t));
     const p: Plan = { sql, params, pagination: query.pagination };
     if (!byNode) plans.set(node, (byNode = new Map()));
     if (byNode.size >= 256) byNode.clear();
@@ -215,7 +217,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await readStatement(ctx.rest.reader(), sql.text, params, ctx.rest.signal, false, sql.prepare) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
+    const rows = await readStatement(readerFor(ctx.rest, sql), sql.text, params, ctx.rest.signal, false, sql.prepare) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
     ctx.rest.count(1);
     if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];

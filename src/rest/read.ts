@@ -1,6 +1,7 @@
 // REST reads: one compiled statement per request, whose `data` column is already the JSON text.
 import type { ContentType } from '../../compiler/schema.ts';
 import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
+import type { CompiledRead } from '../../compiler/sql.ts';
 import { notFound } from '../../compiler/errors.ts';
 import { readStatement, type Db } from '../db/connect.ts';
 import type { ClientSignal } from '../task.ts';
@@ -18,6 +19,8 @@ export interface ReadContext {
   reader: () => Db;
   /** The primary's pool for reads (only content reads run there, so a gone client's read can be cancelled: readStatement()). */
   primaryReads: Db;
+  /** The primary's pool whose connections plan each execution with its values (`readerFor`); none when unset. */
+  customReads?: Db;
   /** Set when the client went away: its running statement is cancelled and no further one issued (nobody reads the answer). */
   signal?: ClientSignal;
 }
@@ -33,7 +36,13 @@ const ONE_END = Buffer.from(',"meta":{}}');
  * (reads that must see the primary), else where `ctx.reader` sends reads. A read whose data passed
  * http.maxResponseSize comes back without it, flagged in its last column: refused here.
  */
-export async function planRow(ctx: ReadContext, plan: ReadPlan, db: Db = ctx.reader()): Promise<Array<Buffer | null> | undefined> {
+/** Where a statement runs: a custom-planned one on the primary goes to its custom-plan pool (replicas plan as they do). */
+export function readerFor(ctx: ReadContext, sql: CompiledRead, db: Db = ctx.reader()): Db {
+  return sql.customPlan && ctx.customReads && db === ctx.primaryReads ? ctx.customReads : db;
+}
+
+export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promise<Array<Buffer | null> | undefined> {
+  const db = readerFor(ctx, plan.sql, via);
   const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare) as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
