@@ -119,5 +119,34 @@ export function scenarios(size: SizeName): Scenario[] {
   ];
 }
 
+/**
+ * The small-database goals' reads (issue 31) on the blog Strapi made (`../shared/strapi-reference/
+ * blog-strapi-5.54.sql`, the conformance seed): the benchmark's list, populate and GraphQL reads as they
+ * are, a filter its content matches, and `article` (a documentId of it) for the get-one reads.
+ */
+export function blogScenarios(article: string): Array<ReadScenario | GraphqlScenario> {
+  const bench = scenarios('1k');
+  const named = (n: string) => bench.find((s) => s.name === n) as ReadScenario | GraphqlScenario;
+  return [
+    named('list'), named('list populate=*'), named('list deep populate'),
+    {
+      kind: 'read', name: 'list filter+sort+page', route: 'articles', shape: 'list', expect: 'non-empty-list',
+      query: qs([
+        ['filters[kind][$eq]', 'news'], ['filters[views][$gte]', 100], ['filters[category][name][$startsWith]', 'T'],
+        ['sort[0]', 'publishDate:desc'], ['sort[1]', 'title:asc'], ['pagination[page]', 1], ['pagination[pageSize]', 10],
+        ['fields[0]', 'title'], ['fields[1]', 'slug'], ['fields[2]', 'views'], ['fields[3]', 'publishDate'], ['populate[category][fields][0]', 'name'],
+      ]),
+    },
+    { kind: 'read', name: 'get one', route: 'articles', shape: 'one', documentId: article, query: '', expect: 'object' },
+    { kind: 'read', name: 'get one populate=*', route: 'articles', shape: 'one', documentId: article, query: qs([['populate', '*']]), expect: 'object' },
+    named('single type'),
+    named('graphql list nested'),
+    {
+      kind: 'graphql', name: 'graphql get one',
+      body: gql('query ($id: ID!) { article(documentId: $id) { documentId title description views author { name } seo { metaTitle } } }', { id: article }),
+    },
+  ];
+}
+
 export const path = (s: ReadScenario): string =>
   `/api/${s.route}${s.documentId ? `/${s.documentId}` : ''}${s.query ? `?${s.query}` : ''}`;

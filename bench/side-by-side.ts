@@ -27,18 +27,24 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
 import { SIZES, type SizeName } from './seed.ts';
-import { scenarios, path, type ReadScenario, type GraphqlScenario } from './scenarios.ts';
+import { scenarios, blogScenarios, path, type ReadScenario, type GraphqlScenario } from './scenarios.ts';
+import { LoadRunner } from './load.ts';
+import { Progress } from './progress.ts';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
 const strapi = flag('strapi')?.replace(/\/$/, '');
 const fastrapi = flag('fastrapi')?.replace(/\/$/, '');
-const size = (flag('size') ?? '100k') as SizeName;
+const size = (flag('size') ?? '100k') as SizeName | 'blog';
 const runs = Number(flag('runs') ?? 30);
 const warmup = Number(flag('warmup') ?? 3);
 const token = flag('token');
-if (!strapi || !fastrapi || !(size in SIZES) || !(runs > 0) || !(warmup >= 0)) {
-  console.error(`usage: npx tsx bench/side-by-side.ts --strapi URL --fastrapi URL [--size ${Object.keys(SIZES).join('|')}] [--runs N] [--warmup N] [--token T]`);
+// --load S: also a throughput phase per scenario and server (autocannon, --connections, S seconds each,
+// Strapi first), as the small-database goals are stated (requests per second, not latency).
+const load = flag('load') === undefined ? 0 : Number(flag('load'));
+const connections = Number(flag('connections') ?? 50);
+if (!strapi || !fastrapi || !(size in SIZES || size === 'blog') || !(runs > 0) || !(warmup >= 0) || !(load >= 0)) {
+  console.error(`usage: npx tsx bench/side-by-side.ts --strapi URL --fastrapi URL [--size ${Object.keys(SIZES).join('|')}|blog] [--runs N] [--warmup N] [--token T] [--load S --connections N]`);
   process.exit(2);
 }
 
@@ -114,7 +120,10 @@ function compare(s: ReadScenario | GraphqlScenario, a: Answer, b: Answer): strin
   return problems;
 }
 
-const list = scenarios(size).filter((s): s is ReadScenario | GraphqlScenario => (s.kind === 'read' || s.kind === 'graphql') && !s.cached);
+// The blog's first article (as Strapi lists it) for the get-one reads of --size blog.
+const firstArticle = async () => JSON.parse((await send('strapi', { kind: 'read', name: 'first', route: 'articles', shape: 'list', query: 'pagination[pageSize]=1', expect: 'non-empty-list' })).body).data[0].documentId as string;
+const list = size === 'blog' ? blogScenarios(await firstArticle())
+  : scenarios(size).filter((s): s is ReadScenario | GraphqlScenario => (s.kind === 'read' || s.kind === 'graphql') && !s.cached);
 const loadBefore = loadavg();
 console.error(`${list.length} scenarios, ${warmup} warm-ups + ${runs} requests per server each, one client, alternating`);
 const rows: string[] = [];
@@ -149,4 +158,28 @@ console.log(`Side by side, ${size}, median of ${runs} sequential requests per se
 console.log('| scenario | Strapi ms | fastrapi ms | × faster |');
 console.log('|---|---:|---:|---:|');
 for (const r of rows) console.log(r);
+if (load > 0) {
+  const runner = new LoadRunner();
+  const progress = new Progress();
+  const lines: string[] = [];
+  for (const s of list) {
+    const rps = {} as Record<Server, number>;
+    for (const server of ['strapi', 'fastrapi'] as const) {
+      const headers: Record<string, string> = { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(server === 'fastrapi' ? { 'cache-control': 'no-cache' } : {}) };
+      const r = await runner.run({
+        url: server === 'strapi' ? strapi! : fastrapi!, method: s.kind === 'read' ? 'GET' : 'POST', path: s.kind === 'read' ? path(s) : '/graphql',
+        headers: s.kind === 'read' ? headers : { ...headers, 'content-type': 'application/json' }, body: s.kind === 'read' ? undefined : s.body,
+        connections, duration: load, warmup: 1, vary: null,
+      }, `${s.name} ${server}`, progress);
+      rps[server] = r.non2xx || r.errors ? NaN : r.rps;
+    }
+    lines.push(`| ${s.name} | ${Math.round(rps.strapi)} | ${Math.round(rps.fastrapi)} | ${(rps.fastrapi / rps.strapi).toFixed(1)}× |`);
+    progress.done(`  ${s.name}: Strapi ${Math.round(rps.strapi)} req/s, fastrapi ${Math.round(rps.fastrapi)} req/s`);
+  }
+  await runner.close();
+  console.log(`\nThroughput, ${connections} connections, ${load} s per server and scenario (after 1 s of warm-up); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} after.\n`);
+  console.log('| scenario | Strapi req/s | fastrapi req/s | × |');
+  console.log('|---|---:|---:|---:|');
+  for (const l of lines) console.log(l);
+}
 console.log(mismatches.length ? `\nMismatches (first pair of answers per scenario):\n${mismatches.join('\n')}` : '\nNo mismatch: every scenario answered 200 on both with deep-equal `data` and `meta`.');
