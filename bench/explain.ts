@@ -8,12 +8,12 @@
 import { performance } from 'node:perf_hooks';
 import { writeFileSync } from 'node:fs';
 import { startServer } from '../src/server.ts';
-import { connect, queryTap } from '../src/db/connect.ts';
+import { connect, queryTap, type ConnectOptions } from '../src/db/connect.ts';
 import { UsageError } from './options.ts';
 import { SIZES, type SizeName } from './seed.ts';
 import { scenarios, path as readPath, type Scenario } from './scenarios.ts';
 
-interface Captured { text: string; params: unknown[] }
+interface Captured { text: string; params: unknown[]; planCacheMode?: ConnectOptions['planCacheMode'] }
 interface PlanNode {
   'Node Type': string; 'Relation Name'?: string; Schema?: string; 'Index Name'?: string; Alias?: string; 'Subplan Name'?: string;
   'Actual Rows': number; 'Actual Loops': number; 'Actual Total Time': number; Plans?: PlanNode[];
@@ -69,11 +69,14 @@ async function main(): Promise<void> {
     overrides: { port: 0, host: '127.0.0.1', databaseUrl: o.url, logLevel: 'warn', workers: 0, auth: { publicAccess: true }, graphql: { shape: 'v5' } },
   });
   const cfg = server.config.db;
-  const db = connect(server.databaseUrl, 1, { planCacheMode: cfg.planCacheMode, jit: cfg.jit, connectionDeadline: 0 });
+  const generic = connect(server.databaseUrl, 1, { planCacheMode: cfg.planCacheMode, jit: cfg.jit, connectionDeadline: 0 });
+  // Filtered lists on large tables run on the server's custom-plan pool: explained the same way.
+  const custom = connect(server.databaseUrl, 1, { planCacheMode: 'force_custom_plan', jit: cfg.jit, connectionDeadline: 0 });
+  let db = generic;
   const dumped: Array<{ scenario: string } & Captured> = [];
   try {
     await server.renderCacheReady();
-    const sizes = new Map((await db<Array<{ name: string; n: number }>>`
+    const sizes = new Map((await generic<Array<{ name: string; n: number }>>`
       select case when n.nspname = 'public' then c.relname else n.nspname || '.' || c.relname end as name, c.reltuples::float8 as n
       from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind = 'r'`).map((r) => [r.name, r.n]));
     // The benchmark's read scenarios, or the GET paths given with --path.
@@ -83,7 +86,7 @@ async function main(): Promise<void> {
     for (const s of chosen) {
       if (s.kind === 'write' || s.cached || (o.scenario && !o.scenario.test(s.name))) continue;
       const seen: Captured[] = [];
-      queryTap.fn = (text, params) => { seen.push({ text, params }); };
+      queryTap.fn = (text, params, planCacheMode) => { seen.push({ text, params, planCacheMode }); };
       const res = s.kind === 'read'
         ? await fetch(server.url + (o.paths.length ? s.name : readPath(s)), { headers: { 'cache-control': 'no-cache' } })
         : await fetch(server.url + server.config.graphql.endpoint, { method: 'POST', body: s.body, headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' } });
@@ -93,8 +96,9 @@ async function main(): Promise<void> {
       // render cache's refresh and the response cache's change watch, running meanwhile.
       const reads = seen.filter((c) => /\bas data\b/.test(c.text));
       if (res.status !== 200 || reads.length !== 1) { console.log(`${s.name}: status ${res.status}, ${reads.length} statements captured, skipped`); continue; }
-      const { text, params } = reads[0];
-      dumped.push({ scenario: s.name, text, params });
+      const { text, params, planCacheMode } = reads[0];
+      db = planCacheMode === 'force_custom_plan' ? custom : generic;
+      dumped.push({ scenario: s.name, text, params, planCacheMode });
       const run = () => db.unsafe(text, params as never[], { prepare: true }).raw();
       for (let i = 0; i < 3; i++) await run();
       const times: number[] = [];
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
       const scans = bigScans(plan.Plan, 1000, sizes);
       const count = countTime(plan.Plan);
       console.log(`${s.name}: median ${times[Math.floor(times.length / 2)].toFixed(2)} ms, p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)} ms (${o.runs} runs, one connection); ` +
-        `EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms` +
+        `${db === custom ? 'custom plan, ' : ''}EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms` +
         (count === null ? '' : ` (of which the exact count ${count.toFixed(2)} ms)`) + `, JIT ${plan.JIT ? `${plan.JIT.Timing.Total.toFixed(1)} ms` : 'none'}` +
         (scans.length ? `\n  scans over 1,000 rows, or of a table over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows nor a table over 1,000 rows') +
         (o.plans ? `\n  ${text.slice(0, 300)}…\n${plainPlan}` : ''));
@@ -117,7 +121,8 @@ async function main(): Promise<void> {
     if (o.dump) writeFileSync(o.dump, JSON.stringify(dumped, null, 1));
   } finally {
     queryTap.fn = null;
-    await db.end({ timeout: 5 });
+    await generic.end({ timeout: 5 });
+    await custom.end({ timeout: 5 });
     await server.stop();
   }
 }

@@ -6,7 +6,7 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startServer, type Server } from '../src/server.ts';
 import { loadModels } from '../src/models.ts';
-import { connect, queryTap } from '../src/db/connect.ts';
+import { connect, queryTap, type ConnectOptions } from '../src/db/connect.ts';
 import { Compiler } from '../compiler/index.ts';
 import type { Schema } from '../compiler/schema.ts';
 import type { Sql } from 'postgres';
@@ -19,6 +19,7 @@ import { createIndexes } from '../src/db/indexes.ts';
 import { scenarios, path as readPath, type ReadScenario, type WriteScenario, type GraphqlScenario } from './scenarios.ts';
 import { LoadRunner, type LoadSpec, type LoadResult } from './load.ts';
 import { measureDbLimit } from './db-limit.ts';
+import { TableSizes } from '../src/db/table-sizes.ts';
 import { startStaticServer } from './http-ceiling.ts';
 import { waitForIdle } from './idle.ts';
 import { Progress } from './progress.ts';
@@ -117,7 +118,7 @@ async function readDbLimit(ctx: Ctx, s: ReadScenario): Promise<number | null> {
   const dbLimit = await measureDbLimit({
     url: server.databaseUrl, poolSize: Math.max(1, workers) * db.poolSize, concurrency: ctx.opts.connections,
     duration: ctx.opts.duration, text: plan.sql.text, params: plan.params, prepare: plan.sql.prepare,
-    session: { planCacheMode: db.planCacheMode, jit: db.jit },
+    session: { planCacheMode: plan.sql.customPlan ? 'force_custom_plan' : db.planCacheMode, jit: db.jit },
   }, s.name, progress);
   return dbLimit.qps;
 }
@@ -147,13 +148,13 @@ async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
   row.bodyBytes = Buffer.byteLength(first.body);
   // The SQL of the operation, seen by the server's own connections while answering one more request
   // (only when requests are handled in this process: WORKERS=0).
-  const seen: Array<{ text: string; params: unknown[] }> = [];
+  const seen: Array<{ text: string; params: unknown[]; planCacheMode: ConnectOptions['planCacheMode'] }> = [];
   if (server.config.workers === 0) {
     // Requests the previous scenario abandoned must not run while the statements are captured.
     await settle(ctx, s.name);
     // Only the read's statement (every read answers a `data` column): the render cache's refresh and the
     // response cache's change watch may run meanwhile on connections of this process.
-    queryTap.fn = (text, params) => { if (/\bas data\b/.test(text)) seen.push({ text, params }); };
+    queryTap.fn = (text, params, planCacheMode) => { if (/\bas data\b/.test(text)) seen.push({ text, params, planCacheMode }); };
     try { await probe(server.url, 'POST', path, s.body); } finally { queryTap.fn = null; }
   }
   await settle(ctx, s.name);
@@ -163,7 +164,7 @@ async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
     row.dbLimit = (await measureDbLimit({
       url: server.databaseUrl, poolSize: server.config.db.poolSize, concurrency: ctx.opts.connections,
       duration: ctx.opts.duration, text: seen[0].text, params: seen[0].params, prepare: true,
-      session: { planCacheMode: server.config.db.planCacheMode, jit: server.config.db.jit },
+      session: { planCacheMode: seen[0].planCacheMode, jit: server.config.db.jit },
     }, s.name, progress)).qps;
   }
   await settle(ctx, s.name);
@@ -223,7 +224,10 @@ async function main(): Promise<number> {
     }
     const pgVersion = (await admin<Array<{ v: string }>>`select current_setting('server_version') as v`)[0].v;
     const schema = loadModels(server.config.modelsDir, server.config.i18n);
-    const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize }), loads, progress, admin };
+    // The server's view of which tables are large (filtered lists on them are planned with their values).
+    const sizes = new TableSizes(admin, server.config.db.customPlanRows);
+    await sizes.refresh();
+    const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize, largeTable: sizes.isLarge }), loads, progress, admin };
     const chosen = scenarios(opts.size).filter((s) => !opts.scenario || opts.scenario.test(s.name));
     if (chosen.length === 0) { console.error(`no scenario matches ${String(opts.scenario)}`); return 2; }
     console.log(`server: ${server.config.workers} worker(s) × ${server.config.db.poolSize} DB read connections, PostgreSQL ${pgVersion}, ${cpus().length} CPUs, Node ${process.version}`);

@@ -11,7 +11,7 @@ export type Db = Sql;
  * A listener for the statements this process sends (text and parameters). The benchmark sets it
  * around one GraphQL request to learn the SQL it must run alone for the DB limit; unset, it costs a check.
  */
-export const queryTap: { fn: ((text: string, params: unknown[]) => void) | null } = { fn: null };
+export const queryTap: { fn: ((text: string, params: unknown[], planCacheMode: ConnectOptions['planCacheMode']) => void) | null } = { fn: null };
 
 export type PlanCacheMode = 'auto' | 'force_generic_plan' | 'force_custom_plan';
 
@@ -58,7 +58,7 @@ export function connect(url: string, max: number, o: ConnectOptions = {}): Db {
     ...(o.readsOnly ? { max_pipeline: 1 } : {}),
     onnotice: () => {},
     debug: (_conn, query, params) => {
-      if (queryTap.fn) queryTap.fn(query, params);
+      if (queryTap.fn) queryTap.fn(query, params, o.planCacheMode ?? 'force_generic_plan');
       if (o.logQueries && logEnabled('debug')) log.debug('sql', { query: query.slice(0, 500), params: params.length });
     },
     // Strapi keeps UTC wall-clock time in `timestamp without time zone` columns: a session in UTC makes

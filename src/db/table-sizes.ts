@@ -12,14 +12,19 @@ export class TableSizes {
   private timer: NodeJS.Timeout | null = null;
   constructor(private sql: Sql, private minRows: number) {}
 
+  /** Reads the sizes once now. */
+  async refresh(): Promise<void> {
+    if (this.minRows <= 0) return;
+    const rows = await this.sql.unsafe<Array<{ table: string }>>(
+      `select c.relname as table from pg_catalog.pg_class c
+        where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and c.reltuples >= $1::real`, [this.minRows]);
+    this.large = new Set(rows.map((r) => r.table));
+  }
+
   start(): void {
     if (this.minRows <= 0) return;
     const poll = () => {
-      this.sql.unsafe<Array<{ table: string }>>(
-        `select c.relname as table from pg_catalog.pg_class c
-          where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and c.reltuples >= $1::real`, [this.minRows])
-        .then((rows) => { this.large = new Set(rows.map((r) => r.table)); },
-          (e: unknown) => log.debug('could not read table sizes (kept the last ones)', { error: String(e) }))
+      this.refresh().catch((e: unknown) => log.debug('could not read table sizes (kept the last ones)', { error: String(e) }))
         .finally(() => { if (this.timer) { this.timer = setTimeout(poll, INTERVAL); this.timer.unref(); } });
     };
     this.timer = setTimeout(poll, 0);
