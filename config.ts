@@ -53,6 +53,8 @@ export const ConfigSchema = Type.Object({
     planCacheMode: Type.Union([Type.Literal('auto'), Type.Literal('force_generic_plan'), Type.Literal('force_custom_plan')]),
     /** PostgreSQL's JIT compilation on the server's connections (off: it compiled every populate statement anew). */
     jit: Type.Boolean(),
+    /** PostgreSQL's random_page_cost on the server's connections (0: the database's own); see src/db/connect.ts. */
+    randomPageCost: Type.Number({ minimum: 0, maximum: 1000 }),
     /** Tables estimated to hold at least this many rows are large: their filtered lists are planned with their values (0: never). */
     customPlanRows: Int(0, 2_000_000_000),
     /**
@@ -297,7 +299,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -354,7 +356,7 @@ export const defaults: Config = {
 };
 
 /** Environment variable → config path, with how to read its text. */
-type EnvKind = 'int' | 'bool' | 'string' | 'list' | 'proxy' | 'headers';
+type EnvKind = 'int' | 'number' | 'bool' | 'string' | 'list' | 'proxy' | 'headers';
 const ENV: Array<[string, string, EnvKind]> = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
@@ -373,6 +375,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],
   ['DB_CUSTOM_PLAN_ROWS', 'db.customPlanRows', 'int'],
+  ['DB_RANDOM_PAGE_COST', 'db.randomPageCost', 'number'],
   ['DB_JIT', 'db.jit', 'bool'],
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
   ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],
@@ -491,6 +494,10 @@ function parseEnvValue(name: string, text: string, kind: EnvKind): unknown {
     if (/^(1|true|yes|on)$/i.test(text)) return true;
     if (/^(0|false|no|off)$/i.test(text)) return false;
     throw new ConfigError(`Invalid configuration: ${name}="${text}" must be true or false`);
+  }
+  if (kind === 'number') {
+    if (!/^\d+(\.\d+)?$/.test(text.trim())) throw new ConfigError(`Invalid configuration: ${name}="${text}" must be a number`);
+    return Number(text);
   }
   if (!/^-?\d+$/.test(text.trim())) throw new ConfigError(`Invalid configuration: ${name}="${text}" must be an integer`);
   return Number(text);

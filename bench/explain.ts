@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const o = args(process.argv.slice(2));
   const server = await startServer({
     // The server's database settings may be varied from the shell (the benchmark's other settings may not).
-    env: { DB_PLAN_CACHE_MODE: process.env.DB_PLAN_CACHE_MODE, DB_JIT: process.env.DB_JIT, PREPARED_PAGES: process.env.PREPARED_PAGES, RENDER_CACHE: process.env.RENDER_CACHE }, argv: [],
+    env: { DB_PLAN_CACHE_MODE: process.env.DB_PLAN_CACHE_MODE, DB_RANDOM_PAGE_COST: process.env.DB_RANDOM_PAGE_COST, DB_JIT: process.env.DB_JIT, PREPARED_PAGES: process.env.PREPARED_PAGES, RENDER_CACHE: process.env.RENDER_CACHE }, argv: [],
     overrides: { port: 0, host: '127.0.0.1', databaseUrl: o.url, logLevel: 'warn', workers: 0, auth: { publicAccess: true }, graphql: { shape: 'v5' } },
   });
   const cfg = server.config.db;
