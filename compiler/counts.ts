@@ -31,11 +31,21 @@ const rel = (table: string) => `${lit(q(table))}::regclass`;
 const group = (rows: string, sign: string) =>
   `select tg_relid, ${R.locale}, ${R.publishedAt} is not null, ${sign}count(*) from ${rows} group by 2, 3`;
 
-/** The counters' table and trigger function (idempotent; run under an advisory lock by src/db/counts.ts). */
-export const COUNTS_DDL = [
+/** The counters' table (idempotent; run under an advisory lock by src/db/counts.ts). */
+export const COUNTS_TABLE_DDL = [
   'create schema if not exists fastrapi',
   `create table if not exists ${COUNTS_TABLE} (rel oid not null, locale text, published boolean not null, n bigint not null)`,
   `create index if not exists row_counts_rel on ${COUNTS_TABLE} (rel, published, locale)`,
+];
+
+/** Whether the trigger function exists (a server made it at start when missing; `--apply` replaces it). */
+export const COUNT_FUNCTION_EXISTS_SQL = `select to_regprocedure('${FN}()') is not null as exists`;
+
+/**
+ * The trigger function. Only `npm run indexes -- --apply` replaces an existing one: the role that installed
+ * the counters owns it, and a server running as another role may not.
+ */
+export const COUNT_FUNCTION_DDL = [
   // TRUNCATE: the table's entries go (no writer of the table runs meanwhile: TRUNCATE holds its exclusive
   // lock, and a fold takes a share lock on the table first, so none is half-way either).
   // SECURITY DEFINER: whoever writes the table (Strapi may connect as another role) needs no right on this
@@ -58,6 +68,9 @@ begin
   return null;
 end $f$`,
 ];
+
+/** Everything the counters need besides each table's triggers, as the CLI prints it. */
+export const COUNTS_DDL = [...COUNTS_TABLE_DDL, ...COUNT_FUNCTION_DDL];
 
 export interface CounterAdvice {
   table: string;

@@ -1,7 +1,7 @@
 // Runs compiler/counts.ts: the counters' table at start, installing a table's triggers (`npm run indexes
 // -- --apply`), and the background fold that keeps each table's entries few.
 import type { Sql } from 'postgres';
-import { COUNTED_TABLES_SQL, COUNTS_DDL, FOLDABLE_SQL, ORPHANS_SQL, foldCounts, type CounterAdvice } from '../../compiler/counts.ts';
+import { COUNTED_TABLES_SQL, COUNTS_TABLE_DDL, COUNT_FUNCTION_DDL, COUNT_FUNCTION_EXISTS_SQL, FOLDABLE_SQL, ORPHANS_SQL, foldCounts, type CounterAdvice } from '../../compiler/counts.ts';
 import { log } from '../log.ts';
 
 /** Serializes the counters' DDL between nodes starting together (not Strapi's schema lock). */
@@ -9,12 +9,17 @@ const LOCK_KEY = 7215004116;
 /** A table's entries are folded once it has more than this many (a read sums them: ≈ 0.1 ms per 1,000). */
 const FOLD_ABOVE = 64;
 
-/** Makes the counters' table and trigger function if missing. False (logged) when this role may not. */
-export async function setupCounts(sql: Sql): Promise<boolean> {
+/**
+ * Makes the counters' table and trigger function if missing (`replace`: the function anew, as `--apply`
+ * does). False (logged) when this role may not.
+ */
+export async function setupCounts(sql: Sql, replace = false): Promise<boolean> {
   try {
     await sql.begin(async (tx) => {
       await tx`select pg_advisory_xact_lock(${LOCK_KEY}::bigint)`;
-      for (const ddl of COUNTS_DDL) await tx.unsafe(ddl);
+      for (const ddl of COUNTS_TABLE_DDL) await tx.unsafe(ddl);
+      const [{ exists }] = await tx.unsafe<Array<{ exists: boolean }>>(COUNT_FUNCTION_EXISTS_SQL);
+      if (replace || !exists) for (const ddl of COUNT_FUNCTION_DDL) await tx.unsafe(ddl);
     });
     return true;
   } catch (e) {
@@ -31,7 +36,7 @@ export async function countedTables(sql: Sql, advice: CounterAdvice[]): Promise<
 /** Installs the counters of the tables in `advice` that lack them (each in its own transaction). */
 export async function installCounters(sql: Sql, advice: CounterAdvice[], say: (line: string) => void): Promise<number> {
   if (!advice.length) return 0;
-  await setupCounts(sql);
+  if (!(await setupCounts(sql, true))) throw new Error('could not create the row counters\' table and trigger function (see the warning above)');
   const done = await countedTables(sql, advice);
   const todo = advice.filter((a) => !done.has(a.table));
   for (const a of todo) {
