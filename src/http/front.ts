@@ -10,12 +10,13 @@ import type { CorsConfig } from '../../config.ts';
 import { envelope, ApiError, serviceUnavailable } from '../../compiler/errors.ts';
 import { log, logEnabled } from '../log.ts';
 import { serveUpload, uploadBodyLimit } from '../upload/static.ts';
-import { Cors, saneOrigin, type Headers } from './cors.ts';
+import { Cors, saneOrigin } from './cors.ts';
 import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS, hasCsp } from './security.ts';
 import { TrustedProxies, normalizeIp, type ProxySetting } from './proxy.ts';
 import { requestId } from './request-id.ts';
 import { statusLine } from './status.ts';
-import { Metrics, routeKind, type Gauge, type RouteKind } from './metrics.ts';
+import { Metrics, routeKind, type Gauge } from './metrics.ts';
+import type { Exchange } from './exchange.ts';
 
 export interface FrontOptions {
   host: string; port: number; maxBodySize: number; maxQueryStringLength: number;
@@ -47,27 +48,6 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name', 'strapi-response-format', 'cache-control', 'pragma', 'accept-encoding', 'if-none-match'];
 
 /** One request as the main thread sees it, from its first byte to its last. */
-export interface Exchange {
-  res: uWS.HttpResponse;
-  aborted: boolean;
-  /** Set once the response has been ended (a late abort is then not the client's doing). */
-  finished: boolean;
-  id: string;
-  start: number;
-  method: string;
-  path: string;
-  ip: string;
-  proto: 'http' | 'https';
-  kind: RouteKind;
-  /** Access-Control-* headers for the response (already resolved), or a promise of them. */
-  cors: Headers | Promise<Headers> | null;
-  /** Writes the headers every response carries; `ownCsp` when the reply brings its own policy. */
-  writeCommon(ownCsp?: boolean): void;
-  /** Records the answer (access line, metrics). */
-  done(status: number, bytes: number): void;
-  /** Set once the request is handed to the pool: cancels its work if the client goes away. */
-  cancel?: () => void;
-}
 
 const errorBody = (status: number, name: string, message: string) => envelope(new ApiError(status, name, message, {}));
 

@@ -6,7 +6,7 @@ import type uWS from 'uWebSockets.js';
 import { open } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { mimeOf } from './mime.ts';
-import type { Exchange } from '../http/front.ts';
+import type { Exchange } from '../http/exchange.ts';
 import { statusLine } from '../http/status.ts';
 import { fileEtag, noneMatch } from '../http/etag.ts';
 import { envelope, ApiError } from '../../compiler/errors.ts';
