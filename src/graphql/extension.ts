@@ -19,7 +19,7 @@ import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { ACTIONS, type Action } from '../auth/permissions.ts';
 import { log } from '../log.ts';
-import type { GqlContext } from './resolvers.ts';
+import type { AuthCheck, GqlContext, TypeConfig } from './context.ts';
 
 // ---------------------------------------------------------------- public types (the module's API)
 
@@ -95,8 +95,7 @@ export const errors = {
 
 // ---------------------------------------------------------------- shadowCRUD
 
-interface FieldConfig { enabled: boolean; input: boolean; output: boolean; filters: boolean }
-export interface TypeConfig { enabled: boolean; query: boolean; mutation: boolean; disabledActions: string[]; fields: Map<string, FieldConfig> }
+export type { AuthCheck, TypeConfig };
 
 export interface FieldExtension {
   isEnabled(): boolean;
@@ -343,7 +342,6 @@ export function checkResolvers(schema: GraphQLSchema, resolvers: Resolvers): voi
   }
 }
 
-export type AuthCheck = (ctx: GqlContext) => boolean;
 
 export const forbiddenError = () => new ApiError(403, 'ForbiddenError', 'Forbidden access', {});
 

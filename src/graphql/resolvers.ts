@@ -25,17 +25,11 @@ import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
 import type { SdlResult } from './sdl.ts';
-import type { AuthCheck } from './extension.ts';
+import type { AuthCheck, GqlContext } from './context.ts';
 import { crudRootPaths } from './shadow.ts';
 import { FILES } from '../../compiler/layout.ts';
 
-export interface GqlContext {
-  rest: RestContext;
-  caller: Caller;
-  task: Task;
-  /** Strapi's `context.state`: the authenticated user (users-permissions) and the caller's credentials. */
-  state: { user: { id: number } | null; auth: { strategy: { name: 'api-token' | 'users-permissions' }; credentials: Caller } };
-}
+export type { GqlContext };
 
 type Row = Record<string, unknown>;
 type Resolver = (source: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => unknown;

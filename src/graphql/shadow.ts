@@ -10,7 +10,7 @@ import type { Attribute, ContentType, Schema } from '../../compiler/schema.ts';
 import { ACTIONS } from '../auth/permissions.ts';
 import { log } from '../log.ts';
 import { componentTypeName, dynamicZoneUnion, enumTypeName, pluralQuery, singularQuery, typeName } from './names.ts';
-import type { TypeConfig } from './extension.ts';
+import type { TypeConfig } from './context.ts';
 
 interface Owner {
   T: string;

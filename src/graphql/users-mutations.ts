@@ -10,8 +10,7 @@ import type { Plugin } from '../plugins/types.ts';
 import type { Task } from '../task.ts';
 import { bodyText } from '../rest/reply.ts';
 import type { Args } from './plan.ts';
-import type { AuthCheck } from './extension.ts';
-import type { GqlContext } from './resolvers.ts';
+import type { AuthCheck, GqlContext } from './context.ts';
 
 type Resolver = (source: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => unknown;
 type Row = Record<string, unknown>;

@@ -1,0 +1,21 @@
+// Types the GraphQL modules share (resolvers, the extension service, Shadow CRUD, users-permissions
+// mutations): a leaf module, so that they depend on it rather than on each other.
+import type { RestContext } from '../rest/router.ts';
+import type { Caller } from '../auth/permissions.ts';
+import type { Task } from '../task.ts';
+
+/** What every resolver gets as its context. */
+export interface GqlContext {
+  rest: RestContext;
+  caller: Caller;
+  task: Task;
+  /** Strapi's `context.state`: the authenticated user (users-permissions) and the caller's credentials. */
+  state: { user: { id: number } | null; auth: { strategy: { name: 'api-token' | 'users-permissions' }; credentials: Caller } };
+}
+
+/** Whether a caller may run a field (the extension service's `auth` and `scope` of a resolver). */
+export type AuthCheck = (ctx: GqlContext) => boolean;
+
+export interface FieldConfig { enabled: boolean; input: boolean; output: boolean; filters: boolean }
+/** The extension service's shadow CRUD settings of one type. */
+export interface TypeConfig { enabled: boolean; query: boolean; mutation: boolean; disabledActions: string[]; fields: Map<string, FieldConfig> }
