@@ -25,6 +25,13 @@ export const COUNT_TRIGGERS = { insert: 'fastrapi_count_ins', update: 'fastrapi_
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * What makes a table counted, over pg_trigger rows `g`: its trigger is one of the four and enabled ALWAYS;
+ * a table is counted when ARMED_TRIGGERS of its triggers pass (the reads' check and the CLI's alike).
+ */
+const armedTrigger = (g: string) => `${g}.tgname = any(array[${Object.values(COUNT_TRIGGERS).map(lit).join(', ')}]) and ${g}.tgenabled = 'A'`;
+const ARMED_TRIGGERS = Object.keys(COUNT_TRIGGERS).length;
 /** The table's oid, resolved where the statement is parsed (the same search path its rows are read by). */
 const rel = (table: string) => `${lit(q(table))}::regclass`;
 
@@ -109,8 +116,8 @@ function counterAdvice(ct: ContentType): CounterAdvice {
 /** Which of `tables` have all four triggers, enabled ALWAYS (what a read checks before using the counters). */
 export const COUNTED_TABLES_SQL = `select c.relname as table from pg_trigger g join pg_class c on c.oid = g.tgrelid
   where c.relnamespace = current_schema()::regnamespace and c.relname = any($1::text[])
-    and g.tgname = any(array[${Object.values(COUNT_TRIGGERS).map(lit).join(', ')}]) and g.tgenabled = 'A'
-  group by c.relname having count(*) = ${Object.keys(COUNT_TRIGGERS).length}`;
+    and ${armedTrigger('g')}
+  group by c.relname having count(*) = ${ARMED_TRIGGERS}`;
 
 /**
  * The exact row count of `table` for a status (null: either) and a locale (a parameter number; null: every
@@ -120,7 +127,7 @@ export function countedTotal(table: string, published: boolean | null, localePar
   const conds = [`rel = ${rel(table)}`];
   if (published !== null) conds.push(published ? 'published' : 'not published');
   if (localeParam !== null) conds.push(`locale = $${localeParam}::text`);
-  const armed = `(select count(*) from pg_catalog.pg_trigger where tgrelid = ${rel(table)} and tgname = any(array[${Object.values(COUNT_TRIGGERS).map(lit).join(', ')}]) and tgenabled = 'A') = ${Object.keys(COUNT_TRIGGERS).length}`;
+  const armed = `(select count(*) from pg_catalog.pg_trigger g where g.tgrelid = ${rel(table)} and ${armedTrigger('g')}) = ${ARMED_TRIGGERS}`;
   // CASE runs only the branch it takes: the rows are not counted when the counters answer.
   return `select case when ${armed} then (select coalesce(sum(n), 0)::bigint from ${COUNTS_TABLE} where ${conds.join(' and ')}) else (${fallback}) end`;
 }
