@@ -213,9 +213,9 @@ async function main(): Promise<number> {
   try {
     await seed(admin, opts.size, (m) => console.log(m));
     // Measured as a large deployment would run: with the indexes `npm run indexes` advises.
-    const models = loadModels(server.config.modelsDir, server.config.i18n);
-    await createIndexes(admin, advisedIndexes(models), (m) => console.log(`  ${m}`));
-    await installCounters(admin, advisedCounters(models), (m) => console.log(`  ${m}`));
+    const schema = loadModels(server.config.modelsDir, server.config.i18n);
+    await createIndexes(admin, advisedIndexes(schema), (m) => console.log(`  ${m}`));
+    await installCounters(admin, advisedCounters(schema), (m) => console.log(`  ${m}`));
     // Measure with the render cache warm, as a node that has been running for a while has it.
     if (server.config.api.rest.renderCache) {
       const t0 = Date.now();
@@ -223,7 +223,6 @@ async function main(): Promise<number> {
       console.log(`render cache filled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
     const pgVersion = (await admin<Array<{ v: string }>>`select current_setting('server_version') as v`)[0].v;
-    const schema = loadModels(server.config.modelsDir, server.config.i18n);
     // The server's view of which tables are large (filtered lists on them are planned with their values).
     const sizes = new TableSizes(admin, server.config.db.customPlanRows);
     await sizes.refresh();
