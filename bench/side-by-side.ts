@@ -43,8 +43,10 @@ const token = flag('token');
 // Strapi first), as the small-database goals are stated (requests per second, not latency).
 const load = flag('load') === undefined ? 0 : Number(flag('load'));
 const connections = Number(flag('connections') ?? 50);
+// --scenario REGEX: only the scenarios whose name matches.
+const only = flag('scenario') === undefined ? null : new RegExp(flag('scenario')!);
 if (!strapi || !fastrapi || !(size in SIZES || size === 'blog') || !(runs > 0) || !(warmup >= 0) || !(load >= 0)) {
-  console.error(`usage: npx tsx bench/side-by-side.ts --strapi URL --fastrapi URL [--size ${Object.keys(SIZES).join('|')}|blog] [--runs N] [--warmup N] [--token T] [--load S --connections N]`);
+  console.error(`usage: npx tsx bench/side-by-side.ts --strapi URL --fastrapi URL [--size ${Object.keys(SIZES).join('|')}|blog] [--runs N] [--warmup N] [--token T] [--load S --connections N] [--scenario REGEX]`);
   process.exit(2);
 }
 
@@ -122,8 +124,9 @@ function compare(s: ReadScenario | GraphqlScenario, a: Answer, b: Answer): strin
 
 // The blog's first article (as Strapi lists it) for the get-one reads of --size blog.
 const firstArticle = async () => JSON.parse((await send('strapi', { kind: 'read', name: 'first', route: 'articles', shape: 'list', query: 'pagination[pageSize]=1', expect: 'non-empty-list' })).body).data[0].documentId as string;
-const list = size === 'blog' ? blogScenarios(await firstArticle())
-  : scenarios(size).filter((s): s is ReadScenario | GraphqlScenario => (s.kind === 'read' || s.kind === 'graphql') && !s.cached);
+const list = (size === 'blog' ? blogScenarios(await firstArticle())
+  : scenarios(size).filter((s): s is ReadScenario | GraphqlScenario => (s.kind === 'read' || s.kind === 'graphql') && !s.cached))
+  .filter((s) => !only || only.test(s.name));
 const loadBefore = loadavg();
 console.error(`${list.length} scenarios, ${warmup} warm-ups + ${runs} requests per server each, one client, alternating`);
 const rows: string[] = [];
