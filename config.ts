@@ -257,6 +257,10 @@ export const ConfigSchema = Type.Object({
     depthLimit: Int(1, 1000),
     /** Largest pageSize/limit at any level (larger values are clamped). */
     amountLimit: Int(1, 100000),
+    /** The plugin's `defaultLimit`: a list's page size when the query gives none; null = api.rest.defaultLimit (within amountLimit). */
+    defaultLimit: Type.Union([Int(1, 100000), Type.Null()]),
+    /** The plugin's `maxLimit`: larger page sizes are clamped to it (within amountLimit); null = amountLimit. */
+    maxLimit: Type.Union([Int(1, 100000), Type.Null()]),
     /** Largest operation cost (fields × list sizes, aliases each counted; src/graphql/cost.ts) run; more → 400. */
     maxCost: Int(1),
     /** Most lexical tokens a GraphQL document may have (graphql's parse maxTokens); more → 400 while parsing. */
@@ -351,7 +355,7 @@ export const defaults: Config = {
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000, watchScanBytes: 8 * 1024 * 1024 },
   webhooks: { defaultHeaders: {}, timeout: 10_000, concurrency: 5, queueSize: 10_000 },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
+    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
@@ -460,6 +464,8 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['GRAPHQL_SHADOW_CRUD', 'graphql.shadowCRUD', 'bool'],
   ['GRAPHQL_DEPTH_LIMIT', 'graphql.depthLimit', 'int'],
   ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],
+  ['GRAPHQL_DEFAULT_LIMIT', 'graphql.defaultLimit', 'int'],
+  ['GRAPHQL_MAX_LIMIT', 'graphql.maxLimit', 'int'],
   ['GRAPHQL_MAX_COST', 'graphql.maxCost', 'int'],
   ['GRAPHQL_MAX_TOKENS', 'graphql.maxTokens', 'int'],
   ['GRAPHQL_MAX_SELECTIONS', 'graphql.maxSelections', 'int'],
@@ -532,15 +538,34 @@ function databaseFromEnv(env: Record<string, string | undefined>): { url: string
   return { url: u.toString(), from: 'DATABASE_HOST' };
 }
 
-/** Builds the configuration: defaults ← overrides (tests) ← environment ← argv flags; throws ConfigError. */
+/**
+ * Where the models are and whether the project's code (and configuration files) may run, by the same
+ * precedence as loadConfig: what must be known before the project's files can be read.
+ */
+export function projectLocation(env: Record<string, string | undefined>, argv: string[], overrides: DeepPartial<Config> = {}): { modelsDir: string; projectCode: boolean } {
+  let modelsDir = overrides.modelsDir ?? defaults.modelsDir;
+  let projectCode = overrides.projectCode ?? defaults.projectCode;
+  if (env.MODELS_DIR) modelsDir = env.MODELS_DIR;
+  if (env.PROJECT_CODE) projectCode = parseEnvValue('PROJECT_CODE', env.PROJECT_CODE, 'bool') as boolean;
+  const i = argv.lastIndexOf('--models');
+  if (i >= 0 && argv[i + 1]) modelsDir = argv[i + 1];
+  return { modelsDir: resolve(modelsDir), projectCode };
+}
+
+/**
+ * Builds the configuration: defaults ← the project's config files (src/project/config-files.ts) ←
+ * overrides (tests) ← environment ← argv flags; throws ConfigError.
+ */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   argv: string[] = process.argv.slice(2),
   overrides: DeepPartial<Config> = {},
+  project: DeepPartial<Config> = {},
 ): Config {
   // A CORS origin function cannot be cloned nor validated as data: set it aside and put it back after.
   let originFn: CorsOriginFn | null = typeof defaults.http.cors.origin === 'function' ? defaults.http.cors.origin : null;
   const cfg = structuredClone(cloneableConfig(defaults)) as unknown as Record<string, unknown>;
+  merge(cfg, structuredClone(project) as Record<string, unknown>);
   const overrideOrigin = overrides.http?.cors?.origin;
   if (typeof overrideOrigin === 'function') {
     originFn = overrideOrigin as CorsOriginFn;

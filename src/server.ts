@@ -1,6 +1,8 @@
 // Starts and stops a whole node: configuration, models, database (embedded or DATABASE_URL),
 // schema sync, worker pool and HTTP front end. Used by src/main.ts and by the tests.
-import { loadConfig, type Config, type DeepPartial } from '../config.ts';
+import type { Config, DeepPartial } from '../config.ts';
+import { loadServerConfig } from './project/config-files.ts';
+import { storedLocales } from './i18n/locales.ts';
 import { checkProject } from './project/runtime.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
@@ -13,6 +15,7 @@ import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
 import { startFront, type Front } from './http/front.ts';
 import { log, setLogLevel } from './log.ts';
+import { relative } from 'node:path';
 import type { Gauge } from './http/metrics.ts';
 
 /**
@@ -42,8 +45,12 @@ export interface Server {
 }
 
 export async function startServer(opts: { env?: Record<string, string | undefined>; argv?: string[]; overrides?: DeepPartial<Config> } = {}): Promise<Server> {
-  const config = loadConfig(opts.env ?? process.env, opts.argv ?? [], opts.overrides ?? {});
+  const { config, project } = await loadServerConfig(opts.env ?? process.env, opts.argv ?? [], opts.overrides ?? {});
   setLogLevel(config.logLevel);
+  if (project) {
+    log.info('read the project\'s configuration', { files: project.files.map((f) => relative(config.modelsDir, f)), ...(project.fromEnvFile.length ? { env: project.fromEnvFile } : {}) });
+    if (project.ignored.length) log.warn('the project\'s configuration sets what this server does not use', { keys: project.ignored });
+  }
   applyDbConfig(config.db);
   const schema = loadModels(config.modelsDir, config.i18n);
   // A project file that throws while loading, or a route naming what does not exist, stops the start here.
@@ -69,6 +76,19 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     }
     const admin = connect(databaseUrl, 1, { jit: config.db.jit });
     try {
+      // Strapi's i18n keeps its locales in the database (its admin adds them): without LOCALES, they are those.
+      const env = opts.env ?? process.env;
+      if (!env.LOCALES && !opts.overrides?.i18n?.locales) {
+        const stored = await storedLocales(admin);
+        if (stored) {
+          const asked = env.DEFAULT_LOCALE || opts.overrides?.i18n?.defaultLocale;
+          const dflt = [asked, stored.defaultLocale].find((c) => c && stored.codes.includes(c)) ?? stored.codes[0];
+          config.i18n = { locales: stored.codes, defaultLocale: dflt };
+          schema.locales = stored.codes;
+          schema.defaultLocale = dflt;
+          log.info('locales from i18n_locale', { locales: stored.codes, defaultLocale: dflt });
+        }
+      }
       await syncSchema(admin, schema, config.db.allowDestructive);
       await bootstrapUsersPermissions(admin);
       // Read statements name the counters' table: without it (a role that may not create it) they count rows.

@@ -3,7 +3,7 @@
 // missing ones (src/db/indexes.ts: concurrently, one at a time; an invalid one left by an interrupted
 // build is built again) and analyzes their tables. Row counters (compiler/counts.ts) are advised and
 // installed the same way: triggers on each collection type's table that keep its exact row count.
-import { loadConfig } from '../../config.ts';
+import { loadServerConfig } from '../project/config-files.ts';
 import { loadModels } from '../models.ts';
 import { setLogLevel } from '../log.ts';
 import { advisedIndexes } from '../../compiler/indexes.ts';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     console.error('usage: npm run indexes [-- --apply]');
     process.exit(2);
   }
-  const config = loadConfig(process.env, []);
+  const { config } = await loadServerConfig(process.env, []);
   setLogLevel('warn');
   const schema = loadModels(config.modelsDir, config.i18n);
   const advice = advisedIndexes(schema);

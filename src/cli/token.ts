@@ -5,7 +5,7 @@
 // actions in strapi_api_token_permissions); the access key is printed once. `encrypted_key` stays null:
 // Strapi's admin then cannot show the key again, which it handles (it only decrypts a non-null one).
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../config.ts';
+import { loadServerConfig } from '../project/config-files.ts';
 import { loadModels } from '../models.ts';
 import { openDatabase } from './database.ts';
 import { syncSchema } from '../db/schema-sync.ts';
@@ -46,7 +46,7 @@ function knownActions(schema: Schema): Set<string> {
 
 async function main(): Promise<void> {
   if (!['create', 'list', 'revoke'].includes(command ?? '')) usage();
-  const config = loadConfig(process.env, []);
+  const { config } = await loadServerConfig(process.env, []);
   setLogLevel('warn');
   const schema = loadModels(config.modelsDir, config.i18n);
   const db = await openDatabase(config);

@@ -18,6 +18,7 @@ import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
+import { graphqlLimits } from './context.ts';
 
 
 const CSRF_MESSAGE = "This operation has been blocked as a potential Cross-Site Request Forgery (CSRF). Please either specify a 'content-type' header (with a type that is not one of application/x-www-form-urlencoded, multipart/form-data, text/plain) or provide a non-empty value for one of the following headers: x-apollo-operation-name, apollo-require-preflight\n";
@@ -113,7 +114,7 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
     maxTokens: gc.maxTokens,
     maxSelections: gc.maxSelections,
     maxResponseSize: config.http.maxResponseSize,
-    cost: { defaultList: Math.min(config.api.rest.defaultLimit, gc.amountLimit), maxList: gc.amountLimit },
+    cost: graphqlLimits(config),
     introspection: gc.introspection ?? config.env !== 'production',
     cacheSize: Math.max(100, Math.min(config.api.rest.planCacheSize, 5000)),
     cacheBytes: GRAPHQL_CACHE_BYTES,

@@ -11,6 +11,7 @@ import { planFor, responseTooLarge } from '../../compiler/index.ts';
 import { StatementCache } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
+import { graphqlLimits } from './context.ts';
 import { readStatement } from '../db/connect.ts';
 import { readerFor } from '../rest/read.ts';
 import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
@@ -165,10 +166,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     schema: readSchema, shape: config.graphql.shape,
     nameOf: (ct) => (ct === files ? 'UploadFile' : ct.builtin?.graphqlName ?? typeName(ct)),
   };
-  const amount = config.graphql.amountLimit;
-  const limits: ReadLimits = {
-    defaultLimit: Math.min(config.api.rest.defaultLimit, amount), maxLimit: amount, withCount: false, maxPopulateDepth: 1000,
-  };
+  const { defaultList, maxList } = graphqlLimits(config);
+  const limits: ReadLimits = { defaultLimit: defaultList, maxLimit: maxList, withCount: false, maxPopulateDepth: 1000 };
   const sqlCache = new StatementCache<CompiledRead>(config.api.rest.planCacheSize, config.api.rest.preparedPages);
 
   /** The permission each root field needs (checked by wrapResolvers, before middlewares and policies). */

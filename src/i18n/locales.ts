@@ -25,3 +25,17 @@ export async function localesJson(db: Sql): Promise<string> {
 export async function listLocales(db: Sql): Promise<Locale[]> {
   return JSON.parse(await localesJson(db)) as Locale[];
 }
+
+/**
+ * The locale codes Strapi's admin keeps (`i18n_locale`, in creation order) and its default locale, or
+ * null on a database without them (a new one, before schema sync adds the configured locales).
+ */
+export async function storedLocales(db: Sql): Promise<{ codes: string[]; defaultLocale: string | null } | null> {
+  const [t] = await db.unsafe<Array<{ has: boolean }>>(`select to_regclass('public.i18n_locale') is not null and to_regclass('public.${CORE_STORE.table}') is not null as has`);
+  if (!t?.has) return null;
+  const rows = await db.unsafe<Array<{ code: string | null; dflt: string | null }>>(
+    `select l.code, (select s.value::json #>> '{}' from ${CORE_STORE.table} s where s.key = '${CORE_STORE.i18nDefaultLocale}' order by s.id limit 1) as dflt
+     from i18n_locale l where l.code is not null and l.code <> '' order by l.id`);
+  if (!rows.length) return null;
+  return { codes: [...new Set(rows.map((r) => r.code!))], defaultLocale: rows[0].dflt };
+}

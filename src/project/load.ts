@@ -113,7 +113,7 @@ function importDefault(mod: unknown): unknown {
   return m && (m.__esModule || (typeof m === 'object' && Object.prototype.toString.call(m) === '[object Module]')) && m.default !== undefined ? m.default : mod;
 }
 
-async function loadFile(file: string, src: string): Promise<LoadedFile> {
+export async function loadFile(file: string, src: string): Promise<LoadedFile> {
   const ext = extname(file);
   try {
     let mod: unknown;
@@ -130,6 +130,12 @@ async function loadFile(file: string, src: string): Promise<LoadedFile> {
   } catch (e) {
     throw new ProjectLoadError(`${relative(dirname(src), file)}: ${(e as Error)?.stack ?? String(e)}`);
   }
+}
+
+/** What loadFile needs first: `@strapi/strapi` and `@strapi/utils` resolved to this server's. */
+export function installProjectModules(): void {
+  installModules();
+  hookRequire();
 }
 
 /**

@@ -1,0 +1,133 @@
+// A Strapi project's configuration (test/fixtures/project-config): its `.env` and `config/*` files read as
+// Strapi reads them (function and object forms, config/env/<NODE_ENV> merged over), mapped onto this
+// server's settings under the environment; what has no meaning here named, never fatal; and the locales
+// of `i18n_locale` used when none are configured.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { readProjectConfig } from '../src/project/config-files.ts';
+import { startTestServer, createTestDatabase, TOKEN, type TestServer } from './helpers.ts';
+
+const PROJECT = fileURLToPath(new URL('./fixtures/project-config', import.meta.url));
+
+describe('the project\'s config files, read', () => {
+  test('each file mapped; .env fills what the environment lacks; unknown keys named', async () => {
+    const env: Record<string, string | undefined> = { NOTES_PAGE: '4' };
+    const p = await readProjectConfig(PROJECT, env);
+    assert.ok(p);
+    // .env: the variable already set stays; the others are added.
+    assert.equal(env.NOTES_PAGE, '4');
+    assert.equal(env.HOOK_SECRET, 's3cret');
+    assert.deepEqual(p.fromEnvFile.sort(), ['API_TOKEN_SALT', 'HOOK_SECRET']);
+    assert.deepEqual(p.overrides.api, { rest: { defaultLimit: 4, maxLimit: 5, withCount: true } });
+    assert.equal(p.overrides.auth?.apiTokenSalt, 'salt-from-the-project-env');
+    assert.equal(p.overrides.auth?.jwtSecret, 'a-project-jwt-secret-0123456789');
+    assert.equal(p.overrides.auth?.jwtExpiresIn, '7d');
+    assert.deepEqual(p.overrides.webhooks, { defaultHeaders: { 'X-Hook-Secret': 's3cret' } });
+    assert.equal(p.overrides.host, '0.0.0.0');
+    assert.equal(p.overrides.port, 1337);
+    assert.deepEqual(p.overrides.graphql, { shape: 'v5', defaultLimit: 10, endpoint: '/gql', shadowCRUD: true, depthLimit: 4, maxLimit: 7, introspection: false });
+    assert.equal(p.overrides.http?.cors?.enabled, true);
+    assert.deepEqual(p.overrides.http?.cors?.origin, ['https://site.example', 'https://admin.example']);
+    assert.deepEqual(p.overrides.http?.cors?.headers, ['Content-Type', 'Authorization', 'X-Custom']);
+    // strapi::security is not in the project's list: Strapi sends none of its headers.
+    assert.equal(p.overrides.http?.security?.enabled, false);
+    assert.equal(p.overrides.http?.maxBodySize, 2048);
+    assert.equal(p.overrides.databaseUrl, undefined);
+    assert.deepEqual(p.ignored.sort(), [
+      'config/api: prefix',
+      'config/database: client sqlite (this server needs PostgreSQL: DATABASE_URL)',
+      'config/plugins: seo',
+    ]);
+  });
+
+  test('config/env/<NODE_ENV>/ merged over config/', async () => {
+    const p = await readProjectConfig(PROJECT, { NODE_ENV: 'production' });
+    assert.deepEqual(p?.overrides.api, { rest: { defaultLimit: 3, maxLimit: 4, withCount: true } });
+  });
+
+  test('a models folder without config/ has none', async () => {
+    assert.equal(await readProjectConfig(fileURLToPath(new URL('./fixtures/project-code', import.meta.url)), {}), null);
+  });
+
+  test('a PostgreSQL connection of config/database becomes the database', async () => {
+    const { mkdtempSync, cpSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-config-'));
+    cpSync(PROJECT, dir, { recursive: true });
+    writeFileSync(join(dir, 'config', 'database.js'), `module.exports = ({ env }) => ({ connection: { client: 'postgres', connection: {
+      host: env('DATABASE_HOST', 'db.example'), port: env.int('DATABASE_PORT', 5433), database: env('DATABASE_NAME', 'cms'),
+      user: env('DATABASE_USERNAME', 'strapi'), password: env('DATABASE_PASSWORD', 'p@ss'), ssl: env.bool('DATABASE_SSL', false) } } });`);
+    const p = await readProjectConfig(dir, {});
+    assert.equal(p?.overrides.databaseUrl, 'postgres://strapi:p%40ss@db.example:5433/cms');
+  });
+});
+
+describe('a server on the project', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ modelsDir: PROJECT });
+    for (let i = 1; i <= 9; i++) assert.equal((await s.fetchJson('POST', '/api/notes', { data: { title: `n${i}` } }, TOKEN)).status, 201);
+  });
+  after(async () => { await s?.stop(); });
+
+  test('the environment still wins over the files (PORT, HOST of the test)', () => {
+    assert.equal(s.server.config.host, '127.0.0.1');
+    assert.notEqual(s.server.config.port, 1337);
+    assert.equal(s.server.config.auth.apiTokenSalt, 'salt-from-the-project-env');
+    assert.deepEqual(s.server.config.webhooks.defaultHeaders, { 'X-Hook-Secret': 's3cret' });
+  });
+
+  test('REST pages as config/api says', async () => {
+    const r = await s.fetchJson('GET', '/api/notes');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.length, 3);
+    assert.deepEqual(r.body.meta.pagination, { page: 1, pageSize: 3, pageCount: 3, total: 9 });
+    const big = await s.fetchJson('GET', '/api/notes?pagination[pageSize]=50');
+    assert.equal(big.body.data.length, 5);
+  });
+
+  test('GraphQL at the project\'s endpoint, flat shape, its page sizes, no introspection', async () => {
+    const q = (query: string) => s.fetchJson('POST', '/gql', { query });
+    const r = await q('{ notes { documentId title } }');
+    assert.equal(r.status, 200, r.text);
+    // The plugin's default page of 10, clamped to its maxLimit of 7 (as @strapi/utils' pagination).
+    assert.equal(r.body.data.notes.length, 7);
+    assert.equal((await q('{ notes(pagination: { pageSize: 2 }) { title } }')).body.data.notes.length, 2);
+    assert.equal((await q('{ notes(pagination: { pageSize: 100 }) { title } }')).body.data.notes.length, 7);
+    const intro = await q('{ __schema { types { name } } }');
+    assert.match(JSON.stringify(intro.body.errors), /introspection is not allowed/);
+    assert.equal((await s.fetchJson('POST', '/graphql', { query: '{ notes { title } }' })).status, 404);
+  });
+
+  test('CORS from strapi::cors, the body limit from strapi::body', async () => {
+    const pre = (origin: string) => s.fetchJson('OPTIONS', '/api/notes', undefined, null, { origin, 'access-control-request-method': 'GET' });
+    const ok = await pre('https://admin.example');
+    assert.equal(ok.headers['access-control-allow-origin'], 'https://admin.example');
+    assert.match(ok.headers['access-control-allow-headers'] ?? '', /X-Custom/);
+    assert.equal((await pre('https://evil.example')).headers['access-control-allow-origin'], undefined);
+    const big = await s.fetchJson('POST', '/api/notes', { data: { title: 'x'.repeat(3000) } }, TOKEN);
+    assert.equal(big.status, 413);
+  });
+});
+
+describe('locales from i18n_locale', () => {
+  test('without LOCALES the database\'s locales and default are used', async () => {
+    const db = await createTestDatabase();
+    const first = await startTestServer({ db, modelsDir: PROJECT, env: { LOCALES: 'en,de,it', DEFAULT_LOCALE: 'de' } });
+    await first.stop({ keepData: true });
+    const s = await startTestServer({ db, modelsDir: PROJECT });
+    try {
+      assert.deepEqual(s.server.config.i18n, { locales: ['de', 'en', 'it'], defaultLocale: 'de' });
+      const made = await s.fetchJson('POST', '/api/notes', { data: { title: 'hallo' } }, TOKEN);
+      assert.equal(made.status, 201);
+      assert.equal(made.body.data.locale, 'de');
+      assert.equal((await s.fetchJson('POST', '/api/notes?locale=it', { data: { title: 'ciao' } }, TOKEN)).status, 201);
+      // fr is only in this server's default list: not a locale of this database.
+      const fr = await s.fetchJson('POST', '/api/notes?locale=fr', { data: { title: 'salut' } }, TOKEN);
+      assert.equal(fr.status, 400);
+      assert.equal(fr.body.error.message, 'This locale doesn\'t exist: fr');
+    } finally { await s.stop(); }
+  });
+});
