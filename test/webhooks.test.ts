@@ -7,12 +7,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { masked, receiver, runOps, OPS, type Call } from './webhooks-ops.ts';
+import { docsProject, runDocsOps } from './webhooks-docs-ops.ts';
 
 const PROJECT = fileURLToPath(new URL('./fixtures/strapi/project', import.meta.url));
+const DOCS_RECORDED = JSON.parse(readFileSync(new URL('./fixtures/webhooks/docs-5.54.json', import.meta.url), 'utf8')) as Array<{ name: string; deliveries: Array<{ event: string; body: any }> }>;
 const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/webhooks/strapi-5.54.json', import.meta.url), 'utf8')) as Array<{ name: string; deliveries: any[] }>;
 const ALL_EVENTS = ['entry.create', 'entry.update', 'entry.delete', 'entry.publish', 'entry.unpublish', 'entry.draft-discard', 'media.create', 'media.update', 'media.delete'];
-/** Ops whose calls this server does not send yet (users-permissions users go through Strapi's document service there). */
-const NOT_YET = new Set(['register a users-permissions user', 'update the user']);
+/** Ops whose calls this server does not send yet. */
+const NOT_YET = new Set<string>();
+const USERS = JSON.parse(readFileSync(new URL('./fixtures/webhooks/users-5.54.json', import.meta.url), 'utf8')) as { steps: Array<{ name: string; deliveries: Array<{ event: string; body: any }> }> };
 
 let s: TestServer;
 before(async () => {
@@ -61,6 +64,46 @@ test('every write sends what Strapi 5.54 sent for it: events, headers and entrie
     }
     assert.deepEqual(differ, []);
   } finally { await r.close(); }
+});
+
+test('a user\'s account flows send entry.update with the user and its role, as Strapi 5.54 (register, forgot, change and reset password)', async () => {
+  const r = await receiver();
+  try {
+    await hooks([{ name: 'all', url: `http://127.0.0.1:${r.port}/all`, events: ALL_EVENTS }]);
+    const wait = async (n: number) => { for (let i = 0; i < 200 && r.got.length < n; i++) await sleep(20); await sleep(100); };
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'wh1', email: 'wh1@example.test', password: 'wh1-pass-1' }, null);
+    assert.equal(reg.status, 200, reg.text);
+    await wait(1);
+    assert.equal((await s.fetchJson('POST', '/api/auth/forgot-password', { email: 'wh1@example.test' }, null)).status, 200);
+    await wait(2);
+    const changed = await s.fetchJson('POST', '/api/auth/change-password', { currentPassword: 'wh1-pass-1', password: 'wh1-pass-2', passwordConfirmation: 'wh1-pass-2' }, reg.body.jwt);
+    assert.equal(changed.status, 200, changed.text);
+    await wait(3);
+    const [{ code }] = await s.sql()<Array<{ code: string }>>`select reset_password_token as code from up_users where username = 'wh1'`;
+    assert.equal((await s.fetchJson('POST', '/api/auth/reset-password', { code, password: 'wh1-pass-3', passwordConfirmation: 'wh1-pass-3' }, null)).status, 200);
+    await wait(4);
+    const body = (b: any) => masked({ path: '', method: '', headers: {}, body: b });
+    assert.deepEqual(r.got.map((d) => [d.headers['x-strapi-event'], body(d.body)]), USERS.steps.flatMap((st) => st.deliveries.map((d) => [d.event, body(d.body)])));
+    // A user's delete sends nothing (Strapi's user service deletes without an event).
+    const id = reg.body.user.id;
+    assert.equal((await s.fetchJson('DELETE', `/api/users/${id}`, undefined, TOKEN)).status, 200);
+    await sleep(300);
+    assert.equal(r.got.length, 4);
+  } finally { await r.close(); }
+});
+
+test('the document service\'s unpublish, publish and discardDraft in project code send what Strapi 5.54 sent', async () => {
+  const r = await receiver();
+  const d = await startTestServer({ modelsDir: docsProject(), env: { PERMISSIONS_CACHE_TTL: '300' } });
+  try {
+    await d.sql().unsafe('insert into strapi_webhooks (name, url, headers, events, enabled) values ($1, $2, $3, $4, true)',
+      ['all', `http://127.0.0.1:${r.port}/all`, '{}', JSON.stringify(ALL_EVENTS)] as never[]);
+    const ran = await runDocsOps(callOf(d), r.got, 400);
+    const body = (b: any) => key(masked({ path: '', method: '', headers: {}, body: b }));
+    const mine = ran.map((o) => ({ name: o.name, got: o.deliveries.map((x) => `${x.headers['x-strapi-event']} ${body(x.body)}`).sort() }));
+    const theirs = DOCS_RECORDED.map((o) => ({ name: o.name, got: o.deliveries.map((x) => `${x.event} ${body(x.body)}`).sort() }));
+    assert.deepEqual(mine, theirs);
+  } finally { await d.stop(); await r.close(); }
 });
 
 test('a webhook row changed in the database is used within PERMISSIONS_CACHE_TTL', async () => {

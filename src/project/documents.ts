@@ -254,7 +254,7 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
         const from = await orNull(findOne(ctx, ct, q, documentId).then((r) => parsed(r).data as Record<string, unknown>));
         if (!from) continue;
         const body = entryBody(ctx.schema, ct, from, true);
-        await updateDocument(ctx, ct, { ...task('discardDraft', { ...at, data: body }), query: documentQuery(uid, 'discardDraft', { ...at, status: 'draft' }) }, documentId);
+        await updateDocument(ctx, ct, { ...task('discardDraft', { ...at, data: body }), query: documentQuery(uid, 'discardDraft', { ...at, status: 'draft' }) }, documentId, 'entry.draft-discard');
         const e = await one({ ...rest, ...at, status: 'draft' }, 'discardDraft', documentId);
         if (e !== null) entriesOut.push(e);
       }

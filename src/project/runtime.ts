@@ -132,6 +132,9 @@ export class ProjectRuntime {
     this.index = code.index && relative(dirname(code.src), code.index);
     this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
     this.strapi = new ProjectStrapi(deps, code);
+    // Strapi makes `strapi` a global: project code calls it without receiving it (controllers, services,
+    // lifecycles). One per thread, as each worker runs its own runtime.
+    (globalThis as { strapi?: unknown }).strapi = this.strapi.api;
     this.users = new UsersQuery(schema, deps.config);
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);

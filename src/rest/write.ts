@@ -156,17 +156,17 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
   return findOne(ctx, ct, task.query, documentId, 201);
 }
 
-export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string): Promise<Reply> {
+export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
   const data = parseBody(task);
   const p = writeParams(ctx, ct, task);
   let found = true;
-  await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId); }, documentId);
+  await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
   if (!found) throw notFound();
   return findOne(ctx, ct, task.query, documentId, 200);
 }
 
 /** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
-async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string): Promise<boolean> {
+async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<boolean> {
   const rows = await w.documentRows(documentId);
   if (!rows.length) return false;
   const mine = rows.filter((r) => r.locale === p.locale);
@@ -188,7 +188,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   await w.updateRow(draft, n);
   await w.relations(draft, n, documentId, false);
   await w.syncShared(documentId, p.locale, n);
-  w.events.push({ event: 'entry.update', documentId, locale: p.locale, published: draft.published });
+  w.events.push({ event, documentId, locale: p.locale, published: draft.published });
   if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
   return true;
 }
@@ -275,8 +275,15 @@ export async function publishDocument(ctx: WriteContext, ct: ContentType, docume
  */
 export async function unpublishDocument(ctx: WriteContext, ct: ContentType, documentId: string, locales: Locales): Promise<number[]> {
   let gone: number[] = [];
+  // Asked before the transaction (it may read the webhooks on another connection of the pool).
+  const hooked = ctx.webhooks ? await ctx.webhooks.wants('entry.unpublish') : false;
   await transaction(ctx, ct, async (w) => {
-    gone = (await w.documentRows(documentId)).filter((r) => r.published).filter(inLocales(locales)).map((r) => r.id);
+    const rows = (await w.documentRows(documentId)).filter((r) => r.published).filter(inLocales(locales));
+    gone = rows.map((r) => r.id);
+    // Strapi's entry.unpublish: each removed version's own fields, as a delete's.
+    if (hooked && ctx.webhooks) {
+      for (const r of rows) w.events.push({ event: 'entry.unpublish', documentId, locale: r.locale, published: true, entry: await ctx.webhooks.deletedEntry((t, p) => w.run(t, p), ct, documentId, r.locale, true) });
+    }
     await w.removeRows(ct, gone);
   }, documentId);
   return gone;

@@ -3,6 +3,7 @@
 // response cache's notification (src/cache/invalidation.ts), sent before the answer too.
 import type { RestContext } from '../rest/router.ts';
 import { UP } from '../auth/tables.ts';
+import { userJson } from './user-json.ts';
 
 /** Tables a user write changes (the blocked flag, the role link). */
 export const USER_TABLES = [UP.users, UP.userRole.table];
@@ -13,4 +14,9 @@ export async function announce(ctx: RestContext, tables: string[]): Promise<void
   // Without a change feed (no response cache, no replicas) only this thread hears it; the TTL covers the rest.
   ctx.auth.changed(tables);
   await ctx.onWrite?.(tables);
+}
+
+/** A committed user write told to the webhooks (read again in the background, with the user's role). */
+export function userWritten(ctx: RestContext, event: 'entry.create' | 'entry.update', id: number): void {
+  ctx.webhooks?.user(event, () => userJson(ctx.db, id, true));
 }

@@ -25,6 +25,7 @@ import { objectBody } from './validate.ts';
 import * as account from './account.ts';
 import { createUser, deleteUser, updateUser } from './users-crud.ts';
 import { lockIdentities } from './identity-lock.ts';
+import { userWritten } from './announce.ts';
 import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, updateRole } from './roles.ts';
 
 const L = UP.userRole;
@@ -101,6 +102,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
       return Number(rows[0].id);
     });
     ctx.count(2);
+    userWritten(ctx, 'entry.create', id);
     const user = await userJson(ctx.db, id);
     ctx.count(1);
     // With email confirmation on, Strapi answers the user without a JWT and mails the confirmation link.

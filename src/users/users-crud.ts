@@ -15,7 +15,7 @@ import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, validationError, type Body } from './validate.ts';
 import { lockIdentities } from './identity-lock.ts';
-import { announce, USER_TABLES } from './announce.ts';
+import { announce, userWritten, USER_TABLES } from './announce.ts';
 
 const L = UP.userRole;
 const NOW = `date_trunc('milliseconds', now())`;
@@ -149,6 +149,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   });
   ctx.count(3);
   await announce(ctx, USER_TABLES);
+  userWritten(ctx, 'entry.create', id);
   return { status: 201, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
 }
 
@@ -181,11 +182,13 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
     ctx.count(await lockIdentities(tx, [b.username, b.email]));
     await check(tx);
     const sets = cols.map(([c], i) => `${c} = $${i + 2}`);
-    await tx.unsafe(`update ${UP.users} set ${[...sets, `updated_at = ${NOW}`].join(', ')} where id = $1`, [id, ...cols.map(([, x]) => x)] as never[]);
+    // Strapi's user service stamps publishedAt again on every edit (a type without draft & publish).
+    await tx.unsafe(`update ${UP.users} set ${[...sets, `updated_at = ${NOW}`, `published_at = ${NOW}`].join(', ')} where id = $1`, [id, ...cols.map(([, x]) => x)] as never[]);
     if (role !== null) await setRole(tx, id, role);
   });
   ctx.count(2);
   await announce(ctx, USER_TABLES);
+  userWritten(ctx, 'entry.update', id);
   return { status: 200, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
 }
 

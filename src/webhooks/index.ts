@@ -15,7 +15,7 @@ import type { ContentType, Schema } from '../../compiler/schema.ts';
 import type { Db } from '../db/connect.ts';
 import { log } from '../log.ts';
 
-export type EntryEventName = 'entry.create' | 'entry.update' | 'entry.publish' | 'entry.delete';
+export type EntryEventName = 'entry.create' | 'entry.update' | 'entry.publish' | 'entry.delete' | 'entry.unpublish' | 'entry.draft-discard';
 export type MediaEventName = 'media.create' | 'media.update' | 'media.delete';
 
 /** What a write did to one version row, recorded in its transaction. */
@@ -93,6 +93,20 @@ export class Webhooks {
   written(ct: ContentType, events: EntryEvent[]): void {
     if (!events.length || this.closed) return;
     this.entries(ct, events).catch((e: unknown) => log.warn('could not prepare webhooks', { uid: ct.uid, error: String(e) }));
+  }
+
+  /**
+   * A users-permissions user created or edited (register, the users API, a password or token change, an
+   * email confirmation): Strapi 5.54's user service sends `entry.create`/`entry.update` of model `user`
+   * with its role for each, and nothing for a delete. `read` gives the user's JSON after the commit.
+   */
+  user(event: 'entry.create' | 'entry.update', read: () => Promise<string | null>): void {
+    if (this.closed) return;
+    this.list().then(async (hooks) => {
+      if (!hooks.some((h) => h.events.includes(event))) return;
+      const text = await read();
+      if (text !== null) this.enqueue(hooks, event, { model: 'user', uid: 'plugin::users-permissions.user', entry: JSON.parse(text) });
+    }).catch((e: unknown) => log.warn('could not prepare webhooks', { event, uid: 'plugin::users-permissions.user', error: String(e) }));
   }
 
   /** Files the upload plugin created, updated or deleted (its answer's file objects). */
