@@ -25,6 +25,8 @@ import { UP } from './auth/tables.ts';
 import { FILES } from '../compiler/layout.ts';
 import { startProject, type ProjectRuntime } from './project/runtime.ts';
 import { Webhooks } from './webhooks/index.ts';
+import { Lifecycles, loadLifecycles } from './project/lifecycles.ts';
+import { strapiModel } from './project/strapi.ts';
 
 /** What a worker tells /metrics about itself. */
 export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats; cancelledReads: number }
@@ -76,11 +78,19 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const onWrite = (tables: string[]) => invalidator.written(tables);
   // Webhooks are sent by the thread that wrote (so once per write across nodes), after its commit.
   const webhooks = new Webhooks(db, compiler, schema, config);
+  // The project's lifecycle hooks, called in the transactions of this thread's writes.
+  const lifecycles = new Lifecycles((uid) => {
+    const ct = schema.contentTypes.get(uid)!;
+    return { ...strapiModel(ct), singularName: ct.singularName, tableName: ct.table };
+  });
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;
-  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, reader, primaryReads, customReads }))
-    .then((p) => { project = p; });
+  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles, reader, primaryReads, customReads }))
+    .then(async (p) => {
+      if (config.projectCode) await loadLifecycles(config.modelsDir, lifecycles);
+      project = p;
+    });
   projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
   return {
     db,
@@ -93,7 +103,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, reader, primaryReads, customReads, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles, reader, primaryReads, customReads, signal: task.signal };
       let reply: Reply;
       let key: string | null = null;
       let since = 0;
@@ -111,6 +121,8 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
           since = cache.begin();
           ctx.reads = new Set();
         }
+        const closed = plugin ? null : lifecycles.closedPath(schema, task.path);
+        if (closed) throw closed;
         reply = routed ? await project!.handle(ctx, task, caller, routed) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
         if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
       } catch (e) {

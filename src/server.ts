@@ -3,6 +3,7 @@
 import type { Config, DeepPartial } from '../config.ts';
 import { loadServerConfig } from './project/config-files.ts';
 import { storedLocales } from './i18n/locales.ts';
+import { Lifecycles, loadLifecycles } from './project/lifecycles.ts';
 import { checkProject } from './project/runtime.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
@@ -55,6 +56,12 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   const schema = loadModels(config.modelsDir, config.i18n);
   // A project file that throws while loading, or a route naming what does not exist, stops the start here.
   await checkProject(config, schema);
+  // Its lifecycles files too (each worker loads them again): one that cannot load stops the start here.
+  if (config.projectCode) {
+    const hooks = new Lifecycles(() => ({}));
+    await loadLifecycles(config.modelsDir, hooks);
+    for (const why of hooks.closedReasons()) log.warn(`${why}: every route of the content-type answers 501`);
+  }
   let embedded: EmbeddedDb | null = null;
   let pool: Pool | null = null;
   let front: Front | null = null;

@@ -44,5 +44,6 @@ export function toApiError(e: unknown): ApiError {
     return serviceUnavailable();
   }
   log.error('unhandled error', { error: String((e as Error)?.stack ?? e) });
-  return new ApiError(500, 'InternalServerError', 'Internal Server Error', {});
+  // Strapi's formatInternalError: an http-errors 500, whose envelope has no details.
+  return new ApiError(500, 'InternalServerError', 'Internal Server Error', null);
 }

@@ -172,7 +172,12 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   /** The permission each root field needs (checked by wrapResolvers, before middlewares and policies). */
   const authOf = new Map<string, AuthCheck>();
-  const can = (ct: ContentType, action: Action): AuthCheck => (ctx) => ctx.rest.auth.allows(ctx.caller, ct.uid, action);
+  const can = (ct: ContentType, action: Action): AuthCheck => (ctx) => {
+    // A type whose reads have lifecycle hooks is not served (src/project/lifecycles.ts).
+    const closed = ctx.rest.lifecycles?.closedError(ct);
+    if (closed) throw closed;
+    return ctx.rest.auth.allows(ctx.caller, ct.uid, action);
+  };
 
   interface ReadResult { data: unknown; total: number | null; pagination: Pagination }
   interface Plan { sql: CompiledRead; params: unknown[]; pagination: Pagination }

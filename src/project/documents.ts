@@ -152,9 +152,13 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
 export function documentService(ctx: RestContext, ct: ContentType): DocumentService {
   const uid = ct.uid;
   const entries = (v: unknown, p: Params) => asEntries(ctx.schema, ct, v, p.fields !== undefined);
-  const list = async (p: Params, method: string, extra: Params = {}) => parsed(await findMany(ctx, ct, documentQuery(uid, method, p, extra)));
-  const one = (p: Params, method: string, documentId?: string, extra: Params = {}) =>
-    orNull(findOne(ctx, ct, documentQuery(uid, method, p, extra), documentId).then((r) => entries(parsed(r).data, p)));
+  // A type whose reads have lifecycle hooks is read by nobody here (src/project/lifecycles.ts).
+  const open = () => { const e = ctx.lifecycles?.closedError(ct); if (e) throw e; };
+  const list = async (p: Params, method: string, extra: Params = {}) => { open(); return parsed(await findMany(ctx, ct, documentQuery(uid, method, p, extra))); };
+  const one = (p: Params, method: string, documentId?: string, extra: Params = {}) => {
+    open();
+    return orNull(findOne(ctx, ct, documentQuery(uid, method, p, extra), documentId).then((r) => entries(parsed(r).data, p)));
+  };
   const idOf = (p: Params, method: string): string => {
     if (typeof p?.documentId !== 'string') throw new TypeError(`strapi.documents('${uid}').${method}: documentId is required`);
     return p.documentId;

@@ -198,7 +198,7 @@ async function configMiddlewares(src: string): Promise<{ file: string; names: st
   return names.length ? { file, names } : null;
 }
 
-function lifecycleFiles(src: string): string[] {
+export function lifecycleFiles(src: string): string[] {
   const api = join(src, 'api');
   return (existsSync(api) ? readdirSync(api).sort() : []).flatMap((name) => {
     const cts = join(api, name, 'content-types');

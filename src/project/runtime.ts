@@ -439,6 +439,5 @@ export function startProject(config: Config, schema: Schema, base: () => RestCon
 export async function checkProject(config: Config, schema: Schema): Promise<void> {
   const p = await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
   if (p?.index) log.warn(`${p.index}: register() and bootstrap() are not run by this server`);
-  for (const f of p?.lifecycles ?? []) log.warn(`${f}: lifecycle hooks are not run by this server (its writes do not call them)`);
   for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
 }

@@ -39,7 +39,7 @@ function strapiAttribute(a: Attribute): Record<string, unknown> {
     case 'dynamiczone': return { type: 'dynamiczone', components: a.components };
   }
 }
-function strapiModel(m: ContentType | Component): Record<string, unknown> {
+export function strapiModel(m: ContentType | Component): Record<string, unknown> {
   const attributes = Object.fromEntries(m.attributes.map((a) => [a.name, strapiAttribute(a)]));
   if ('kind' in m) {
     return {

@@ -17,6 +17,8 @@ import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import type { Webhooks } from '../webhooks/index.ts';
+import type { Lifecycles } from '../project/lifecycles.ts';
+import { RowHooks, columnsOnly } from './write-hooks.ts';
 
 export interface WriteContext extends ReadContext {
   schema: Schema; config: Config; compiler: Compiler; db: Db;
@@ -28,6 +30,8 @@ export interface WriteContext extends ReadContext {
   onWrite?: (tables: string[]) => void | Promise<void>;
   /** Told each committed write's events (src/webhooks/): sent in the background, never awaited. */
   webhooks?: Webhooks;
+  /** The project's lifecycle hooks (src/project/lifecycles.ts), called in each write's transaction. */
+  lifecycles?: Lifecycles;
 }
 
 function parseBody(task: Task): Record<string, unknown> {
@@ -82,6 +86,7 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
       try {
         await ctx.db.begin(async (tx) => {
           const w = committed = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+          if (ctx.lifecycles?.active(ct.uid)) w.hooks = new RowHooks(ctx.lifecycles, ctx.compiler, ct, (t, p) => w.run(t, p));
           try {
             await fn(w);
             await w.refreshRenders();
@@ -130,17 +135,20 @@ const MAX_ATTEMPTS = 5;
  */
 async function createVersion(w: Writer, ct: ContentType, n: Normalized, documentId: string, p: WriteParams, previous: VersionRow[] = [], shareFrom?: number): Promise<void> {
   const published = !ct.draftAndPublish;
+  const afterCreate = w.hooks ? await w.hooks.beforeCreate(n, documentId, { locale: p.locale, published }) : null;
   const id = await w.insertRow(n, documentId, p.locale, published);
   if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
   const row = { id, locale: p.locale, published };
   await w.relations(row, n, documentId, true);
+  await afterCreate?.(id);
   w.events.push({ event: 'entry.create', documentId, locale: p.locale, published });
   if (ct.draftAndPublish && p.publish) await publish(w, row, previous, documentId);
 }
 
 /** The draft `row` published (its published version replaced), as Strapi's publish: one entry.publish. */
 async function publish(w: Writer, row: VersionRow, previous: VersionRow[], documentId: string): Promise<void> {
-  await w.publish(row, previous);
+  if (w.hooks) await w.hooks.publish(documentId, row, previous, () => w.publish(row, previous), (r, cols) => w.updateRow(r, columnsOnly(cols)));
+  else await w.publish(row, previous);
   w.events.push({ event: 'entry.publish', documentId, locale: row.locale, published: true });
 }
 
@@ -185,8 +193,10 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   }
   const n = validateBody(ctx, ct, false, p, data, await w.existingComponents(ct, draft.id));
   await w.check(n, documentId, p.locale);
+  const afterUpdate = w.hooks ? await w.hooks.beforeUpdate(n, documentId, draft) : null;
   await w.updateRow(draft, n);
   await w.relations(draft, n, documentId, false);
+  await afterUpdate?.();
   await w.syncShared(documentId, p.locale, n);
   w.events.push({ event, documentId, locale: p.locale, published: draft.published });
   if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
@@ -239,7 +249,9 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
     if (hooked && ctx.webhooks) {
       for (const r of gone) w.events.push({ event: 'entry.delete', documentId: doc, locale: r.locale, published: r.published, entry: await ctx.webhooks.deletedEntry((t, p) => w.run(t, p), ct, doc, r.locale, r.published) });
     }
+    const afterDelete = w.hooks ? await w.hooks.beforeDelete(doc, gone) : null;
     await w.removeRows(ct, gone.map((r) => r.id));
+    await afterDelete?.();
   }, documentId ?? '');
   return noContent();
 }
@@ -284,7 +296,9 @@ export async function unpublishDocument(ctx: WriteContext, ct: ContentType, docu
     if (hooked && ctx.webhooks) {
       for (const r of rows) w.events.push({ event: 'entry.unpublish', documentId, locale: r.locale, published: true, entry: await ctx.webhooks.deletedEntry((t, p) => w.run(t, p), ct, documentId, r.locale, true) });
     }
+    const afterDelete = w.hooks ? await w.hooks.beforeDelete(documentId, rows) : null;
     await w.removeRows(ct, gone);
+    await afterDelete?.();
   }, documentId);
   return gone;
 }
@@ -299,7 +313,10 @@ export async function dropUnpublishedDrafts(ctx: WriteContext, ct: ContentType, 
   await transaction(ctx, ct, async (w) => {
     const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
     published = rows.filter((r) => r.published).sort((a, b) => a.id - b.id).map((r) => r.locale);
-    await w.removeRows(ct, rows.filter((r) => !r.published && !published.includes(r.locale)).map((r) => r.id));
+    const drop = rows.filter((r) => !r.published && !published.includes(r.locale));
+    const afterDelete = w.hooks ? await w.hooks.beforeDelete(documentId, drop) : null;
+    await w.removeRows(ct, drop.map((r) => r.id));
+    await afterDelete?.();
   }, documentId);
   return published;
 }

@@ -2,6 +2,7 @@
 // their `_cmps` entries, media links and relation links, publishing (a draft copied onto a fresh
 // published row, as Strapi's publish) and removing rows with everything they own. SQL text comes from
 // compiler/write-sql.ts; this module decides what to run, in which order.
+import type { RowHooks } from './write-hooks.ts';
 import type { TransactionSql } from 'postgres';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
@@ -21,6 +22,8 @@ export class Writer {
   statements = 0;
   /** What this transaction did to version rows, for the webhooks sent once it committed (src/webhooks/). */
   readonly events: EntryEvent[] = [];
+  /** The project's lifecycle hooks on this type's writes (src/rest/write-hooks.ts), or null when it has none. */
+  hooks: RowHooks | null = null;
   private relationWriter: RelationWriter;
   private morphWriter: MorphWriter;
   /** Rows of the content-type this transaction wrote: their render-cache entries are renewed before commit. */
