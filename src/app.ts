@@ -77,7 +77,8 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
   const onWrite = (tables: string[]) => invalidator.written(tables);
   // Webhooks are sent by the thread that wrote (so once per write across nodes), after its commit.
-  const webhooks = new Webhooks(db, compiler, schema, config);
+  // Their entries are read on the read pool: a slow receiver's backlog must not hold the writes' connections.
+  const webhooks = new Webhooks(primaryReads, compiler, schema, config);
   // The project's lifecycle hooks, called in the transactions of this thread's writes.
   const lifecycles = new Lifecycles((uid) => {
     const ct = schema.contentTypes.get(uid)!;

@@ -9,6 +9,8 @@
 // Sent only by the node (and thread) that wrote, after the commit, never on the request path: calls
 // wait in a bounded queue, `concurrency` at a time, each given up after `timeout`; a failure is logged
 // with the webhook's name and changes nothing for the write.
+import http from 'node:http';
+import https from 'node:https';
 import type { Config } from '../../config.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
@@ -152,19 +154,17 @@ export class Webhooks {
     }
   }
 
+  /**
+   * One call, by node:http(s) with keep-alive agents: fetch (undici) cost several times the CPU per call,
+   * taken from the writes this thread serves (bench/webhook-receivers.ts).
+   */
   private async send(hook: Hook, event: string, body: string): Promise<void> {
     const abort = new AbortController();
     this.inFlight.add(abort);
     const timer = setTimeout(() => abort.abort(new Error(`no answer within ${this.opts.timeout} ms`)), this.opts.timeout);
     try {
-      const res = await fetch(hook.url, {
-        method: 'POST',
-        body,
-        headers: { ...this.opts.defaultHeaders, ...hook.headers, 'X-Strapi-Event': event, 'Content-Type': 'application/json' },
-        signal: abort.signal,
-      });
-      if (!res.ok) log.warn('webhook answered an error', { webhook: hook.name, event, url: hook.url, status: res.status, body: (await res.text()).slice(0, 500) });
-      else await res.body?.cancel();
+      const res = await post(hook.url, { ...this.opts.defaultHeaders, ...hook.headers, 'X-Strapi-Event': event, 'Content-Type': 'application/json' }, body, abort.signal);
+      if (res.status < 200 || res.status >= 300) log.warn('webhook answered an error', { webhook: hook.name, event, url: hook.url, status: res.status, body: res.text.slice(0, 500) });
     } catch (e) {
       if (!this.closed) log.warn('webhook call failed', { webhook: hook.name, event, url: hook.url, error: String((e as Error)?.message ?? e) });
     } finally {
@@ -212,6 +212,29 @@ export class Webhooks {
     const inner = this.deepPopulate(c.attributes);
     return Object.keys(inner).length ? { populate: inner } : true;
   }
+}
+
+const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+
+/** POSTs `body`; the answer's status and (for errors) its first KiB. Rejects on a network error or `signal`. */
+function post(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    let u: URL;
+    try { u = new URL(url); } catch { reject(new Error(`invalid URL ${url}`)); return; }
+    const agent = agents[u.protocol as 'http:' | 'https:'];
+    if (!agent) { reject(new Error(`unsupported protocol ${u.protocol}`)); return; }
+    const payload = Buffer.from(body);
+    const req = (u.protocol === 'https:' ? https : http).request(u, { method: 'POST', agent, signal, headers: { ...headers, 'Content-Length': String(payload.length) } }, (res) => {
+      const ok = (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => { if (!ok && size < 1024) { chunks.push(c); size += c.length; } });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', (e) => reject(signal.aborted ? (signal.reason as Error) : e));
+    req.end(payload);
+  });
 }
 
 function json(v: unknown): unknown {
