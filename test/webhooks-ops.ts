@@ -57,6 +57,21 @@ export interface Call { (method: string, path: string, body?: unknown, multipart
 
 export interface Op { name: string; run(call: Call, state: Record<string, any>): Promise<void> }
 
+/** A Call to a live Strapi (the recording scripts): `Authorization: Bearer <token>`, JSON or multipart bodies. */
+export function strapiCall(base: string, token: string): Call {
+  return async (method, path, body, multipart) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      body: multipart ?? (body !== undefined ? JSON.stringify(body) : undefined),
+    });
+    const text = await res.text();
+    let b: unknown = text;
+    try { b = JSON.parse(text); } catch { /* text */ }
+    return { status: res.status, body: b };
+  };
+}
+
 const ok = (r: { status: number; body: any }, what: string) => {
   if (r.status >= 300) throw new Error(`${what}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
