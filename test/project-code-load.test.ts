@@ -122,13 +122,13 @@ describe('a project that cannot load does not start', () => {
   });
 });
 
-test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index and lifecycles are not run', async () => {
+test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index is not run, lifecycles are', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
   cpSync(TS_PROJECT, dir, { recursive: true });
   mkdirSync(join(dir, 'src/extensions/users-permissions'), { recursive: true });
   writeFileSync(join(dir, 'src/extensions/users-permissions/strapi-server.ts'), 'export default (plugin) => plugin;');
   writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, bootstrap() { throw new Error("not run"); } };');
-  writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate() { throw new Error("not run"); } };');
+  writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate(e: { params: { data: { name: string } } }) { e.params.data.name += " (hooked)"; } };');
   const s = await startTestServer({ modelsDir: dir });
   try {
     const r = await s.fetchJson('GET', '/api/users', undefined, TOKEN);
@@ -137,7 +137,9 @@ test('a plugin the project extends (src/extensions) has its routes closed, namin
     assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'x', password: 'y' }, null)).status, 501);
     assert.equal((await s.fetchJson('GET', '/api/tags', undefined, null)).status, 200);
     assert.equal((await s.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN)).status, 200, 'other plugins answer');
-    assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name: 'no hook' } }, TOKEN)).status, 201, 'lifecycle hooks do not run');
+    const made = await s.fetchJson('POST', '/api/tags', { data: { name: 'tag' } }, TOKEN);
+    assert.equal(made.status, 201);
+    assert.equal(made.body.data.name, 'tag (hooked)', 'a TypeScript lifecycles file runs');
   } finally { await s.stop(); rmSync(dir, { recursive: true, force: true }); }
 });
 
