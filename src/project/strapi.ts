@@ -31,7 +31,7 @@ export interface StrapiDeps {
 /** Strapi's content-type object as project code reads it (`attributes` keyed by name, Strapi's spelling). */
 function strapiAttribute(a: Attribute): Record<string, unknown> {
   switch (a.kind) {
-    case 'scalar': return { type: a.type, ...(a.required ? { required: true } : {}), ...(a.private ? { private: true } : {}), ...(a.unique ? { unique: true } : {}), ...(a.enum ? { enum: a.enum } : {}), ...(a.default !== undefined ? { default: a.default } : {}) };
+    case 'scalar': return { type: a.type, ...(a.customField ? { customField: a.customField } : {}), ...(a.required ? { required: true } : {}), ...(a.private ? { private: true } : {}), ...(a.unique ? { unique: true } : {}), ...(a.enum ? { enum: a.enum } : {}), ...(a.default !== undefined ? { default: a.default } : {}) };
     case 'media': return { type: 'media', multiple: a.multiple, allowedTypes: a.allowedTypes };
     case 'relation': return { type: 'relation', relation: a.relation, target: a.target, ...(a.mappedBy ? { mappedBy: a.mappedBy } : {}), ...(a.inversedBy ? { inversedBy: a.inversedBy } : {}) };
     case 'morph': return { type: 'relation', relation: a.relation, ...(a.target ? { target: a.target } : {}) };
