@@ -32,7 +32,7 @@ const INTERNAL_PLUGINS = ['content-manager', 'content-type-builder', 'email', 'u
 
 interface Plugin {
   name: string;
-  /** Its folder (null: one of Strapi's own, whose code is not here). */
+  /** Its folder (null: one of Strapi's own, whose code is not run here). */
   dir: string | null;
   /** Why it is enabled, for messages: a package.json dependency or a config/plugins entry. */
   origin: string;
@@ -146,7 +146,10 @@ function enabledPlugins(root: string, problems: string[]): { plugins: Map<string
     try { file = projectRequire.resolve(`${dep}/package.json`); } catch { continue; }
     const info = readJson(file)?.strapi;
     if (isObject(info) && info.kind === 'plugin' && typeof info.name === 'string') {
-      installed.set(info.name, { name: info.name, dir: dirname(file), origin: `the dependency ${dep}` });
+      // Strapi's own plugins (@strapi/plugin-graphql, -users-permissions…) register no custom field but the
+      // color picker's, known here (OFFICIAL_CUSTOM_FIELDS); their server code needs Strapi itself and takes
+      // most of a second to load: not run.
+      installed.set(info.name, { name: info.name, dir: dep.startsWith('@strapi/') ? null : dirname(file), origin: `the dependency ${dep}` });
     }
   }
   const disabled = new Set<string>();
@@ -226,7 +229,7 @@ function loadServer(file: string, run: { problems: string[] }, callWithEnv: bool
     if (callWithEnv && typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: envHelper() });
     return isObject(v) ? v : null;
   } catch (e) {
-    run.problems.push(`loading ${file} threw: ${message(e)}`);
+    run.problems.push(`loading it threw: ${message(e)}`);
     return null;
   }
 }
@@ -315,7 +318,7 @@ function whyUnknown(uid: string, project: ProjectCustomFields): string {
     const p = project.plugins.get(plugin);
     if (!p) return `the plugin "${plugin}" is not installed: no dependency in package.json is a Strapi plugin named "${plugin}", and config/plugins does not resolve one${config}`;
     const run = project.runs.get(plugin);
-    if (!p.dir) return `the plugin "${plugin}" is one of Strapi's own, which registers no field "${name}"`;
+    if (!p.dir) return `the plugin "${plugin}" is one of Strapi's own (${p.origin}), whose fields known here are ${Object.keys(OFFICIAL_CUSTOM_FIELDS).join(', ')}`;
     if (!run?.entry) return `the plugin "${plugin}" (${p.origin}, ${relative(project.root, p.dir) || '.'}) has no server entry (strapi-server)`;
     const others = run.registered.length ? `it registers ${run.registered.join(', ')}` : 'it registers none';
     return `the plugin "${plugin}" (${p.origin}, ${run.entry}) registers no field "${name}" while the models load: ${others}${runProblems(plugin)}`;
