@@ -17,7 +17,8 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
-import { codeFiles, envHelper, projectSrc, requireCodeFile } from './load.ts';
+import { codeFiles, projectSrc, requireCodeFile } from './load.ts';
+import { strapiEnv } from './config-files.ts';
 import { log } from '../log.ts';
 import { CUSTOM_FIELD_TYPES, CUSTOM_FIELD_UID, type CustomFieldType } from './custom-field-types.ts';
 
@@ -125,7 +126,7 @@ function declaredPlugins(root: string, problems: string[]): Json {
   if (!file) return {};
   try {
     let v = requireCodeFile(file);
-    if (typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: envHelper() });
+    if (typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: strapiEnv(process.env) });
     return isObject(v) ? v : {};
   } catch (e) {
     problems.push(`${relative(root, file)} could not be read: ${message(e)}`);
@@ -226,7 +227,7 @@ function runRegister(register: unknown, from: string, plugins: Map<string, Plugi
 function loadServer(file: string, run: { problems: string[] }, callWithEnv: boolean): Json | null {
   try {
     let v = requireCodeFile(file);
-    if (callWithEnv && typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: envHelper() });
+    if (callWithEnv && typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: strapiEnv(process.env) });
     return isObject(v) ? v : null;
   } catch (e) {
     run.problems.push(`loading it threw: ${message(e)}`);

@@ -185,7 +185,7 @@ export async function loadProject(modelsDir: string): Promise<ProjectCode | null
 }
 
 /** Strapi's `env` helper as config files call it (`env('X', default)`, `env.int`, `env.bool`, `env.array`). */
-export function envHelper(): unknown {
+function envHelper(): unknown {
   const get = (k: string, d?: unknown) => process.env[k] ?? d;
   return Object.assign(get, {
     int: (k: string, d?: number) => (process.env[k] === undefined ? d : parseInt(process.env[k]!, 10)),
