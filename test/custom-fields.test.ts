@@ -18,6 +18,7 @@ import { startTestServer, TOKEN } from './helpers.ts';
 import { STEPS } from './fixtures/custom-fields/steps.ts';
 import { loadModels, ModelError } from '../src/models.ts';
 import { loadConfig, ConfigError } from '../config.ts';
+import { loadServerConfig } from '../src/project/config-files.ts';
 import type { ScalarAttr } from '../compiler/schema.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
@@ -145,4 +146,13 @@ test('CUSTOM_FIELDS is checked at start: a uid and one of the types a custom fie
   assert.deepEqual(loadConfig({ CUSTOM_FIELDS: 'plugin::ckeditor.CKEditor:richtext,global::x:json' }, []).customFields, { 'plugin::ckeditor.CKEditor': 'richtext', 'global::x': 'json' });
   assert.throws(() => loadConfig({ CUSTOM_FIELDS: 'plugin::ckeditor.CKEditor:media' }, []), (e: unknown) => e instanceof ConfigError && /CUSTOM_FIELDS entry "plugin::ckeditor\.CKEditor:media" must be <custom field uid>:<type>/.test(e.message));
   assert.throws(() => loadConfig({ CUSTOM_FIELDS: 'ckeditor:richtext' }, []), ConfigError);
+});
+
+test("CUSTOM_FIELDS may be in the project's .env, read at start as Strapi reads it", async () => {
+  const dir = variant({ '.env': 'CUSTOM_FIELDS=plugin::tiptap-editor.RichText:richtext\n' }, { content: { type: 'customField', customField: 'plugin::tiptap-editor.RichText' } });
+  const env: Record<string, string | undefined> = { MODELS_DIR: dir };
+  const { config } = await loadServerConfig(env, []);
+  assert.deepEqual(config.customFields, { 'plugin::tiptap-editor.RichText': 'richtext' });
+  const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
+  assert.equal((schema.contentTypes.get('api::article.article')!.byName.get('content') as ScalarAttr).type, 'richtext');
 });
