@@ -71,6 +71,13 @@ test('a field of a plugin that is not installed stops the start, naming the fiel
   });
 });
 
+test('a plugin listed in package.json but not installed: the error says which dependencies are missing', () => {
+  const pkg = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  pkg.dependencies['strapi-plugin-tiptap-editor'] = '1.0.0';
+  refused(variant({ 'package.json': JSON.stringify(pkg) }, { content: { type: 'customField', customField: 'plugin::tiptap-editor.RichText' } }),
+    /the plugin "tiptap-editor" is not installed: no installed dependency of package\.json is a Strapi plugin named "tiptap-editor" \(of package\.json's dependencies, strapi-plugin-tiptap-editor is not installed in the project's node_modules: one may be it\)/);
+});
+
 test('CUSTOM_FIELDS says what such a field stores: the server starts and serves it as that type', async () => {
   const dir = variant({}, { content: { type: 'customField', customField: 'plugin::tiptap-editor.RichText' }, rating: { type: 'customField', customField: 'global::rating', max: 10 } });
   const s = await startTestServer({ modelsDir: dir, env: { CUSTOM_FIELDS: 'plugin::tiptap-editor.RichText:richtext, global::rating:integer' } });

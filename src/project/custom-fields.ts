@@ -51,6 +51,8 @@ export interface ProjectCustomFields {
   runs: Map<string, { entry: string | null; registered: string[]; problems: string[] }>;
   /** The project's root folder, null when the models are not a Strapi project. */
   root: string | null;
+  /** Dependencies of package.json not installed (their package.json not found): a plugin may be among them. */
+  notInstalled: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -135,16 +137,17 @@ function declaredPlugins(root: string, problems: string[]): Json {
 }
 
 /** The plugins Strapi enables for the project (getEnabledPlugins): its own, config/plugins' entries, package.json's plugin dependencies. */
-function enabledPlugins(root: string, problems: string[]): { plugins: Map<string, Plugin>; disabled: Set<string> } {
+function enabledPlugins(root: string, problems: string[]): { plugins: Map<string, Plugin>; disabled: Set<string>; notInstalled: string[] } {
   const plugins = new Map<string, Plugin>();
   for (const name of INTERNAL_PLUGINS) plugins.set(name, { name, dir: null, origin: "Strapi's own" });
   const projectRequire = createRequire(join(root, 'package.json'));
   const installed = new Map<string, Plugin>();
   const deps = readJson(join(root, 'package.json'))?.dependencies;
+  const notInstalled: string[] = [];
   for (const dep of isObject(deps) ? Object.keys(deps) : []) {
     let file: string;
     // As Strapi: a dependency whose package.json cannot be required is no plugin.
-    try { file = projectRequire.resolve(`${dep}/package.json`); } catch { continue; }
+    try { file = projectRequire.resolve(`${dep}/package.json`); } catch { if (!dep.startsWith('@strapi/')) notInstalled.push(dep); continue; }
     const info = readJson(file)?.strapi;
     if (isObject(info) && info.kind === 'plugin' && typeof info.name === 'string') {
       // Strapi's own plugins (@strapi/plugin-graphql, -users-permissions…) register no custom field but the
@@ -174,7 +177,7 @@ function enabledPlugins(root: string, problems: string[]): { plugins: Map<string
     plugins.set(name, { name, dir: dir ?? fallback?.dir ?? null, origin: dir ? 'config/plugins' : fallback?.origin ?? 'config/plugins' });
   }
   for (const [name, p] of installed) if (!plugins.has(name) && !disabled.has(name) && !usedDirs.has(p.dir!)) plugins.set(name, p);
-  return { plugins, disabled };
+  return { plugins, disabled, notInstalled };
 }
 
 /**
@@ -244,13 +247,14 @@ export function projectCustomFields(modelsDir: string): ProjectCustomFields {
   if (hit) return hit;
   const src = projectSrc(key);
   const root = src ? dirname(src) : null;
-  const out: ProjectCustomFields = { fields: new Map(), plugins: new Map(), disabled: new Set(), runs: new Map(), root };
+  const out: ProjectCustomFields = { fields: new Map(), plugins: new Map(), disabled: new Set(), runs: new Map(), root, notInstalled: [] };
   cache.set(key, out);
   if (!root || !src) return out;
   const configProblems: string[] = [];
-  const { plugins, disabled } = enabledPlugins(root, configProblems);
+  const { plugins, disabled, notInstalled } = enabledPlugins(root, configProblems);
   out.plugins = plugins;
   out.disabled = disabled;
+  out.notInstalled = notInstalled;
   if (configProblems.length) out.runs.set('config/plugins', { entry: null, registered: [], problems: configProblems });
   for (const p of plugins.values()) {
     if (!p.dir) continue;
@@ -317,7 +321,12 @@ function whyUnknown(uid: string, project: ProjectCustomFields): string {
     const [, plugin, name] = m;
     if (project.disabled.has(plugin)) return `the plugin "${plugin}" is disabled in config/plugins`;
     const p = project.plugins.get(plugin);
-    if (!p) return `the plugin "${plugin}" is not installed: no dependency in package.json is a Strapi plugin named "${plugin}", and config/plugins does not resolve one${config}`;
+    if (!p) {
+      const missing = project.notInstalled.length
+        ? ` (of package.json's dependencies, ${project.notInstalled.length > 5 ? `${project.notInstalled.slice(0, 5).join(', ')}… (${project.notInstalled.length})` : project.notInstalled.join(', ')} ${project.notInstalled.length === 1 ? 'is' : 'are'} not installed in the project's node_modules: one may be it)`
+        : '';
+      return `the plugin "${plugin}" is not installed: no installed dependency of package.json is a Strapi plugin named "${plugin}"${missing}, and config/plugins does not resolve one${config}`;
+    }
     const run = project.runs.get(plugin);
     if (!p.dir) return `the plugin "${plugin}" is one of Strapi's own (${p.origin}), whose fields known here are ${Object.keys(OFFICIAL_CUSTOM_FIELDS).join(', ')}`;
     if (!run?.entry) return `the plugin "${plugin}" (${p.origin}, ${relative(project.root, p.dir) || '.'}) has no server entry (strapi-server)`;
