@@ -9,7 +9,7 @@
 // and the setting that says what such a field stores.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +108,18 @@ test("a plugin's register() that throws before registering: the error says so", 
 test('a plugin config/plugins disables is not loaded (as Strapi)', () => {
   const plugins = readFileSync(join(PROJECT, 'config/plugins.js'), 'utf8').replace("stars: { enabled: true, resolve: './src/plugins/stars' }", "stars: { enabled: false, resolve: './src/plugins/stars' }");
   refused(variant({ 'config/plugins.js': plugins }), /custom field "plugin::stars\.stars" has no known underlying type: the plugin "stars" is disabled in config\/plugins/);
+});
+
+test('config/env/<NODE_ENV>/plugins over config/plugins (as Strapi): a plugin disabled for production only', () => {
+  const dir = variant({});
+  mkdirSync(join(dir, 'config/env/production'), { recursive: true });
+  writeFileSync(join(dir, 'config/env/production/plugins.js'), "module.exports = { stars: { enabled: false } };");
+  const before = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    refused(dir, /custom field "plugin::stars\.stars" has no known underlying type: the plugin "stars" is disabled in config\/plugins/);
+  } finally { if (before === undefined) delete process.env.NODE_ENV; else process.env.NODE_ENV = before; }
+  assert.equal((loadModels(variant({}), I18N).contentTypes.get('api::article.article')!.byName.get('stars') as ScalarAttr).type, 'integer');
 });
 
 test('src/index without the registration: a global field is unknown, naming src/index', () => {

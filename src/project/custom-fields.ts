@@ -122,18 +122,29 @@ function serverEntry(dir: string): string | null {
   return null;
 }
 
-/** config/plugins of the project, as Strapi reads it: an object, or a function of `{ env }` returning one. */
+/** Strapi merges config/env/<NODE_ENV>/x over config/x (objects deep, the rest replaced). */
+function deepMerge(a: unknown, b: unknown): unknown {
+  if (!isObject(a) || !isObject(b)) return b === undefined ? a : b;
+  const out: Json = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = deepMerge(a[k], v);
+  return out;
+}
+
+/** config/plugins of the project, as Strapi reads it: an object or a function of `{ env }`, config/env/<NODE_ENV>/plugins over it. */
 function declaredPlugins(root: string, problems: string[]): Json {
-  const file = codeFiles(join(root, 'config')).find((f) => basename(f, extname(f)) === 'plugins');
-  if (!file) return {};
-  try {
-    let v = requireCodeFile(file);
-    if (typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: strapiEnv(process.env) });
-    return isObject(v) ? v : {};
-  } catch (e) {
-    problems.push(`${relative(root, file)} could not be read: ${message(e)}`);
-    return {};
+  let out: unknown;
+  for (const dir of [join(root, 'config'), join(root, 'config', 'env', process.env.NODE_ENV || 'development')]) {
+    const file = codeFiles(dir).find((f) => basename(f, extname(f)) === 'plugins');
+    if (!file) continue;
+    try {
+      let v = requireCodeFile(file);
+      if (typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: strapiEnv(process.env) });
+      out = deepMerge(out, v);
+    } catch (e) {
+      problems.push(`${relative(root, file)} could not be read: ${message(e)}`);
+    }
   }
+  return isObject(out) ? out : {};
 }
 
 /** The plugins Strapi enables for the project (getEnabledPlugins): its own, config/plugins' entries, package.json's plugin dependencies. */
