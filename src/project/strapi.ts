@@ -169,6 +169,8 @@ export class ProjectStrapi {
       log: { debug: (m: unknown) => log.debug(String(m)), info: (m: unknown) => log.info(String(m)), warn: (m: unknown) => log.warn(String(m)), error: (m: unknown) => log.error(String(m)) },
       middleware: (uid: string) => this.middlewares.get(uid)?.factory,
       policy: (uid: string) => this.policies.get(uid)?.handler,
+      // What register() registers is read while the models load (./custom-fields.ts): a call at run time changes nothing here.
+      customFields: { register: () => {} },
       [BUILD]: (f: CoreFactory) => this.build(f),
     };
     return new Proxy(api, {
@@ -194,5 +196,6 @@ export interface StrapiApi {
   log: Record<'debug' | 'info' | 'warn' | 'error', (m: unknown) => void>;
   middleware(uid: string): MiddlewareFactory | undefined;
   policy(uid: string): PolicyHandler | undefined;
+  customFields: { register(customField: unknown): void };
   [BUILD]: (f: CoreFactory) => Methods;
 }
