@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
+import { CUSTOM_FIELD_TYPES, CUSTOM_FIELD_UID } from './src/project/custom-field-types.ts';
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max });
 
@@ -24,6 +25,11 @@ export const ConfigSchema = Type.Object({
   modelsDir: Type.String({ minLength: 1 }),
   /** Run the project's own code (routes, middlewares, policies, controllers, services) when modelsDir is a Strapi project. */
   projectCode: Type.Boolean(),
+  /**
+   * Custom field uid → the type it stores, for a field whose plugin is not installed here (an installed
+   * plugin's own registration is read from its code; see src/project/custom-fields.ts).
+   */
+  customFields: Type.Record(Type.String({ pattern: CUSTOM_FIELD_UID.source }), Type.Union(CUSTOM_FIELD_TYPES.map((t) => Type.Literal(t)))),
   logLevel: Type.Union([Type.Literal('debug'), Type.Literal('http'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error'), Type.Literal('silent')]),
   /**
    * Strapi's `server.proxy`: false ignores X-Forwarded-* headers; true trusts every hop; a number trusts
@@ -299,6 +305,7 @@ export const defaults: Config = {
   dataDir: './data',
   modelsDir: './models',
   projectCode: true,
+  customFields: {},
   // Strapi's default level: one access line per request.
   logLevel: 'http',
   proxy: false,
@@ -360,7 +367,7 @@ export const defaults: Config = {
 };
 
 /** Environment variable → config path, with how to read its text. */
-type EnvKind = 'int' | 'number' | 'bool' | 'string' | 'list' | 'proxy' | 'headers';
+type EnvKind = 'int' | 'number' | 'bool' | 'string' | 'list' | 'proxy' | 'headers' | 'customFields';
 const ENV: Array<[string, string, EnvKind]> = [
   ['PORT', 'port', 'int'],
   ['HOST', 'host', 'string'],
@@ -370,6 +377,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DATA_DIR', 'dataDir', 'string'],
   ['MODELS_DIR', 'modelsDir', 'string'],
   ['PROJECT_CODE', 'projectCode', 'bool'],
+  ['CUSTOM_FIELDS', 'customFields', 'customFields'],
   ['LOG_LEVEL', 'logLevel', 'string'],
   ['DB_POOL_SIZE', 'db.poolSize', 'int'],
   ['DB_WRITE_POOL_SIZE', 'db.writePoolSize', 'int'],
@@ -494,6 +502,19 @@ function parseEnvValue(name: string, text: string, kind: EnvKind): unknown {
       throw new ConfigError(`Invalid configuration: ${name} must be a JSON object of header names to string values, e.g. {"Authorization":"Bearer …"}`);
     }
     return v;
+  }
+  if (kind === 'customFields') {
+    // `plugin::x.y:richtext,global::z:string`: the type follows the uid's last colon.
+    const out: Record<string, string> = {};
+    for (const entry of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const at = entry.lastIndexOf(':');
+      const uid = entry.slice(0, at).trim(), type = entry.slice(at + 1).trim();
+      if (at < 0 || !CUSTOM_FIELD_UID.test(uid) || !(CUSTOM_FIELD_TYPES as readonly string[]).includes(type)) {
+        throw new ConfigError(`Invalid configuration: ${name} entry "${entry}" must be <custom field uid>:<type>, e.g. plugin::ckeditor.CKEditor:richtext (a uid plugin::<plugin>.<name> or global::<name>; a type among ${CUSTOM_FIELD_TYPES.join(', ')})`);
+      }
+      out[uid] = type;
+    }
+    return out;
   }
   if (kind === 'list') return text.split(',').map((s) => s.trim()).filter(Boolean);
   if (kind === 'bool') {

@@ -213,7 +213,7 @@ async function main(): Promise<number> {
   try {
     await seed(admin, opts.size, (m) => console.log(m));
     // Measured as a large deployment would run: with the indexes `npm run indexes` advises.
-    const schema = loadModels(server.config.modelsDir, server.config.i18n);
+    const schema = loadModels(server.config.modelsDir, { ...server.config.i18n, customFields: server.config.customFields });
     await createIndexes(admin, advisedIndexes(schema), (m) => console.log(`  ${m}`));
     await installCounters(admin, advisedCounters(schema), (m) => console.log(`  ${m}`));
     // Measure with the render cache warm, as a node that has been running for a while has it.

@@ -186,7 +186,7 @@ async function main(argv: string[]): Promise<void> {
   url ??= embedded!.url;
   const sql = connect(url, 1);
   try {
-    await syncSchema(sql, loadModels(config.modelsDir, config.i18n), false);
+    await syncSchema(sql, loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields }), false);
     await seed(sql, size, (m) => console.log(m));
   } finally {
     await sql.end({ timeout: 5 });

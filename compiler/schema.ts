@@ -38,6 +38,8 @@ export interface ScalarAttr extends AttrBase {
   targetField?: string;
   /** `searchable: false` in schema.json: `_q` never searches it. */
   searchable?: false;
+  /** The custom field (`plugin::<plugin>.<name>`, `global::<name>`) whose registered type `type` is. */
+  customField?: string;
 }
 
 export interface MediaAttr extends AttrBase {

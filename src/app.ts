@@ -41,7 +41,7 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
  * whether reads may use the render cache yet (src/db/render-gate.ts; unset: as soon as it is on).
  */
 export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition, renderGate?: RenderCacheGate): App {
-  const schema = loadModels(config.modelsDir, config.i18n);
+  const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
   setMaxJsonDepth(config.http.maxJsonDepth);
   // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
   // connection with writes and the rest, which a cancel meant for a read could otherwise stop.

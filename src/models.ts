@@ -9,6 +9,7 @@ import {
   type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
 import { usersPermissionsTypes } from './plugin-types.ts';
+import { customFieldResolver, type CustomFieldAnswer } from './project/custom-fields.ts';
 import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
 export class ModelError extends Error {}
@@ -18,8 +19,6 @@ const COLLECTION_NAMES = new WeakMap<ContentType | Component, string>();
 export function collectionNameOf(model: ContentType | Component): string { return COLLECTION_NAMES.get(model) ?? model.table; }
 
 const RESERVED = new Set(['id', 'documentId', 'document_id', 'createdAt', 'updatedAt', 'publishedAt', 'locale', 'localizations', 'createdBy', 'updatedBy', '__component', 'status', 'meta']);
-/** Custom fields of Strapi's own plugins and the attribute type each registers. */
-const CUSTOM_FIELDS: Record<string, ScalarType> = { 'plugin::color-picker.color': 'string' };
 const RELATIONS = new Set<RelationKind>(['oneToOne', 'oneToMany', 'manyToOne', 'manyToMany', 'oneWay', 'manyWay']);
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 /** Columns every version table has; an attribute may not map onto one of them. */
@@ -76,7 +75,14 @@ function findModelFiles(dir: string): ModelFiles {
   return { contentTypes: listJson(join(dir, 'content-types')).map((file) => ({ file, uid: null })), componentsDir: join(dir, 'components') };
 }
 
-export function loadModels(dir: string, opts: { defaultLocale: string; locales: string[] }): Schema {
+export interface ModelOptions {
+  defaultLocale: string;
+  locales: string[];
+  /** The setting CUSTOM_FIELDS: custom field uid → its type, for fields no installed plugin registers. */
+  customFields?: Readonly<Record<string, string>>;
+}
+
+export function loadModels(dir: string, opts: ModelOptions): Schema {
   if (!existsSync(dir)) throw new ModelError(`models folder not found: ${dir}`);
   const files = findModelFiles(dir);
   const compDir = files.componentsDir;
@@ -142,15 +148,16 @@ export function loadModels(dir: string, opts: { defaultLocale: string; locales: 
 
   const ctList = [...contentTypes.values()];
   addBuiltinTargets(contentTypes, [...rawTypes, ...rawComponents]);
+  const customField = customFieldResolver(dir, opts.customFields ?? {});
   rawTypes.forEach((raw, i) => {
     const ct = ctList[i];
-    ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized);
+    ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized, customField);
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
   const compList = [...components.values()];
   rawComponents.forEach((raw, i) => {
     const c = compList[i];
-    c.attributes = parseAttributes(raw, schema, dir, c, false);
+    c.attributes = parseAttributes(raw, schema, dir, c, false, customField);
     for (const a of c.attributes) c.byName.set(a.name, a);
   });
   checkRelationPairs(schema, rawTypes, dir);
@@ -229,7 +236,7 @@ function num(v: unknown): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentType | Component, typeLocalized: boolean): Attribute[] {
+function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentType | Component, typeLocalized: boolean, customField: (uid: unknown) => CustomFieldAnswer): Attribute[] {
   const isComponent = !('kind' in owner);
   // Named from the collectionName as written, not from the (possibly shortened) table name.
   const cmpsTable = componentsTable(typeof raw.json.collectionName === 'string' ? raw.json.collectionName : owner.table);
@@ -244,11 +251,12 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
     if (RESERVED.has(name)) fail('this name is reserved');
     if (!defRaw || typeof defRaw !== 'object') fail('definition must be an object');
     let def = defRaw as Json;
+    let customFieldUid: string | undefined;
     if (def.type === 'customField') {
-      // A custom field is stored as the type its plugin registers; only plugins whose type is known here load.
-      const underlying = typeof def.customField === 'string' ? CUSTOM_FIELDS[def.customField] : undefined;
-      if (!underlying) fail(`custom field "${String(def.customField)}" has no known underlying type (known: ${Object.keys(CUSTOM_FIELDS).join(', ')})`);
-      def = { ...def, type: underlying };
+      // As Strapi once every register() ran: the attribute is of the type its custom field registers.
+      const answer = customField(def.customField);
+      if ('error' in answer) fail(answer.error);
+      else { def = { ...def, type: answer.type }; customFieldUid = def.customField as string; }
     }
     const type = def.type;
     const i18n = ((def.pluginOptions as Json | undefined)?.i18n ?? {}) as Json;
@@ -277,6 +285,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
         regex: def.regex as string | undefined, enum: def.enum as string[] | undefined,
         targetField: typeof def.targetField === 'string' ? def.targetField : undefined,
         ...(def.searchable === false ? { searchable: false as const } : {}),
+        ...(customFieldUid ? { customField: customFieldUid } : {}),
       });
     } else if (type === 'media') {
       if (def.allowedTypes !== undefined && !Array.isArray(def.allowedTypes)) fail('"allowedTypes" must be an array');

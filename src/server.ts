@@ -53,7 +53,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     if (project.ignored.length) log.warn('the project\'s configuration sets what this server does not use', { keys: project.ignored });
   }
   applyDbConfig(config.db);
-  const schema = loadModels(config.modelsDir, config.i18n);
+  const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
   // A project file that throws while loading, or a route naming what does not exist, stops the start here.
   await checkProject(config, schema);
   // Its lifecycles files too (each worker loads them again): one that cannot load stops the start here.

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   }
   const { config } = await loadServerConfig(process.env, []);
   setLogLevel('warn');
-  const schema = loadModels(config.modelsDir, config.i18n);
+  const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
   const advice = advisedIndexes(schema);
   const counters = advisedCounters(schema);
   const db = await openDatabase(config);

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   if (!['create', 'list', 'revoke'].includes(command ?? '')) usage();
   const { config } = await loadServerConfig(process.env, []);
   setLogLevel('warn');
-  const schema = loadModels(config.modelsDir, config.i18n);
+  const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
   const db = await openDatabase(config);
   const sql = db.sql;
   try {

@@ -49,7 +49,7 @@ export function projectSrc(modelsDir: string): string | null {
   return null;
 }
 
-function codeFiles(dir: string): string[] {
+export function codeFiles(dir: string): string[] {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
   // Strapi reads a folder's files in name order (fs.readdir); type declarations are not code.
   return readdirSync(dir).sort().filter((f) => CODE.test(f) && !/\.d\.[cm]?ts$/.test(f)).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
@@ -111,6 +111,20 @@ function packageIsModule(file: string): boolean {
 function importDefault(mod: unknown): unknown {
   const m = mod as { __esModule?: boolean; default?: unknown } | null;
   return m && (m.__esModule || (typeof m === 'object' && Object.prototype.toString.call(m) === '[object Module]')) && m.default !== undefined ? m.default : mod;
+}
+
+/**
+ * Loads one code file synchronously, with `@strapi/strapi` and `@strapi/utils` resolving to the shims:
+ * TypeScript through tsx, JavaScript by require (an ES module through Node's require(esm), from 20.19).
+ * Throws what loading throws. For code that must run while the models load (custom fields), before any
+ * await is possible.
+ */
+export function requireCodeFile(file: string): unknown {
+  installModules();
+  hookRequire();
+  const ext = extname(file);
+  const mod = ext === '.ts' || ext === '.cts' || ext === '.mts' ? tsRequire(file, import.meta.url) : createRequire(file)(file);
+  return importDefault(mod);
 }
 
 export async function loadFile(file: string, src: string): Promise<LoadedFile> {

@@ -438,6 +438,6 @@ export function startProject(config: Config, schema: Schema, base: () => RestCon
 /** At start, before any worker: loads and builds everything once, so a broken project stops the server naming its file. */
 export async function checkProject(config: Config, schema: Schema): Promise<void> {
   const p = await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
-  if (p?.index) log.warn(`${p.index}: register() and bootstrap() are not run by this server`);
+  if (p?.index) log.warn(`${p.index}: register() runs only for its strapi.customFields.register calls (while the models load), bootstrap() is not run by this server`);
   for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
 }

@@ -31,7 +31,7 @@ export interface StrapiDeps {
 /** Strapi's content-type object as project code reads it (`attributes` keyed by name, Strapi's spelling). */
 function strapiAttribute(a: Attribute): Record<string, unknown> {
   switch (a.kind) {
-    case 'scalar': return { type: a.type, ...(a.required ? { required: true } : {}), ...(a.private ? { private: true } : {}), ...(a.unique ? { unique: true } : {}), ...(a.enum ? { enum: a.enum } : {}), ...(a.default !== undefined ? { default: a.default } : {}) };
+    case 'scalar': return { type: a.type, ...(a.customField ? { customField: a.customField } : {}), ...(a.required ? { required: true } : {}), ...(a.private ? { private: true } : {}), ...(a.unique ? { unique: true } : {}), ...(a.enum ? { enum: a.enum } : {}), ...(a.default !== undefined ? { default: a.default } : {}) };
     case 'media': return { type: 'media', multiple: a.multiple, allowedTypes: a.allowedTypes };
     case 'relation': return { type: 'relation', relation: a.relation, target: a.target, ...(a.mappedBy ? { mappedBy: a.mappedBy } : {}), ...(a.inversedBy ? { inversedBy: a.inversedBy } : {}) };
     case 'morph': return { type: 'relation', relation: a.relation, ...(a.target ? { target: a.target } : {}) };
@@ -169,6 +169,8 @@ export class ProjectStrapi {
       log: { debug: (m: unknown) => log.debug(String(m)), info: (m: unknown) => log.info(String(m)), warn: (m: unknown) => log.warn(String(m)), error: (m: unknown) => log.error(String(m)) },
       middleware: (uid: string) => this.middlewares.get(uid)?.factory,
       policy: (uid: string) => this.policies.get(uid)?.handler,
+      // What register() registers is read while the models load (./custom-fields.ts): a call at run time changes nothing here.
+      customFields: { register: () => {} },
       [BUILD]: (f: CoreFactory) => this.build(f),
     };
     return new Proxy(api, {
@@ -194,5 +196,6 @@ export interface StrapiApi {
   log: Record<'debug' | 'info' | 'warn' | 'error', (m: unknown) => void>;
   middleware(uid: string): MiddlewareFactory | undefined;
   policy(uid: string): PolicyHandler | undefined;
+  customFields: { register(customField: unknown): void };
   [BUILD]: (f: CoreFactory) => Methods;
 }

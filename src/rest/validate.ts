@@ -78,7 +78,17 @@ const YUP_TYPE: Record<string, string> = {
   datetime: 'date', timestamp: 'date', blocks: 'array', json: 'mixed',
 };
 
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
+/** yup's printSimpleValue (quoting strings): null for what it prints as JSON. */
+function printSimple(v: unknown): string | null {
+  if (v === null || v === undefined || v === true || v === false) return String(v);
+  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : String(v);
+  if (typeof v === 'string') return `"${v}"`;
+  return null;
+}
+/** A value as yup's printValue shows it in "the final value was" (objects and arrays: JSON whose leaves are printed so, checked live). */
+const show = (v: unknown): string => printSimple(v) ?? JSON.stringify(v, function (this: Record<string, unknown>, key: string, x: unknown) {
+  return printSimple(this[key]) ?? x;
+}, 2);
 
 /** Types whose yup schema refuses null with a type error (the others are mixed, or nullable booleans). */
 const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
@@ -375,9 +385,15 @@ export class BodyValidator {
     }
     let value: unknown = v;
     switch (a.type) {
-      case 'string': case 'text': case 'richtext': case 'email': case 'password': case 'uid': case 'enumeration':
+      case 'enumeration':
+        // yup.string().oneOf casts a number or a boolean to its text.
         if (typeof v === 'number' || typeof v === 'boolean') value = String(v);
         else if (typeof v !== 'string') { typeErr(show(v)); return null; }
+        break;
+      case 'string': case 'text': case 'richtext': case 'email': case 'password': case 'uid':
+        // Strapi's string validator keeps the value as sent (transform to the original value): a number
+        // or a boolean is refused as not a string (checked live on Strapi 5.54), before any regex.
+        if (typeof v !== 'string') { typeErr(show(v)); return null; }
         break;
       case 'integer': case 'float': case 'decimal': {
         const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
