@@ -14,6 +14,7 @@ import { hashPassword } from './password.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, validationError, type Body } from './validate.ts';
+import { addedColumns } from './user-columns.ts';
 import { lockIdentities } from './identity-lock.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
 
@@ -132,7 +133,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   const role = await resolveRole(ctx.db, ref);
   ctx.count(1);
   if (before.username) throw appError('This attribute must be unique');
-  const cols = await columnsOf({ confirmed: false, blocked: false, ...w, provider: 'local' });
+  const cols = [...await columnsOf({ confirmed: false, blocked: false, ...w, provider: 'local' }), ...addedColumns(ctx.schema, b)];
   const id = await ctx.db.begin(async (tx) => {
     // Again under the locks: a write of the same name may have committed since the check above.
     ctx.count(await lockIdentities(tx, [v.username, v.email]) + 1);
@@ -150,7 +151,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   ctx.count(3);
   await announce(ctx, USER_TABLES);
   userWritten(ctx, 'entry.create', id);
-  return { status: 201, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
+  return { status: 201, body: (await userJson(ctx, id, withRole)) ?? 'null' };
 }
 
 export async function updateUser(ctx: RestContext, config: Config, id: number | null, b: Body, withRole: boolean): Promise<Reply> {
@@ -176,7 +177,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   await check(ctx.db);
   const w = modelChecks(b);
   const role = ref ? await resolveRole(ctx.db, ref) : null;
-  const cols = await columnsOf(w);
+  const cols = [...await columnsOf(w), ...addedColumns(ctx.schema, b)];
   await ctx.db.begin(async (tx) => {
     // Again under the locks of a new username or email: another write of it may have committed meanwhile.
     ctx.count(await lockIdentities(tx, [b.username, b.email]));
@@ -189,11 +190,11 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   ctx.count(2);
   await announce(ctx, USER_TABLES);
   userWritten(ctx, 'entry.update', id);
-  return { status: 200, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
+  return { status: 200, body: (await userJson(ctx, id, withRole)) ?? 'null' };
 }
 
 export async function deleteUser(ctx: RestContext, id: number | null): Promise<Reply> {
-  const before = id === null ? null : await userJson(ctx.db, id);
+  const before = id === null ? null : await userJson(ctx, id);
   ctx.count(1);
   // Strapi sends the deleted user, or nothing (Koa turns an empty body into 204) when there was none.
   if (before === null || id === null) return { status: 204, body: '' };
