@@ -21,7 +21,7 @@ import { emailProvider } from '../email/index.ts';
 import { readAdvanced } from './settings.ts';
 import { userId, userJson } from './user-json.ts';
 import { UsersQuery } from './users-query.ts';
-import { addedColumns } from './user-columns.ts';
+import { addedColumns, writeAddedLinks } from './user-columns.ts';
 import { objectBody } from './validate.ts';
 import * as account from './account.ts';
 import { createUser, deleteUser, updateUser } from './users-crud.ts';
@@ -73,7 +73,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     const allowed = new Set(['username', 'email', 'password', ...config.usersPermissions.registerAllowedFields]);
     const extra = Object.keys(b).filter((k) => !allowed.has(k));
     if (extra.length) throw validation(`Invalid parameters: ${extra.join(', ')}`);
-    const added = addedColumns(schema, b, allowed);
+    const added = addedColumns(schema, b, { only: allowed, withDefaults: true });
     required(b, ['username', 'email', 'password']);
     const { username, email, password } = b;
     if (typeof username !== 'string' || typeof email !== 'string' || typeof password !== 'string') throw validation('username, email and password must be strings');
@@ -92,6 +92,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     // Checked first without a lock, so that a taken name costs no password hash.
     await taken(ctx.db);
     const hash = await hashPassword(password);
+    const documentId = newDocumentId();
     const id = await ctx.db.begin(async (tx) => {
       // Again under the locks of both values: a registration of the same name may have committed meanwhile.
       ctx.count(await lockIdentities(tx, [username, email]));
@@ -99,7 +100,8 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
       const rows = await tx.unsafe<Array<{ id: number }>>(
         `insert into ${UP.users} (document_id, username, email, provider, password, confirmed, blocked, ${added.map(([c]) => `${c}, `).join('')}created_at, updated_at, published_at)
          values ($1, $2, lower($3), 'local', $4, $5, false, ${added.map((_, i) => `$${i + 6}, `).join('')}${NOW}, ${NOW}, ${NOW}) returning id`,
-        [newDocumentId(), username, email, hash, !settings.email_confirmation, ...added.map(([, v]) => v)] as never[]);
+        [documentId, username, email, hash, !settings.email_confirmation, ...added.map(([, v]) => v)] as never[]);
+      ctx.count(await writeAddedLinks(schema, tx, Number(rows[0].id), documentId, b, true, allowed));
       // user_ord: the new user goes last in the role's list of users.
       await tx.unsafe(`insert into ${L.table} (${L.user}, ${L.role}, ${L.order})
         select $1, $2, coalesce(max(${L.order}), 0) + 1 from ${L.table} where ${L.role} = $2`, [rows[0].id, roles[0].id]);
