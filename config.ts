@@ -208,6 +208,8 @@ export const ConfigSchema = Type.Object({
     emailResetPassword: Type.Union([Type.String(), Type.Null()]),
     uniqueEmail: Type.Union([Type.Boolean(), Type.Null()]),
     allowRegister: Type.Union([Type.Boolean(), Type.Null()]),
+    /** `register.allowedFields` of the plugin's config: the user's attributes a registration may set besides username, email and password. */
+    registerAllowedFields: Type.Array(Type.String()),
   }),
   /** Outgoing email (users-permissions confirmation and reset-password messages). */
   email: Type.Object({
@@ -357,6 +359,7 @@ export const defaults: Config = {
   publicUrl: '',
   usersPermissions: {
     emailConfirmation: null, emailConfirmationRedirection: null, defaultRole: null, emailResetPassword: null, uniqueEmail: null, allowRegister: null,
+    registerAllowedFields: [],
   },
   email: { provider: null, from: '', replyTo: '', smtp: { host: '', port: 587, user: '', password: '', secure: false } },
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000, watchScanBytes: 8 * 1024 * 1024 },
@@ -459,6 +462,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['UP_EMAIL_RESET_PASSWORD', 'usersPermissions.emailResetPassword', 'string'],
   ['UP_UNIQUE_EMAIL', 'usersPermissions.uniqueEmail', 'bool'],
   ['UP_ALLOW_REGISTER', 'usersPermissions.allowRegister', 'bool'],
+  ['UP_REGISTER_ALLOWED_FIELDS', 'usersPermissions.registerAllowedFields', 'list'],
   ['EMAIL_PROVIDER', 'email.provider', 'string'],
   ['EMAIL_FROM', 'email.from', 'string'],
   ['EMAIL_REPLY_TO', 'email.replyTo', 'string'],

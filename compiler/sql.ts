@@ -67,7 +67,7 @@ const TEXTUAL = new Set(['string', 'text', 'richtext', 'email', 'password', 'uid
 export const isoTs = (expr: string) => `to_char(${expr}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** How a scalar column is rendered in a response (Strapi's formats). */
-function scalarOut(a: ScalarAttr, alias: string): string {
+export function scalarOut(a: ScalarAttr, alias: string): string {
   const col = `${alias}.${q(a.column)}`;
   switch (a.type) {
     case 'datetime': return isoTs(col);

@@ -8,7 +8,7 @@ import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
   type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
-import { usersPermissionsTypes } from './plugin-types.ts';
+import { pluginTypes, USERS_UID } from './plugin-types.ts';
 import { customFieldResolver, type CustomFieldAnswer } from './project/custom-fields.ts';
 import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
@@ -54,7 +54,7 @@ function listJson(dir: string): string[] {
 interface Raw { file: string; json: Json }
 
 /** Where a models folder keeps its content-type files and components, and how uids are formed. */
-interface ModelFiles { contentTypes: Array<{ file: string; uid: string | null }>; componentsDir: string }
+interface ModelFiles { contentTypes: Array<{ file: string; uid: string | null }>; componentsDir: string; extensionsDir: string }
 
 /** A Strapi project (root or src/) or the flat content-types/ + components/ layout. */
 function findModelFiles(dir: string): ModelFiles {
@@ -70,9 +70,9 @@ function findModelFiles(dir: string): ModelFiles {
         if (existsSync(file)) contentTypes.push({ file, uid: `api::${api}.${name}` });
       }
     }
-    return { contentTypes, componentsDir: join(src, 'components') };
+    return { contentTypes, componentsDir: join(src, 'components'), extensionsDir: join(src, 'extensions') };
   }
-  return { contentTypes: listJson(join(dir, 'content-types')).map((file) => ({ file, uid: null })), componentsDir: join(dir, 'components') };
+  return { contentTypes: listJson(join(dir, 'content-types')).map((file) => ({ file, uid: null })), componentsDir: join(dir, 'components'), extensionsDir: join(dir, 'extensions') };
 }
 
 export interface ModelOptions {
@@ -147,37 +147,38 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
   }
 
   const ctList = [...contentTypes.values()];
-  addBuiltinTargets(contentTypes, [...rawTypes, ...rawComponents]);
+  const extensions = readExtensions(files.extensionsDir, dir);
+  addBuiltinTargets(contentTypes, [...rawTypes, ...rawComponents, ...extensions], extensions.length > 0);
   const customField = customFieldResolver(dir, opts.customFields ?? {});
   rawTypes.forEach((raw, i) => {
     const ct = ctList[i];
     ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized, customField);
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
+  // The extended plugin types, with their attributes, beside the models' own (relations checked alike).
+  const extended = extensions.map((raw) => extendUsers(raw, schema, dir, customField));
   const compList = [...components.values()];
   rawComponents.forEach((raw, i) => {
     const c = compList[i];
     c.attributes = parseAttributes(raw, schema, dir, c, false, customField);
     for (const a of c.attributes) c.byName.set(a.name, a);
   });
-  checkRelationPairs(schema, rawTypes, dir);
+  checkRelationPairs(schema, [...ctList.map((ct, i) => ({ ct, file: rawTypes[i].file })), ...extended], dir);
   checkMorphTargets(schema, rawTypes, dir);
   checkComponentCycles(schema);
   resolveJoins(schema);
   return schema;
 }
 
-/** Plugin types a model may relate to, made known when some model does. */
-const USERS_UID = 'plugin::users-permissions.user';
-
+/** Plugin types a model may relate to, made known when some model does (or the project extends them). */
 const ADMIN_UID = 'admin::user';
 
-function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Raw[]): void {
+function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Raw[], usersExtended: boolean): void {
   const targets = new Set(raws.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
     .map((d) => (d && typeof d === 'object' && d.type === 'relation' ? d.target : undefined))));
   // A populated user shows its role (and a role its permissions) as in Strapi: the plugin's three types.
-  if (targets.has(USERS_UID) && !contentTypes.has(USERS_UID)) {
-    for (const ct of Object.values(usersPermissionsTypes())) contentTypes.set(ct.uid, ct);
+  if ((usersExtended || targets.has(USERS_UID)) && !contentTypes.has(USERS_UID)) {
+    for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
   }
   if (targets.has(ADMIN_UID) && !contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
 }
@@ -206,24 +207,89 @@ function adminUsersModel(): ContentType {
   };
 }
 
+/** Plugin types whose attributes a project's `src/extensions/<plugin>/content-types/<name>/schema.json` changed. */
+const EXTENDED = new WeakSet<ContentType>();
+export function isExtended(ct: ContentType): boolean { return EXTENDED.has(ct); }
+
+/** Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`), and whether this server honours it. */
+const EXTENSIBLE: Record<string, Record<string, boolean>> = {
+  'users-permissions': { user: true, role: false, permission: false },
+  upload: { file: false, folder: false },
+  i18n: { locale: false },
+};
+
+/**
+ * The project's extended plugin content-types. Strapi reads `extensions/<plugin>/content-types/<name>/schema.json`
+ * for the content-types its plugins have and ignores any other file; this server serves the user's extension and
+ * refuses to start on the others (served without them, their answers would differ).
+ */
+function readExtensions(dir: string, root: string): Raw[] {
+  if (!existsSync(dir)) return [];
+  const out: Raw[] = [];
+  for (const plugin of readdirSync(dir).sort()) {
+    const ctDir = join(dir, plugin, 'content-types');
+    if (!EXTENSIBLE[plugin] || !existsSync(ctDir)) continue;
+    for (const name of readdirSync(ctDir).sort()) {
+      const file = join(ctDir, name, 'schema.json');
+      if (!existsSync(file) || EXTENSIBLE[plugin][name] === undefined) continue;
+      if (!EXTENSIBLE[plugin][name]) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only plugin::users-permissions.user)`);
+      out.push({ file, json: readJson(file, root) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Strapi's merge of an extension (`{ ...plugin's schema, ...extension }`): top-level keys replace the plugin's,
+ * so the file's `attributes` are the user's whole list, in its order. The plugin's own attributes keep their
+ * definitions here (users-permissions' code relies on them and refuses without them); the others are parsed as
+ * any model's, stored as Strapi stores them for `up_users`.
+ */
+function extendUsers(raw: Raw, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): { ct: ContentType; file: string } {
+  const users = schema.contentTypes.get(USERS_UID)!;
+  const file = relative(root, raw.file);
+  const json = raw.json;
+  if (json.collectionName !== undefined && json.collectionName !== users.table) throw new ModelError(`${file}: collectionName "${String(json.collectionName)}": users stay in ${users.table} here`);
+  if (json.attributes === undefined) return { ct: users, file: raw.file };
+  const attrs = json.attributes;
+  if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) throw new ModelError(`${file}: "attributes" must be an object`);
+  const given = attrs as Json;
+  const plugin = new Map(users.attributes.map((a) => [a.name, a]));
+  for (const a of users.attributes) {
+    const d = given[a.name] as Json | undefined;
+    const type = a.kind === 'scalar' ? a.type : a.kind;
+    if (!d || typeof d !== 'object') throw new ModelError(`${file}: attribute "${a.name}" is missing: the extension's attributes replace the plugin's (Strapi merges the schema's top-level keys), and users-permissions needs it`);
+    if (d.type !== type) throw new ModelError(`${file}: attribute "${a.name}": type "${String(d.type)}", users-permissions needs "${type}"`);
+  }
+  const added = Object.fromEntries(Object.entries(given).filter(([k]) => !plugin.has(k)));
+  const parsed = parseAttributes({ file: raw.file, json: { collectionName: users.table, attributes: added } }, schema, root, users, false, customField);
+  const columns = new Set(users.attributes.flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])));
+  for (const a of parsed) if (a.kind === 'scalar' && columns.has(a.column)) throw new ModelError(`${file}: attribute "${a.name}": its column name "${a.column}" collides with another attribute`);
+  const byName = new Map<string, Attribute>([...plugin, ...parsed.map((a) => [a.name, a] as const)]);
+  users.attributes = Object.keys(given).map((k) => byName.get(k)!);
+  users.byName = new Map(users.attributes.map((a) => [a.name, a]));
+  EXTENDED.add(users);
+  return { ct: users, file: raw.file };
+}
+
 /** Strapi's relation name for a one-way spelling. */
 const strapiRelation = (r: RelationKind): StrapiRelation => (r === 'oneWay' ? 'oneToOne' : r === 'manyWay' ? 'oneToMany' : r);
 
 /** Join tables of every relation: owners first (they name the table), then the mappedBy sides reverse them. */
 function resolveJoins(schema: Schema): void {
-  // Plugin types come with their link tables.
-  const models = [...schema.contentTypes.values()].filter((ct) => !ct.builtin);
+  // Plugin types come with their link tables; the attributes a project's extension adds do not.
+  const models = [...schema.contentTypes.values()];
   // Components own their (one-way) relations through `<component table>_<attribute>_lnk`, as Strapi.
   for (const m of [...models, ...schema.components.values()]) {
     for (const a of m.attributes) {
-      if (a.kind !== 'relation' || !a.owner) continue;
+      if (a.kind !== 'relation' || !a.owner || a.join !== UNRESOLVED) continue;
       const target = schema.contentTypes.get(a.target)!;
       a.join = ownerJoinTable(m, a.name, target, strapiRelation(a.relation), a.inversedBy !== undefined);
     }
   }
   for (const ct of models) {
     for (const a of ct.attributes) {
-      if (a.kind !== 'relation' || a.owner) continue;
+      if (a.kind !== 'relation' || a.owner || a.join !== UNRESOLVED) continue;
       const owner = schema.contentTypes.get(a.target)!.byName.get(a.mappedBy!)!;
       if (owner.kind === 'relation') a.join = inverseJoinTable(owner.join);
     }
@@ -308,7 +374,7 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
       // Strapi allows only one-way relations in components.
       if (isComponent && (def.mappedBy !== undefined || def.inversedBy !== undefined)) fail('a relation in a component is one-way: no mappedBy or inversedBy');
       const mappedBy = typeof def.mappedBy === 'string' ? def.mappedBy : undefined;
-      if (mappedBy && schema.contentTypes.get(target as string)?.builtin) fail(`a relation to ${String(target)} must own its side here (inversedBy or one-way, not mappedBy)`);
+      if (mappedBy && schema.contentTypes.get(target as string)?.builtin && !isExtended(schema.contentTypes.get(target as string)!)) fail(`a relation to ${String(target)} must own its side here (inversedBy or one-way, not mappedBy)`);
       const inversedBy = typeof def.inversedBy === 'string' ? def.inversedBy : undefined;
       if (mappedBy && inversedBy) fail('a relation has either mappedBy or inversedBy, not both');
       const toMany = relation === 'oneToMany' || relation === 'manyToMany' || relation === 'manyWay';
@@ -370,16 +436,15 @@ function checkMorphTargets(schema: Schema, raws: Raw[], root: string): void {
   });
 }
 
-function checkRelationPairs(schema: Schema, raws: Raw[], root: string): void {
-  const ctList = [...schema.contentTypes.values()].filter((ct) => !ct.builtin);
-  ctList.forEach((ct, i) => {
-    const file = relative(root, raws[i].file);
+function checkRelationPairs(schema: Schema, owners: Array<{ ct: ContentType; file: string }>, root: string): void {
+  owners.forEach(({ ct, file: path }) => {
+    const file = relative(root, path);
     for (const a of ct.attributes) {
-      if (a.kind !== 'relation') continue;
+      if (a.kind !== 'relation' || (ct.builtin && a.join !== UNRESOLVED)) continue;
       const target = schema.contentTypes.get(a.target)!;
       const other = a.mappedBy ?? a.inversedBy;
-      // A plugin type's side (a project's extension of the user model) is not read here: one-way for us.
-      if (!other || target.builtin) continue;
+      // A plugin type's side the project does not declare (no extension of the user naming it): one-way for us.
+      if (!other || (target.builtin && !target.byName.has(other))) continue;
       const o = target.byName.get(other);
       if (!o || o.kind !== 'relation' || o.target !== ct.uid) {
         throw new ModelError(`${file}: attribute "${a.name}": ${a.mappedBy ? 'mappedBy' : 'inversedBy'} "${other}" is not a relation of ${target.uid} back to ${ct.uid}`);

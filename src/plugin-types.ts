@@ -97,8 +97,26 @@ export function withTypes(schema: Schema, types: ContentType[]): Schema {
   return { ...schema, contentTypes: new Map([...schema.contentTypes, ...types.map((ct) => [ct.uid, ct] as const)]) };
 }
 
-/** users-permissions' three types, related as in Strapi (a user's role, a role's users and permissions). */
-export function usersPermissionsTypes(): { roles: ContentType; users: ContentType; permissions: ContentType } {
+export const USERS_UID = 'plugin::users-permissions.user';
+const ROLES_UID = 'plugin::users-permissions.role';
+const PERMISSIONS_UID = 'plugin::users-permissions.permission';
+
+/**
+ * users-permissions' three types, related as in Strapi (a user's role, a role's users and permissions):
+ * those of `schema` when the models hold them (a project's extension of the user adds its attributes
+ * there, src/models.ts), else the plugin's own.
+ */
+export function usersPermissionsTypes(schema?: Schema): { roles: ContentType; users: ContentType; permissions: ContentType } {
+  const [users, roles, permissions] = [USERS_UID, ROLES_UID, PERMISSIONS_UID].map((uid) => schema?.contentTypes.get(uid));
+  if (users && roles && permissions) return { roles, users, permissions };
+  return (PLUGIN ??= pluginTypes());
+}
+
+/** The plugin's own types, shared and never changed (src/models.ts takes fresh ones, which it may extend). */
+let PLUGIN: { roles: ContentType; users: ContentType; permissions: ContentType } | undefined;
+
+/** A new set of users-permissions' types, for a registry of models to hold (and a project's extension to change). */
+export function pluginTypes(): { roles: ContentType; users: ContentType; permissions: ContentType } {
   const roles = rolesType();
   const users = usersType(roles);
   return { roles, users, permissions: permissionsType(roles, users) };

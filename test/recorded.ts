@@ -37,6 +37,8 @@ export interface Step {
   saveJwt?: string;
   /** Send as the user whose JWT a previous step kept under this name (instead of the full-access token). */
   user?: string;
+  /** Name other documentIds of the answer: key → dotted path in the body (`user.documentId` of a registration). */
+  saveIds?: Record<string, string>;
 }
 
 export interface Answer { name: string; status: number; body: unknown; defect?: string; loose?: string }
@@ -86,6 +88,10 @@ export async function runSteps(t: Target, steps: Step[]): Promise<Answer[]> {
       : await t.send(step.method!, fill(step.path!, keys), step.body === undefined ? undefined : fill(step.body, keys), token, step.headers);
     const data = (r.body as { data?: { documentId?: string } } | null)?.data;
     if (step.save && r.status < 300 && typeof data?.documentId === 'string') keys.set(step.save, data.documentId);
+    for (const [k, path] of Object.entries(step.saveIds ?? {})) {
+      const v = path.split('.').reduce<unknown>((o, p) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[p] : undefined), r.body);
+      if (r.status < 300 && typeof v === 'string') keys.set(k, v);
+    }
     const jwt = (r.body as { jwt?: unknown } | null)?.jwt;
     if (step.saveJwt && typeof jwt === 'string') jwts.set(step.saveJwt, jwt);
     const names = new Map([...keys].map(([k, id]) => [id, `@@${k}@@`]));

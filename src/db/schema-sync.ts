@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { newDocumentId } from './document-id.ts';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Schema } from '../../compiler/schema.ts';
-import { createStatements, modelTables, type TableDef } from './strapi-ddl.ts';
+import { createStatements, modelTables, withExtendedTables, type TableDef } from './strapi-ddl.ts';
 import { currentTables, schemaProblems } from './verify.ts';
 import { log } from '../log.ts';
 
@@ -60,7 +60,7 @@ export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boo
     let outcome: SyncReport['outcome'];
     let tables: string[] = [];
     if (known.length === 0) {
-      await tx.unsafe(INTERNAL_SQL).simple();
+      await tx.unsafe(withExtendedTables(INTERNAL_SQL, models)).simple();
       for (const s of createStatements(models)) await tx.unsafe(s);
       tables = [...INTERNAL, ...models].map((t) => t.name);
       outcome = 'created';

@@ -5,7 +5,7 @@
 // unique-constraint and foreign-key names. Column order is Strapi's: it is visible in the catalog.
 import type { Attribute, Component, ContentType, MorphJoin, Schema, ScalarType } from '../../compiler/schema.ts';
 import { ADMIN_USERS, CMPS, INDEX, ROW_COLUMNS, tableName, type JoinTable } from '../../compiler/layout.ts';
-import { collectionNameOf } from '../models.ts';
+import { collectionNameOf, isExtended } from '../models.ts';
 
 /** A column: the type as created (knex's spelling) and as PostgreSQL's format_type() shows it back. */
 export interface ColumnDef { name: string; sqlType: string; catalogType: string }
@@ -18,6 +18,12 @@ export interface TableDef {
   indexes: IndexDef[];
   uniques: IndexDef[];
   foreignKeys: ForeignKeyDef[];
+  /**
+   * One of Strapi's own tables (strapi-internal.sql) as a project's extension of its plugin type makes it
+   * (`up_users` with the user's added columns): created by that file's CREATE TABLE, rewritten with these
+   * columns by withExtendedTables, never by createStatements.
+   */
+  internal?: true;
 }
 
 const col = (name: string, sqlType: string, catalogType = sqlType): ColumnDef => ({ name, sqlType, catalogType });
@@ -124,16 +130,19 @@ function morphTable(owner: ContentType, j: MorphJoin): TableDef {
 export function modelTables(schema: Schema): TableDef[] {
   const out: TableDef[] = [];
   // A plugin type's table (users) is Strapi's own: only the link tables toward it are the models'.
-  const models: Array<ContentType | Component> = [...[...schema.contentTypes.values()].filter((c) => !c.builtin), ...schema.components.values()];
+  // An extended one (the user with a project's attributes) gets the tables of what the project added.
+  const models: Array<ContentType | Component> = [...[...schema.contentTypes.values()].filter((c) => !c.builtin || isExtended(c)), ...schema.components.values()];
   for (const m of models) {
     const cmps = ownsComponents(m.attributes);
     if (cmps) out.push(componentsJoinTable(m, cmps));
-    if ('kind' in m) out.push(contentTypeTable(m));
+    if ('kind' in m) out.push(m.builtin ? { ...contentTypeTable(m), internal: true } : contentTypeTable(m));
     else out.push({ name: m.table, columns: [ID, ...scalarColumns(m.attributes)], indexes: [], uniques: [], foreignKeys: [] });
   }
   for (const m of models) {
     for (const a of m.attributes) {
-      if (a.kind === 'relation' && a.owner) out.push(linkTable(m, schema.contentTypes.get(a.target)!, a.join));
+      // A plugin type's relation to another (a user's role) is the plugin's own link table.
+      const pluginLink = 'kind' in m && m.builtin && schema.contentTypes.get(a.kind === 'relation' ? a.target : '')?.builtin;
+      if (a.kind === 'relation' && a.owner && !pluginLink) out.push(linkTable(m, schema.contentTypes.get(a.target)!, a.join));
       if (a.kind === 'morph' && a.join && 'kind' in m) out.push(morphTable(m, a.join));
     }
   }
@@ -152,6 +161,7 @@ const list = (ids: string[]) => ids.map(q).join(', ');
 /** The statements creating these tables: tables with their indexes and unique constraints, then foreign keys. */
 export function createStatements(tables: TableDef[]): string[] {
   const out: string[] = [];
+  tables = tables.filter((t) => !t.internal);
   for (const t of tables) {
     const cols = t.columns.map((c, i) => `${q(c.name)} ${c.sqlType}${i === 0 ? ' primary key' : ''}`);
     out.push(`create table ${q(t.name)} (${cols.join(', ')})`);
@@ -162,6 +172,24 @@ export function createStatements(tables: TableDef[]): string[] {
     for (const f of t.foreignKeys) {
       out.push(`alter table ${q(t.name)} add constraint ${q(f.name)} foreign key (${list(f.columns)}) references ${q(f.table)} (${q(ROW_COLUMNS.id)}) on delete ${f.onDelete}`);
     }
+  }
+  return out;
+}
+
+/**
+ * strapi-internal.sql with the CREATE TABLE of each `internal` table rewritten to its columns, in Strapi's order
+ * (the attributes' columns before the timestamps, as Strapi creates an extended `up_users`: the order shows in
+ * the catalog, so adding them afterwards would not do).
+ */
+export function withExtendedTables(internalSql: string, tables: TableDef[]): string {
+  let out = internalSql;
+  for (const t of tables.filter((x) => x.internal)) {
+    const head = `CREATE TABLE ${t.name} (\n`;
+    const at = out.indexOf(head);
+    const end = out.indexOf('\n);', at);
+    if (at < 0 || end < 0) throw new Error(`strapi-internal.sql has no table ${t.name}`);
+    const cols = t.columns.map((c, i) => `    ${/^[a-z_][a-z0-9_]*$/.test(c.name) ? c.name : q(c.name)} ${i === 0 ? 'integer NOT NULL' : c.catalogType}`);
+    out = out.slice(0, at + head.length) + cols.join(',\n') + out.slice(end);
   }
   return out;
 }

@@ -157,7 +157,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const v4 = config.graphql.shape === 'v4';
   const index = nameIndex(schema);
   const files = filesType(schema);
-  const { roles, users, permissions } = usersPermissionsTypes();
+  const { roles, users, permissions } = usersPermissionsTypes(schema);
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
   // Shadow CRUD loops below keep iterating the models' own types.

@@ -185,7 +185,9 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
       each('plugins', cfg, {
         jwtSecret: (x) => set('auth.jwtSecret', str(x)),
         jwt: (x) => set('auth.jwtExpiresIn', isObject(x) ? (typeof x.expiresIn === 'number' ? `${x.expiresIn}s` : str(x.expiresIn)) : undefined),
-      }, ['register', 'ratelimit', 'jwtManagement', 'sessions', 'layout', 'email']);
+        // Strapi's compact(): empty names are dropped; anything but a list is none.
+        register: (x) => set('usersPermissions.registerAllowedFields', isObject(x) && Array.isArray(x.allowedFields) ? x.allowedFields.filter((f) => f).map(String) : undefined),
+      }, ['ratelimit', 'jwtManagement', 'sessions', 'layout', 'email']);
     } else if (name === 'upload') {
       each('plugins', cfg, {
         provider: (x) => set('upload.provider', x === 'local' ? 'local' : x === 'aws-s3' || x === '@strapi/provider-upload-aws-s3' ? 'aws-s3' : (ignore('plugins', `upload.provider ${String(x)}`), undefined)),

@@ -123,6 +123,11 @@ export class Writer {
     await this.writeOwned(this.ct, row.id, n, row, false);
   }
 
+  /** Only the media and components of `n` on an existing row (a users-permissions user's extension: its own row is written by src/users/). */
+  async ownedOnly(row: VersionRow, n: Normalized, creating: boolean): Promise<void> {
+    await this.writeOwned(this.ct, row.id, n, row, creating);
+  }
+
   /** Renders the rows written into the render cache, in the writing transaction: the first read after it hits. */
   async refreshRenders(): Promise<void> {
     if (!this.renderCache || !this.touched.size) return;

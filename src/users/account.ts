@@ -48,7 +48,7 @@ export async function sendConfirmationEmail(deps: AccountDeps, ctx: RestContext,
   await ctx.db.unsafe(`update ${UP.users} set confirmation_token = $2, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id, token]);
   ctx.count(1);
   userWritten(ctx, 'entry.update', id);
-  const user = JSON.parse((await userJson(ctx.db, id)) ?? 'null') as Record<string, unknown> | null;
+  const user = JSON.parse((await userJson(ctx, id)) ?? 'null') as Record<string, unknown> | null;
   if (!user) return;
   const t = (await readEmailTemplates(ctx.db)).email_confirmation;
   ctx.count(2);
@@ -70,7 +70,7 @@ export async function forgotPassword(deps: AccountDeps, ctx: RestContext, body: 
   // Unknown and blocked addresses get the same answer: nobody learns which emails have accounts.
   if (!rows.length || rows[0].blocked) return { status: 200, body: '{"ok":true}' };
   const id = Number(rows[0].id);
-  const user = JSON.parse((await userJson(ctx.db, id)) ?? '{}') as Record<string, unknown>;
+  const user = JSON.parse((await userJson(ctx, id)) ?? '{}') as Record<string, unknown>;
   const [templates, advanced] = [await readEmailTemplates(ctx.db), await readAdvanced(ctx.db, deps.config.usersPermissions)];
   ctx.count(3);
   const t = templates.reset_password;
@@ -101,7 +101,7 @@ export async function resetPassword(ctx: RestContext, body: Body): Promise<Reply
   if (!rows.length) throw invalid('Incorrect code provided');
   const id = Number(rows[0].id);
   // Strapi answers the user as it was read before the update.
-  const user = await userJson(ctx.db, id);
+  const user = await userJson(ctx, id);
   await setPassword(ctx, id, b.password, true);
   return authReply(ctx, id, user);
 }
@@ -117,7 +117,7 @@ export async function changePassword(ctx: RestContext, caller: Caller, body: Bod
   ctx.count(1);
   if (!(await verifyPassword(b.currentPassword, rows[0]?.password ?? null))) throw invalid('The provided current password is invalid');
   if (b.currentPassword === b.password) throw invalid('Your new password must be different than your current password');
-  const user = await userJson(ctx.db, caller.userId);
+  const user = await userJson(ctx, caller.userId);
   await setPassword(ctx, caller.userId, b.password, false);
   return authReply(ctx, caller.userId, user);
 }
@@ -129,7 +129,7 @@ export async function emailConfirmation(deps: AccountDeps, ctx: RestContext, con
   ctx.count(1);
   if (!rows.length) throw invalid('Invalid token');
   const id = Number(rows[0].id);
-  const user = await userJson(ctx.db, id);
+  const user = await userJson(ctx, id);
   await ctx.db.unsafe(`update ${UP.users} set confirmed = true, confirmation_token = null, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id]);
   ctx.count(2);
   userWritten(ctx, 'entry.update', id);

@@ -18,5 +18,5 @@ export async function announce(ctx: RestContext, tables: string[]): Promise<void
 
 /** A committed user write told to the webhooks (read again in the background, with the user's role). */
 export function userWritten(ctx: RestContext, event: 'entry.create' | 'entry.update', id: number): void {
-  ctx.webhooks?.user(event, () => userJson(ctx.db, id, true));
+  ctx.webhooks?.user(event, () => userJson(ctx, id, true));
 }

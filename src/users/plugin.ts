@@ -21,6 +21,7 @@ import { emailProvider } from '../email/index.ts';
 import { readAdvanced } from './settings.ts';
 import { userId, userJson } from './user-json.ts';
 import { UsersQuery } from './users-query.ts';
+import { addedColumns, writeAddedLinks } from './user-columns.ts';
 import { objectBody } from './validate.ts';
 import * as account from './account.ts';
 import { createUser, deleteUser, updateUser } from './users-crud.ts';
@@ -68,8 +69,11 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     ctx.count(1);
     if (!settings.allow_register) throw new ApiError(400, 'ApplicationError', 'Register action is currently disabled', {});
     const b = body(task);
-    const extra = Object.keys(b).filter((k) => !['username', 'email', 'password'].includes(k));
+    // Strapi 5.54: username, email, password and the config's `register.allowedFields` (any attribute, private ones too).
+    const allowed = new Set(['username', 'email', 'password', ...config.usersPermissions.registerAllowedFields]);
+    const extra = Object.keys(b).filter((k) => !allowed.has(k));
     if (extra.length) throw validation(`Invalid parameters: ${extra.join(', ')}`);
+    const added = addedColumns(schema, b, { only: allowed, withDefaults: true });
     required(b, ['username', 'email', 'password']);
     const { username, email, password } = b;
     if (typeof username !== 'string' || typeof email !== 'string' || typeof password !== 'string') throw validation('username, email and password must be strings');
@@ -88,14 +92,16 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     // Checked first without a lock, so that a taken name costs no password hash.
     await taken(ctx.db);
     const hash = await hashPassword(password);
+    const documentId = newDocumentId();
     const id = await ctx.db.begin(async (tx) => {
       // Again under the locks of both values: a registration of the same name may have committed meanwhile.
       ctx.count(await lockIdentities(tx, [username, email]));
       await taken(tx);
       const rows = await tx.unsafe<Array<{ id: number }>>(
-        `insert into ${UP.users} (document_id, username, email, provider, password, confirmed, blocked, created_at, updated_at, published_at)
-         values ($1, $2, lower($3), 'local', $4, $5, false, ${NOW}, ${NOW}, ${NOW}) returning id`,
-        [newDocumentId(), username, email, hash, !settings.email_confirmation]);
+        `insert into ${UP.users} (document_id, username, email, provider, password, confirmed, blocked, ${added.map(([c]) => `${c}, `).join('')}created_at, updated_at, published_at)
+         values ($1, $2, lower($3), 'local', $4, $5, false, ${added.map((_, i) => `$${i + 6}, `).join('')}${NOW}, ${NOW}, ${NOW}) returning id`,
+        [documentId, username, email, hash, !settings.email_confirmation, ...added.map(([, v]) => v)] as never[]);
+      ctx.count(await writeAddedLinks(schema, tx, Number(rows[0].id), documentId, b, true, allowed));
       // user_ord: the new user goes last in the role's list of users.
       await tx.unsafe(`insert into ${L.table} (${L.user}, ${L.role}, ${L.order})
         select $1, $2, coalesce(max(${L.order}), 0) + 1 from ${L.table} where ${L.role} = $2`, [rows[0].id, roles[0].id]);
@@ -103,7 +109,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     });
     ctx.count(2);
     userWritten(ctx, 'entry.create', id);
-    const user = await userJson(ctx.db, id);
+    const user = await userJson(ctx, id);
     ctx.count(1);
     // With email confirmation on, Strapi answers the user without a JWT and mails the confirmation link.
     if (settings.email_confirmation) {
@@ -132,7 +138,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     if (rows[0].confirmed !== true && (await readAdvanced(ctx.db, config.usersPermissions)).email_confirmation) throw new ApiError(400, 'ApplicationError', 'Your account email is not confirmed');
     if (rows[0].blocked === true) throw new ApiError(400, 'ApplicationError', 'Your account has been blocked by an administrator', {});
     const id = Number(rows[0].id);
-    const user = await userJson(ctx.db, id);
+    const user = await userJson(ctx, id);
     ctx.count(1);
     return { status: 200, body: `{"jwt":${JSON.stringify(await ctx.auth.jwt.sign(id))},"user":${user}}` };
   }

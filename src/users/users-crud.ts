@@ -14,6 +14,7 @@ import { hashPassword } from './password.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, validationError, type Body } from './validate.ts';
+import { addedColumns, writeAddedLinks } from './user-columns.ts';
 import { lockIdentities } from './identity-lock.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
 
@@ -132,7 +133,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   const role = await resolveRole(ctx.db, ref);
   ctx.count(1);
   if (before.username) throw appError('This attribute must be unique');
-  const cols = await columnsOf({ confirmed: false, blocked: false, ...w, provider: 'local' });
+  const cols = [...await columnsOf({ confirmed: false, blocked: false, ...w, provider: 'local' }), ...addedColumns(ctx.schema, b, { withDefaults: true })];
   const id = await ctx.db.begin(async (tx) => {
     // Again under the locks: a write of the same name may have committed since the check above.
     ctx.count(await lockIdentities(tx, [v.username, v.email]) + 1);
@@ -140,22 +141,24 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
     if (now.email) throw appError('Email already taken');
     if (now.username) throw appError('This attribute must be unique');
     const names = cols.map(([c]) => c);
+    const documentId = newDocumentId();
     const rows = await tx.unsafe<Array<{ id: number }>>(
       `insert into ${UP.users} (document_id, ${names.join(', ')}, created_at, updated_at, published_at)
-       values ($1, ${names.map((_, i) => `$${i + 2}`).join(', ')}, ${NOW}, ${NOW}, ${NOW}) returning id`, [newDocumentId(), ...cols.map(([, x]) => x)] as never[]);
+       values ($1, ${names.map((_, i) => `$${i + 2}`).join(', ')}, ${NOW}, ${NOW}, ${NOW}) returning id`, [documentId, ...cols.map(([, x]) => x)] as never[]);
     const uid = Number(rows[0].id);
     await setRole(tx, uid, role);
+    ctx.count(await writeAddedLinks(ctx.schema, tx, uid, documentId, b, true));
     return uid;
   });
   ctx.count(3);
   await announce(ctx, USER_TABLES);
   userWritten(ctx, 'entry.create', id);
-  return { status: 201, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
+  return { status: 201, body: (await userJson(ctx, id, withRole)) ?? 'null' };
 }
 
 export async function updateUser(ctx: RestContext, config: Config, id: number | null, b: Body, withRole: boolean): Promise<Reply> {
   const advanced = await readAdvanced(ctx.db, config.usersPermissions);
-  const found = id === null ? [] : await ctx.db.unsafe<Array<{ provider: string | null }>>(`select provider from ${UP.users} where id = $1`, [id]);
+  const found = id === null ? [] : await ctx.db.unsafe<Array<{ provider: string | null; document_id: string }>>(`select provider, document_id from ${UP.users} where id = $1`, [id]);
   ctx.count(2);
   if (!found.length || id === null) throw new ApiError(404, 'NotFoundError', 'User not found', {});
   // Strapi's updateUserBodySchema: role, password, username, email.
@@ -176,7 +179,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   await check(ctx.db);
   const w = modelChecks(b);
   const role = ref ? await resolveRole(ctx.db, ref) : null;
-  const cols = await columnsOf(w);
+  const cols = [...await columnsOf(w), ...addedColumns(ctx.schema, b)];
   await ctx.db.begin(async (tx) => {
     // Again under the locks of a new username or email: another write of it may have committed meanwhile.
     ctx.count(await lockIdentities(tx, [b.username, b.email]));
@@ -185,15 +188,16 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
     // Strapi's user service stamps publishedAt again on every edit (a type without draft & publish).
     await tx.unsafe(`update ${UP.users} set ${[...sets, `updated_at = ${NOW}`, `published_at = ${NOW}`].join(', ')} where id = $1`, [id, ...cols.map(([, x]) => x)] as never[]);
     if (role !== null) await setRole(tx, id, role);
+    ctx.count(await writeAddedLinks(ctx.schema, tx, id, found[0].document_id, b, false));
   });
   ctx.count(2);
   await announce(ctx, USER_TABLES);
   userWritten(ctx, 'entry.update', id);
-  return { status: 200, body: (await userJson(ctx.db, id, withRole)) ?? 'null' };
+  return { status: 200, body: (await userJson(ctx, id, withRole)) ?? 'null' };
 }
 
 export async function deleteUser(ctx: RestContext, id: number | null): Promise<Reply> {
-  const before = id === null ? null : await userJson(ctx.db, id);
+  const before = id === null ? null : await userJson(ctx, id);
   ctx.count(1);
   // Strapi sends the deleted user, or nothing (Koa turns an empty body into 204) when there was none.
   if (before === null || id === null) return { status: 204, body: '' };

@@ -69,7 +69,7 @@ export class UsersQuery {
   private users: ContentType;
 
   constructor(schema: Schema, config: Config) {
-    const t = usersPermissionsTypes();
+    const t = usersPermissionsTypes(schema);
     this.users = t.users;
     // No default or maximum page: Strapi's users service queries the database without one.
     this.compiler = new Compiler(withTypes(schema, [t.roles, t.users, t.permissions]), { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,

@@ -1,0 +1,64 @@
+// Issue 28, on the project test/fixtures/users-ext (its src/extensions/users-permissions/content-types/user/
+// schema.json extends the user), against what a live Strapi 5.54 answered on the same project
+// (test/fixtures/users-ext-cases: steps.ts, recorded by record.ts): registration with and without
+// `register.allowedFields`, sign-in, /users/me with populate, updates of the new fields, /users with populate,
+// fields and filters on them, content-types populating their users, GraphQL's user; and the schema created
+// for them (the extended up_users, its link and component tables) against Strapi's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { recordedSuite } from './recorded.ts';
+import { DEFAULT_STEPS, STEPS } from './fixtures/users-ext-cases/steps.ts';
+import { loadModels, ModelError } from '../src/models.ts';
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const PROJECT = here('./fixtures/users-ext');
+recordedSuite('users-ext', PROJECT, here('./fixtures/users-ext-cases'), STEPS);
+recordedSuite('users-ext (no allowedFields)', PROJECT, here('./fixtures/users-ext-cases/register-default'), DEFAULT_STEPS, { UP_NO_ALLOWED_FIELDS: 'true' });
+
+/** The fixture project with its user extension replaced by `schema`. */
+function withExtension(schema: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-users-ext-'));
+  cpSync(PROJECT, dir, { recursive: true });
+  writeFileSync(join(dir, 'src/extensions/users-permissions/content-types/user/schema.json'), schema);
+  return dir;
+}
+
+function refused(schema: string, message: RegExp): void {
+  const dir = withExtension(schema);
+  try {
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), (e: unknown) => e instanceof ModelError && message.test(e.message));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+}
+
+const BASE = (extra: string) => `{"attributes": {
+  "username": {"type": "string"}, "email": {"type": "email"}, "provider": {"type": "string"}, "password": {"type": "password"},
+  "resetPasswordToken": {"type": "string"}, "confirmationToken": {"type": "string"}, "confirmed": {"type": "boolean"}, "blocked": {"type": "boolean"},
+  "role": {"type": "relation", "relation": "manyToOne", "target": "plugin::users-permissions.role", "inversedBy": "users"}${extra}}}`;
+
+test('an extension that does not parse stops the start, naming the file', () => {
+  refused('{"attributes": {', /src\/extensions\/users-permissions\/content-types\/user\/schema\.json: not valid JSON/);
+});
+
+test('an unknown attribute type stops the start, naming the file and attribute', () => {
+  refused(BASE(', "nick": {"type": "strin"}'), /user\/schema\.json: attribute "nick": unknown type "strin"/);
+});
+
+test('a relation to a missing content-type stops the start, naming the file and attribute', () => {
+  refused(BASE(', "pet": {"type": "relation", "relation": "manyToOne", "target": "api::pet.pet"}'), /user\/schema\.json: attribute "pet": relation target "api::pet.pet" is not a known content-type/);
+});
+
+test('an extension leaving out one of the plugin\'s attributes stops the start (its attributes replace the plugin\'s)', () => {
+  refused('{"attributes": {"username": {"type": "string"}}}', /user\/schema\.json: attribute "email" is missing/);
+});
+
+test('extending a plugin type this server does not extend stops the start, naming the file', () => {
+  const dir = withExtension(BASE(''));
+  try {
+    cpSync(join(dir, 'src/extensions/users-permissions/content-types/user'), join(dir, 'src/extensions/upload/content-types/file'), { recursive: true });
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /extensions\/upload\/content-types\/file\/schema\.json: extending plugin::upload\.file is not supported/);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
