@@ -89,7 +89,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
           log.info('locales from i18n_locale', { locales: stored.codes, defaultLocale: dflt });
         }
       }
-      await syncSchema(admin, schema, config.db.allowDestructive);
+      const sync = await syncSchema(admin, schema, config.db.allowDestructive, config.db.schema);
       await bootstrapUsersPermissions(admin);
       // Read statements name the counters' table: without it (a role that may not create it) they count rows.
       if (config.api.rest.rowCounters && !(await setupCounts(admin))) config.api.rest.rowCounters = false;
