@@ -4,6 +4,8 @@
 // whose resulting schema is kept in test/fixtures/schema-edits/<edit>.json.
 import { readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
+import assert from 'node:assert/strict';
+import { TOKEN, type TestServer } from './helpers.ts';
 
 type Json = Record<string, unknown>;
 interface ModelFile { attributes: Record<string, Json>; [k: string]: unknown }
@@ -121,3 +123,26 @@ export const EDITS: Record<string, SchemaEdit> = {
     },
   },
 };
+
+/** Content written with the demo models: every type, components, a dynamic zone, relations, a draft. */
+export async function writeContent(s: TestServer): Promise<void> {
+  const post = async (path: string, data: unknown, method = 'POST') => {
+    const r = await s.fetchJson(method, path, { data }, TOKEN);
+    assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
+    return r.body.data as { documentId: string };
+  };
+  const ada = await post('/api/authors', { name: 'Ada', email: 'ada@example.com', bio: 'x'.repeat(300) });
+  const tag = await post('/api/tags', { name: 'news' });
+  const tag2 = await post('/api/tags', { name: 'tips' });
+  const cat = await post('/api/categories', { name: 'Tech', slug: 'tech' });
+  for (let i = 1; i <= 3; i++) {
+    await post(`/api/articles${i === 3 ? '?status=draft' : ''}`, {
+      title: `Article ${i}`, slug: `article-${i}`, views: 10 * i, author: ada.documentId, category: cat.documentId,
+      tags: [tag.documentId, tag2.documentId], seo: { metaTitle: `Meta ${i}` },
+      blocks: [{ __component: 'shared.quote', title: `Quote ${i}`, body: 'b' }, { __component: 'shared.rich-text', body: `Rich ${i}` }],
+    });
+  }
+  await post('/api/about', { title: 'About us', blocks: [{ __component: 'shared.quote', title: 'Hi', body: 'there' }] }, 'PUT');
+  await post('/api/global', { siteName: 'Site', defaultSeo: { metaTitle: 'Global' } }, 'PUT');
+}
+

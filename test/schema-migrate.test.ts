@@ -8,33 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyModels, DEMO_MODELS, startTestServer, TOKEN, type TestServer } from './helpers.ts';
-import { EDITS } from './schema-edits.ts';
+import { EDITS, writeContent } from './schema-edits.ts';
 import { catalogSnapshot, type CatalogSnapshot } from '../src/db/verify.ts';
 
 interface Fixture { snapshot: CatalogSnapshot; record: { hash: string } }
 const fixture = (name: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/schema-edits/${name}.json`, import.meta.url), 'utf8')) as Fixture;
-
-/** Content written with the demo models: every type, components, a dynamic zone, relations, a draft. */
-async function writeContent(s: TestServer): Promise<void> {
-  const post = async (path: string, data: unknown, method = 'POST') => {
-    const r = await s.fetchJson(method, path, { data }, TOKEN);
-    assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
-    return r.body.data as { documentId: string };
-  };
-  const ada = await post('/api/authors', { name: 'Ada', email: 'ada@example.com', bio: 'x'.repeat(300) });
-  const tag = await post('/api/tags', { name: 'news' });
-  const tag2 = await post('/api/tags', { name: 'tips' });
-  const cat = await post('/api/categories', { name: 'Tech', slug: 'tech' });
-  for (let i = 1; i <= 3; i++) {
-    await post(`/api/articles${i === 3 ? '?status=draft' : ''}`, {
-      title: `Article ${i}`, slug: `article-${i}`, views: 10 * i, author: ada.documentId, category: cat.documentId,
-      tags: [tag.documentId, tag2.documentId], seo: { metaTitle: `Meta ${i}` },
-      blocks: [{ __component: 'shared.quote', title: `Quote ${i}`, body: 'b' }, { __component: 'shared.rich-text', body: `Rich ${i}` }],
-    });
-  }
-  await post('/api/about', { title: 'About us', blocks: [{ __component: 'shared.quote', title: 'Hi', body: 'there' }] }, 'PUT');
-  await post('/api/global', { siteName: 'Site', defaultSeo: { metaTitle: 'Global' } }, 'PUT');
-}
 
 /** Every document of every content-type table (its versions too). */
 async function documents(s: TestServer, tables: string[]): Promise<Record<string, string[]>> {
