@@ -111,6 +111,13 @@ export const EDITS: Record<string, SchemaEdit> = {
       edit(dir, cmp('quote'), (m) => { m.attributes.title = { type: 'richtext' }; });
     },
   },
+  'rename-collection': {
+    title: "the global single type's collectionName changed: new tables, the old ones removed",
+    destructive: true,
+    apply(dir) {
+      edit(dir, ct('global'), (m) => { m.collectionName = 'site_globals'; });
+    },
+  },
   'remove': {
     title: 'an attribute, a relation (both sides), a component attribute, a dynamic zone and a content-type removed; a text narrowed to a string',
     destructive: true,

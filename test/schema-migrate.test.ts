@@ -230,6 +230,19 @@ describe('a model edit migrates this server\'s own database as Strapi does', () 
     } finally { await finish(r); }
   });
 
+  test('a changed collectionName makes new tables; the old ones are kept unless ALLOW_DESTRUCTIVE_SCHEMA', async () => {
+    const r = await migrateWith('rename-collection');
+    try {
+      await assertStrapiSchema(r, 'rename-collection', [/\bglobals/]);
+      await assertDocumentsKept(r);
+      assert.equal((await r.s.fetchJson('GET', '/api/global', undefined, TOKEN)).status, 404, 'the new table is empty, as in Strapi');
+      await r.s.stop({ keepData: true });
+      r.s = await startTestServer({ db: r.s.db, modelsDir: r.dir, env: { ALLOW_DESTRUCTIVE_SCHEMA: 'true' } });
+      await assertStrapiSchema(r, 'rename-collection');
+      await assertDocumentsKept(r, CONTENT.filter((t) => t !== 'globals'));
+    } finally { await finish(r); }
+  });
+
   test('remove with ALLOW_DESTRUCTIVE_SCHEMA at once: the schema Strapi made', async () => {
     const r = await migrateWith('remove', { ALLOW_DESTRUCTIVE_SCHEMA: 'true' });
     try {
