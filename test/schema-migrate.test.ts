@@ -11,7 +11,10 @@ import { copyModels, DEMO_MODELS, startTestServer, TOKEN, type TestServer } from
 import { EDITS, writeContent } from './schema-edits.ts';
 import { catalogSnapshot, type CatalogSnapshot } from '../src/db/verify.ts';
 
-interface Fixture { snapshot: CatalogSnapshot; record: { hash: string } }
+interface RecordTable { name: string }
+interface Fixture { snapshot: CatalogSnapshot; record: { hash: string; modelTables: RecordTable[] } }
+const INTERNAL = new Set((JSON.parse(readFileSync(new URL('../src/db/strapi-internal-record.json', import.meta.url), 'utf8')) as RecordTable[]).map((t) => t.name));
+const byName = (tables: RecordTable[]) => [...tables].sort((a, b) => a.name.localeCompare(b.name));
 const fixture = (name: string): Fixture => JSON.parse(readFileSync(new URL(`./fixtures/schema-edits/${name}.json`, import.meta.url), 'utf8')) as Fixture;
 
 /** Every document of every content-type table (its versions too). */
@@ -63,7 +66,8 @@ async function assertStrapiSchema(r: Run, edit: string, ignore: RegExp[] = []): 
   const f = fixture(edit);
   const mine = await catalogSnapshot(r.s.sql());
   assert.deepEqual(without(mine, ignore), without(f.snapshot, ignore), 'the schema Strapi 5.54 made when it migrated for the same edit');
-  const [record] = await r.s.sql()<Array<{ hash: string }>>`select hash from strapi_database_schema`;
+  const [record] = await r.s.sql()<Array<{ hash: string; schema: { tables: RecordTable[] } }>>`select hash, schema from strapi_database_schema`;
+  assert.deepEqual(byName(record.schema.tables.filter((t) => !INTERNAL.has(t.name))), byName(f.record.modelTables), "the models' tables in Strapi's record of the schema");
   assert.equal(record.hash, f.record.hash, "Strapi's record of the schema, as Strapi wrote it for the edited models");
 }
 
