@@ -33,8 +33,9 @@ export interface SchemaEdit {
 
 export const EDITS: Record<string, SchemaEdit> = {
   'add-attribute': {
-    title: 'a string on articles, an integer on authors, a string on a component',
+    title: 'a string on articles, an integer on authors, a string on a component, a media field on tags',
     apply(dir) {
+      edit(dir, ct('tag'), (m) => { m.attributes.icon = { type: 'media', multiple: false, allowedTypes: ['images'] }; });
       edit(dir, ct('article'), (m) => { m.attributes.subtitle = { type: 'string', pluginOptions: { i18n: { localized: true } } }; });
       edit(dir, ct('author'), (m) => { m.attributes.age = { type: 'integer' }; });
       edit(dir, cmp('seo'), (m) => { m.attributes.canonicalUrl = { type: 'string' }; });

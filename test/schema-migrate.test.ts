@@ -7,7 +7,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { copyModels, DEMO_MODELS, startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { copyModels, DEMO_MODELS, insertFile, startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { EDITS, writeContent } from './schema-edits.ts';
 import { catalogSnapshot, type CatalogSnapshot } from '../src/db/verify.ts';
 
@@ -111,6 +111,11 @@ describe('a model edit migrates this server\'s own database as Strapi does', () 
       assert.equal(b.subtitle, 'Sub');
       assert.equal(b.seo.canonicalUrl, '/a1');
       assert.equal(b.seo.metaTitle, 'Meta 1');
+      const [tag] = await get(r.s, '/api/tags?populate=icon&sort=name');
+      assert.equal(tag.icon, null);
+      const fileId = await insertFile(r.s.sql(), { name: 'icon.png' });
+      assert.equal((await r.s.fetchJson('PUT', `/api/tags/${tag.documentId}`, { data: { icon: fileId } }, TOKEN)).status, 200);
+      assert.equal((await get(r.s, `/api/tags/${tag.documentId}?populate=icon`)).icon.name, 'icon.png');
     } finally { await finish(r); }
   });
 
