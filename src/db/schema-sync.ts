@@ -11,6 +11,8 @@
 //   must be there with a compatible type, otherwise the start is refused with the table and column named.
 // DATABASE_SCHEMA=manage|verify overrides the choice between the last two.
 import { readFileSync } from 'node:fs';
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
 import { newDocumentId } from './document-id.ts';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Schema } from '../../compiler/schema.ts';
@@ -119,7 +121,7 @@ async function migrate(tx: TransactionSql, models: TableDef[], tracked: TrackedT
     }
   }
   if (await storedRecordHash(db) !== recordHash(strapiRecord(models))) await writeStrapiRecord(db, models);
-  await writeState(tx, plan.tracked);
+  if (JSON.stringify(plan.tracked) !== JSON.stringify(tracked)) await writeState(tx, plan.tracked);
   report.changes = plan.changes;
   report.kept = plan.kept;
   report.tables = models.filter((t) => plan.changes.includes(`created table ${t.name}`)).map((t) => t.name);
@@ -133,8 +135,10 @@ async function migrate(tx: TransactionSql, models: TableDef[], tracked: TrackedT
 async function readState(tx: TransactionSql): Promise<TrackedTable[] | null> {
   const [{ exists }] = await tx<{ exists: boolean }[]>`select to_regclass(${STATE}) is not null as exists`;
   if (!exists) return null;
-  const rows = await tx.unsafe<Array<{ tables: TrackedTable[] }>>(`select tables from ${STATE}`);
-  return rows[0]?.tables ?? null;
+  const rows = await tx.unsafe<Array<{ tables: unknown }>>(`select tables from ${STATE}`);
+  if (!rows.length) return null;
+  if (!TrackedShape.Check(rows[0].tables)) throw new SchemaSyncError(`${STATE} holds an unknown form of record: this server will not guess what it made`);
+  return rows[0].tables;
 }
 
 async function writeState(tx: TransactionSql, tables: TrackedTable[]): Promise<void> {
@@ -143,12 +147,26 @@ async function writeState(tx: TransactionSql, tables: TrackedTable[]): Promise<v
   await tx.unsafe(`insert into ${STATE} (tables) values ($1) on conflict (one) do update set tables = excluded.tables, updated_at = now()`, [tx.json(tables as unknown as Parameters<typeof tx.json>[0])]);
 }
 
+const Named = Type.Object({ name: Type.String() }, { additionalProperties: true });
+/** The part of Strapi's record of the schema read here (a row another program wrote). */
+const StrapiRecordShape = Compile(Type.Object({
+  tables: Type.Array(Type.Object({
+    name: Type.String(), columns: Type.Array(Named), foreignKeys: Type.Array(Named),
+    indexes: Type.Array(Type.Object({ name: Type.String(), type: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true })),
+  }, { additionalProperties: true })),
+}, { additionalProperties: true }));
+const TrackedShape = Compile(Type.Array(Type.Object({
+  name: Type.String(), columns: Type.Array(Type.String()), indexes: Type.Array(Type.String()), uniques: Type.Array(Type.String()), foreignKeys: Type.Array(Type.String()),
+})));
+
 /** Taking over a database Strapi made (DATABASE_SCHEMA=manage): what Strapi's record lists of the models' tables is what may be removed. */
 async function strapiTracked(tx: TransactionSql): Promise<TrackedTable[]> {
   const rows = await tx<{ schema: unknown }[]>`select schema from strapi_database_schema order by time desc limit 1`;
   if (!rows.length) return [];
   const raw = rows[0].schema;
-  const record = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { tables: Array<{ name: string; columns: Array<{ name: string }>; indexes: Array<{ name: string; type?: string | null }>; foreignKeys: Array<{ name: string }> }> };
+  const record: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  // A record of another shape (another Strapi version): nothing is taken as this server's to remove.
+  if (!StrapiRecordShape.Check(record)) return [];
   const internal = new Set(strapiRecord([]).tables.map((t) => t.name));
   return record.tables.filter((t) => !internal.has(t.name)).map((t) => ({
     name: t.name, columns: t.columns.map((c) => c.name),
