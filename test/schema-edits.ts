@@ -112,6 +112,13 @@ export const EDITS: Record<string, SchemaEdit> = {
       edit(dir, cmp('quote'), (m) => { m.attributes.title = { type: 'richtext' }; });
     },
   },
+  'change-relation': {
+    title: 'a manyToOne made manyToMany (both sides): its link table gains the order column of the new list',
+    apply(dir) {
+      edit(dir, ct('article'), (m) => { m.attributes.category = { ...m.attributes.category, relation: 'manyToMany' }; });
+      edit(dir, ct('category'), (m) => { m.attributes.articles = { ...m.attributes.articles, relation: 'manyToMany' }; });
+    },
+  },
   'rename-collection': {
     title: "the global single type's collectionName changed: new tables, the old ones removed",
     destructive: true,

@@ -239,6 +239,23 @@ describe('a model edit migrates this server\'s own database as Strapi does', () 
     } finally { await finish(r); }
   });
 
+  test('a manyToOne made manyToMany: the links written before are kept and listed', async () => {
+    const r = await migrateWith('change-relation');
+    try {
+      await assertStrapiSchema(r, 'change-relation');
+      await assertDocumentsKept(r);
+      const [a1] = await get(r.s, '/api/articles?filters[title]=Article 1&populate=category');
+      assert.deepEqual(a1.category.map((c: { name: string }) => c.name), ['Tech'], 'now a list, with the link written before the edit');
+      const other = (await r.s.fetchJson('POST', '/api/categories', { data: { name: 'Other', slug: 'other' } }, TOKEN)).body.data;
+      const put = await r.s.fetchJson('PUT', `/api/articles/${a1.documentId}`, { data: { category: { connect: [other.documentId] } } }, TOKEN);
+      assert.equal(put.status, 200, put.text);
+      const got = await get(r.s, `/api/articles/${a1.documentId}?populate=category`);
+      assert.deepEqual(got.category.map((c: { name: string }) => c.name).sort(), ['Other', 'Tech']);
+      const cat = await get(r.s, `/api/categories/${other.documentId}?populate=articles`);
+      assert.deepEqual(cat.articles.map((a: { title: string }) => a.title), ['Article 1']);
+    } finally { await finish(r); }
+  });
+
   test('a changed collectionName makes new tables; the old ones are kept unless ALLOW_DESTRUCTIVE_SCHEMA', async () => {
     const r = await migrateWith('rename-collection');
     try {

@@ -238,6 +238,22 @@ describe('schema creation and verification on PostgreSQL', () => {
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 
+  test('nodes starting together with edited models: one migrates, the others find it done', async () => {
+    const fresh = await newDatabase();
+    const dir = copyModels(DEMO_MODELS);
+    const clients = [0, 1, 2].map(() => postgres(fresh, { max: 1, onnotice: () => {} }));
+    try {
+      await syncSchema(clients[0], schema(), false);
+      extra(dir);
+      const edited = loadModels(dir, I18N);
+      const reports = await Promise.all(clients.map((c) => syncSchema(c, edited, false)));
+      assert.deepEqual(reports.map((r) => r.outcome).sort(), ['migrated', 'verified', 'verified']);
+    } finally {
+      await Promise.all(clients.map((c) => c.end({ timeout: 5 })));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a database Strapi made is migrated only with DATABASE_SCHEMA=manage, and then owned', async () => {
     const ref = await dumpCopy();
     const dir = copyModels(DEMO_MODELS);
