@@ -278,6 +278,26 @@ describe('a model edit migrates this server\'s own database as Strapi does', () 
     } finally { await finish(r); }
   });
 
+  test('a model file that does not parse, or a relation to a missing target: the start is refused naming them, nothing changed', async () => {
+    const first = await startTestServer();
+    const dir = copyModels(DEMO_MODELS);
+    try {
+      const before = await catalogSnapshot(first.sql());
+      await first.stop({ keepData: true });
+      writeFileSync(join(dir, 'content-types/broken.json'), '{ "kind": "collectionType", ');
+      await assert.rejects(startTestServer({ db: first.db, modelsDir: dir }), /content-types\/broken\.json: not valid JSON/);
+      rmSync(join(dir, 'content-types/broken.json'));
+      const tag = JSON.parse(readFileSync(join(dir, 'content-types/tag.json'), 'utf8'));
+      tag.attributes.best = { type: 'relation', relation: 'manyToOne', target: 'api::nope.nope' };
+      writeFileSync(join(dir, 'content-types/tag.json'), JSON.stringify(tag));
+      await assert.rejects(startTestServer({ db: first.db, modelsDir: dir }), /content-types\/tag\.json: attribute "best": relation target "api::nope\.nope" is not a known content-type/);
+      const again = await startTestServer({ db: first.db });
+      try { assert.deepEqual(await catalogSnapshot(again.sql()), before); } finally { await again.stop(); }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a migration that fails leaves the database as it was and the start is refused', async () => {
     const first = await startTestServer();
     const dir = copyModels(DEMO_MODELS);
