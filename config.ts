@@ -49,8 +49,14 @@ export const ConfigSchema = Type.Object({
     writePoolSize: Int(1, 500),
     /** Port of the embedded PostgreSQL; 0 picks a free one at start. */
     embeddedPort: Int(0, 65535),
-    /** Allow schema sync to drop columns and tables that the models no longer have. */
+    /** Allow schema sync to drop columns and tables that the models no longer have, and to narrow column types. */
     allowDestructive: Type.Boolean(),
+    /**
+     * Who owns the schema: `manage` migrates it to the models at start as Strapi's schema sync does,
+     * `verify` never alters it and refuses to start when it does not fit; `auto` manages a database this
+     * server created (or an empty one) and verifies one Strapi made.
+     */
+    schema: Type.Union([Type.Literal('auto'), Type.Literal('manage'), Type.Literal('verify')]),
     /** Log every SQL statement with its parameter count (debug aid; counts statements per request). */
     logQueries: Type.Boolean(),
     /** Milliseconds a statement may run before PostgreSQL cancels it (→ 503); 0 = no limit. */
@@ -312,7 +318,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -386,6 +392,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DB_WRITE_POOL_SIZE', 'db.writePoolSize', 'int'],
   ['DB_PORT', 'db.embeddedPort', 'int'],
   ['ALLOW_DESTRUCTIVE_SCHEMA', 'db.allowDestructive', 'bool'],
+  ['DATABASE_SCHEMA', 'db.schema', 'string'],
   ['LOG_QUERIES', 'db.logQueries', 'bool'],
   ['DB_STATEMENT_TIMEOUT', 'db.statementTimeout', 'int'],
   ['DB_PLAN_CACHE_MODE', 'db.planCacheMode', 'string'],

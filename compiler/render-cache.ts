@@ -48,8 +48,10 @@ function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
   const create = `create table if not exists ${table} (id integer primary key, ${RENDER.stamp} timestamp(6), ${cols.map((c) => `${q(c)} text`).join(', ')})`;
   return {
     source, table, create,
-    // Hashes the whole render (its lateral joins hold the rows' columns).
-    version: createHash('sha256').update(create).update(upsert('', '')).digest('hex').slice(0, 16),
+    // Hashes the whole render (its lateral joins hold the rows' columns) and the attributes it renders:
+    // a type changed in the models (a schema migration casts the column) renders the same SQL text but
+    // another JSON, so entries rendered before the edit must go.
+    version: createHash('sha256').update(create).update(upsert('', '')).update(modelShape(schema, model)).digest('hex').slice(0, 16),
     refreshIds: upsert(`from ${q(source)} t`, 'where t.id = any($1::int[])'),
     refreshWindow: `with w as (select t.id, t.updated_at from ${q(source)} t where t.id <= $1::int order by t.id desc limit ${WINDOW}),
       b as (select case when count(*) < ${WINDOW} then null else min(id) end as low from w),
@@ -59,6 +61,27 @@ function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
         and not exists (select 1 from w where w.id = x.id) returning 1)
       select (select low - 1 from b) as next, (select count(*) from up)::int as rendered, (select count(*) from gone)::int as dropped`,
   };
+}
+
+/** The attributes of a content-type and of every component it reaches, as text. */
+function modelShape(schema: Schema, model: ContentType | null): string {
+  if (!model) return '';
+  const seen = new Set<string>();
+  const parts: unknown[] = [model.attributes];
+  const visit = (attrs: ContentType['attributes']) => {
+    for (const a of attrs) {
+      const uids = a.kind === 'component' ? [a.component] : a.kind === 'dynamiczone' ? a.components : [];
+      for (const uid of uids) {
+        const c = schema.components.get(uid);
+        if (!c || seen.has(uid)) continue;
+        seen.add(uid);
+        parts.push(uid, c.attributes);
+        visit(c.attributes);
+      }
+    }
+  };
+  visit(model.attributes);
+  return JSON.stringify(parts);
 }
 
 const built = new WeakMap<Schema, Map<ContentType | null, CacheTable>>();

@@ -71,6 +71,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   let folder: CountFolder | null = null;
   try {
     let databaseUrl = config.databaseUrl;
+    let firstRun = false;
     if (!databaseUrl) {
       const { startEmbedded } = await importEmbedded();
       embedded = await startEmbedded(config.dataDir, config.db.embeddedPort);
@@ -96,7 +97,8 @@ export async function startServer(opts: { env?: Record<string, string | undefine
           log.info('locales from i18n_locale', { locales: stored.codes, defaultLocale: dflt });
         }
       }
-      await syncSchema(admin, schema, config.db.allowDestructive);
+      const sync = await syncSchema(admin, schema, config.db.allowDestructive, config.db.schema);
+      firstRun = sync.outcome === 'created';
       await bootstrapUsersPermissions(admin);
       // Read statements name the counters' table: without it (a role that may not create it) they count rows.
       if (config.api.rest.rowCounters && !(await setupCounts(admin))) config.api.rest.rowCounters = false;
@@ -149,6 +151,12 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       refresher = startRefresher(cacheDb, cacheSetup, { intervalMs: config.api.rest.renderCacheRefresh, busy, gate: renderGate });
     }
     log.info(`listening on http://${config.host}:${front.port} (${config.workers} worker${config.workers === 1 ? '' : 's'}, ${schema.contentTypes.size} content-types)`);
+    // A first `npm start` answers 403 to every content read (Strapi's public role grants none): say why, and what next.
+    if (firstRun && config.env === 'development') {
+      const reads = config.auth.publicPermissions ? 'PUBLIC_PERMISSIONS opens some reads to anyone' : "the API is private: `npm run token -- create --name dev --type read-only` prints a token (or set PUBLIC_PERMISSIONS='*:find,findOne' to open reads)";
+      log.info(`first run on a new, empty database: ${reads}`);
+      log.info(`\`npm run seed\` fills the demo models with demo content; then curl -H 'Authorization: Bearer <token>' 'http://localhost:${front.port}/api/articles?populate=*'`);
+    }
     const f = front, p = pool, e = embedded, r = refresher, c = cacheDb, cf = folder, cd = countsDb;
     let stopping: Promise<void> | null = null;
     return {

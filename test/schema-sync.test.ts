@@ -167,8 +167,9 @@ describe('schema creation and verification on PostgreSQL', () => {
     await withDb(ref, async (sql) => {
       const before = await catalogSnapshot(sql);
       const locales = await sql`select * from i18n_locale order by id`;
-      assert.deepEqual(await syncSchema(sql, schema(), false), { outcome: 'verified', tables: [], locales: [] });
-      assert.deepEqual(await syncSchema(sql, schema(), true), { outcome: 'verified', tables: [], locales: [] });
+      const verified = { outcome: 'verified', tables: [], locales: [], changes: [], kept: [] };
+      assert.deepEqual(await syncSchema(sql, schema(), false), verified);
+      assert.deepEqual(await syncSchema(sql, schema(), true), verified);
       assert.deepEqual(await catalogSnapshot(sql), before);
       assert.deepEqual(await sql`select * from i18n_locale order by id`, locales);
       assert.equal((await sql`select count(*)::int as n from pg_namespace where nspname = 'fastrapi'`)[0].n, 0);
@@ -200,7 +201,7 @@ describe('schema creation and verification on PostgreSQL', () => {
       await syncSchema(sql, schema(), false);
       const before = await catalogSnapshot(sql);
       const rows = await sql`select (select count(*) from i18n_locale)::int as l, (select count(*) from strapi_migrations_internal)::int as m, (select count(*) from strapi_core_store_settings)::int as s`;
-      assert.deepEqual(await syncSchema(sql, schema(), false), { outcome: 'verified', tables: [], locales: [] });
+      assert.deepEqual(await syncSchema(sql, schema(), false), { outcome: 'verified', tables: [], locales: [], changes: [], kept: [] });
       assert.deepEqual(await catalogSnapshot(sql), before);
       assert.deepEqual(await sql`select (select count(*) from i18n_locale)::int as l, (select count(*) from strapi_migrations_internal)::int as m, (select count(*) from strapi_core_store_settings)::int as s`, rows);
     });
@@ -216,15 +217,71 @@ describe('schema creation and verification on PostgreSQL', () => {
     } finally { await Promise.all(clients.map((c) => c.end({ timeout: 5 }))); }
   });
 
-  test('a model added after creation is refused naming its table (the schema is never altered)', async () => {
+  const extra = (dir: string) => writeFileSync(join(dir, 'content-types/extra.json'), JSON.stringify({
+    kind: 'collectionType', collectionName: 'extras', info: { singularName: 'extra', pluralName: 'extras' }, attributes: { name: { type: 'string' } },
+  }));
+
+  test('a model added after creation: created on a database this server made, refused with DATABASE_SCHEMA=verify', async () => {
     const fresh = await newDatabase();
     const dir = copyModels(DEMO_MODELS);
     try {
       await withDb(fresh, (sql) => syncSchema(sql, schema(), false));
-      writeFileSync(join(dir, 'content-types/extra.json'), JSON.stringify({
-        kind: 'collectionType', collectionName: 'extras', info: { singularName: 'extra', pluralName: 'extras' }, attributes: { name: { type: 'string' } },
-      }));
-      await assert.rejects(withDb(fresh, (sql) => syncSchema(sql, loadModels(dir, I18N), false)), /table "extras" is missing/);
+      extra(dir);
+      await assert.rejects(withDb(fresh, (sql) => syncSchema(sql, loadModels(dir, I18N), false, 'verify')), /table "extras" is missing/);
+      const report = await withDb(fresh, (sql) => syncSchema(sql, loadModels(dir, I18N), false));
+      assert.equal(report.outcome, 'migrated');
+      assert.deepEqual(report.tables, ['extras']);
+      assert.ok(report.changes.includes('created table extras'));
+      // Strapi's record follows the models: a Strapi started now finds it current.
+      const again = await withDb(fresh, (sql) => syncSchema(sql, loadModels(dir, I18N), false));
+      assert.deepEqual(again, { outcome: 'verified', tables: [], locales: [], changes: [], kept: [] });
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  test('nodes starting together with edited models: one migrates, the others find it done', async () => {
+    const fresh = await newDatabase();
+    const dir = copyModels(DEMO_MODELS);
+    const clients = [0, 1, 2].map(() => postgres(fresh, { max: 1, onnotice: () => {} }));
+    try {
+      await syncSchema(clients[0], schema(), false);
+      extra(dir);
+      const edited = loadModels(dir, I18N);
+      const reports = await Promise.all(clients.map((c) => syncSchema(c, edited, false)));
+      assert.deepEqual(reports.map((r) => r.outcome).sort(), ['migrated', 'verified', 'verified']);
+    } finally {
+      await Promise.all(clients.map((c) => c.end({ timeout: 5 })));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a database Strapi made is migrated only with DATABASE_SCHEMA=manage, and then owned', async () => {
+    const ref = await dumpCopy();
+    const dir = copyModels(DEMO_MODELS);
+    try {
+      extra(dir);
+      await assert.rejects(withDb(ref, (sql) => syncSchema(sql, loadModels(dir, I18N), false)), /table "extras" is missing/);
+      const report = await withDb(ref, (sql) => syncSchema(sql, loadModels(dir, I18N), false, 'manage'));
+      assert.equal(report.outcome, 'migrated');
+      assert.deepEqual(report.changes, ['created table extras']);
+      await withDb(ref, async (sql) => {
+        assert.equal((await sql`select count(*)::int as n from fastrapi.schema_state`)[0].n, 1);
+        assert.equal((await sql`select count(*)::int as n from articles`)[0].n > 0, true);
+      });
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+
+  test('a database an earlier version of this server made (no record of either kind) is owned', async () => {
+    const fresh = await newDatabase();
+    const dir = copyModels(DEMO_MODELS);
+    try {
+      await withDb(fresh, async (sql) => {
+        await syncSchema(sql, schema(), false);
+        await sql`drop schema fastrapi cascade`;
+        await sql`delete from strapi_database_schema`;
+      });
+      extra(dir);
+      const report = await withDb(fresh, (sql) => syncSchema(sql, loadModels(dir, I18N), false));
+      assert.equal(report.outcome, 'migrated');
     } finally { rmSync(dir, { recursive: true, force: true }); }
   });
 });

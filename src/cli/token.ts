@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const db = await openDatabase(config);
   const sql = db.sql;
   try {
-    await syncSchema(sql, schema, false);
+    await syncSchema(sql, schema, false, config.db.schema);
     if (command === 'list') {
       const rows = await sql.unsafe(`select t.name, t.kind, t.type, t.expires_at, t.last_used_at, t.created_at,
           coalesce((select array_agg(p.action order by l.${T.order}) from ${T.table} l join ${API_TOKENS.permissions} p on p.id = l.${T.permission}

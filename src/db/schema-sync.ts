@@ -1,40 +1,63 @@
-// The database is Strapi 5's. At start, under an advisory lock (several nodes may start together):
+// The database is Strapi 5's. At start, under an advisory lock (several nodes may start together), in
+// one transaction (a failure leaves the database as it was):
 // - an empty database gets exactly what Strapi 5.54 creates: its own tables (strapi-internal.sql,
-//   extracted from a database Strapi made) and the models' tables (strapi-ddl.ts), in one
-//   transaction, plus the configured locales in i18n_locale;
-// - a database that already has Strapi's tables is never altered: the tables and columns the models
-//   and this server need must be there with a compatible type, otherwise the start is refused with
-//   the table and column named.
+//   extracted from a database Strapi made) and the models' tables (strapi-ddl.ts), plus the configured
+//   locales in i18n_locale, Strapi's record of the schema (strapi-record.ts) and this server's own record
+//   (`fastrapi.schema_state`): the database is this server's;
+// - a database this server owns is migrated to the models as Strapi's schema sync would (migrate.ts):
+//   new tables, columns, indexes and keys, changed types; what would lose data only with
+//   ALLOW_DESTRUCTIVE_SCHEMA, otherwise kept and logged;
+// - a database Strapi made is never altered: the tables and columns the models and this server need
+//   must be there with a compatible type, otherwise the start is refused with the table and column named.
+// DATABASE_SCHEMA=manage|verify overrides the choice between the last two.
 import { readFileSync } from 'node:fs';
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
 import { newDocumentId } from './document-id.ts';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Schema } from '../../compiler/schema.ts';
 import { createStatements, modelTables, withExtendedTables, type TableDef } from './strapi-ddl.ts';
-import { currentTables, schemaProblems } from './verify.ts';
+import { currentTables, readTables, schemaProblems, type NeededTable } from './verify.ts';
+import { planMigration, trackedOf, type TrackedTable } from './migrate.ts';
+import { recordHash, storedRecordHash, strapiRecord, writeStrapiRecord } from './strapi-record.ts';
+import { OWN_SCHEMA } from '../../compiler/layout.ts';
 import { log } from '../log.ts';
 
 export class SchemaSyncError extends Error {}
 
 export interface SyncReport {
-  /** `created`: the database was empty and got Strapi's schema; `verified`: Strapi's tables were there and fit the models. */
-  outcome: 'created' | 'verified';
+  /**
+   * `created`: the database was empty and got Strapi's schema; `migrated`: this server's own database was
+   * brought to the models; `verified`: the tables were there and fit the models (nothing was changed).
+   */
+  outcome: 'created' | 'migrated' | 'verified';
   /** Tables created (none when verified). */
   tables: string[];
   /** Locale codes added to an empty i18n_locale. */
   locales: string[];
+  /** What a migration changed, one line each. */
+  changes: string[];
+  /** What a migration left as it was to keep its data, one line each. */
+  kept: string[];
 }
+
+/** `auto`: manage a database this server created, verify one Strapi made. */
+export type SchemaMode = 'auto' | 'manage' | 'verify';
+
+/** This server's record that the database is its own, and of the tables it made (kept ones included). */
+const STATE = `${OWN_SCHEMA}.schema_state`;
 
 const INTERNAL_SQL = readFileSync(new URL('./strapi-internal.sql', import.meta.url), 'utf8');
 
 /** The internal tables' columns, read from the CREATE TABLE statements of strapi-internal.sql. */
-function internalTables(): TableDef[] {
-  const out: TableDef[] = [];
+function internalTables(): NeededTable[] {
+  const out: NeededTable[] = [];
   for (const m of INTERNAL_SQL.matchAll(/^CREATE TABLE (\S+) \(\n([\s\S]*?)\n\);/gm)) {
-    const columns = m[2].split(',\n').map((line) => {
+    const columns = m[2].split(',\n').map((line: string) => {
       const c = /^\s*("?)(.+?)\1 (.+?)(?: NOT NULL)?(?: DEFAULT .*)?$/.exec(line)!;
-      return { name: c[2], sqlType: c[3], catalogType: c[3] };
+      return { name: c[2], catalogType: c[3] };
     });
-    out.push({ name: m[1], columns, indexes: [], uniques: [], foreignKeys: [] });
+    out.push({ name: m[1], columns });
   }
   return out;
 }
@@ -49,33 +72,108 @@ const USED_INTERNAL = new Set([
 /** One lock for every node of every deployment on this database: creating twice must not interleave. */
 const LOCK_KEY = 7215004113;
 
-export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boolean): Promise<SyncReport> {
-  if (allowDestructive) log.warn('ALLOW_DESTRUCTIVE_SCHEMA is ignored: the schema is Strapi\'s, this server never drops or alters it');
+export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boolean, mode: SchemaMode = 'auto'): Promise<SyncReport> {
   const models = modelTables(schema);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${LOCK_KEY}::bigint)`;
-    const existing = await currentTables(tx as unknown as Sql);
-    const expected = [...INTERNAL.filter((t) => USED_INTERNAL.has(t.name)), ...models];
+    const db = tx as unknown as Sql;
+    const existing = await currentTables(db);
     const known = [...INTERNAL, ...models].filter((t) => existing.has(t.name)).map((t) => t.name);
-    let outcome: SyncReport['outcome'];
-    let tables: string[] = [];
+    const report: SyncReport = { outcome: 'verified', tables: [], locales: [], changes: [], kept: [] };
     if (known.length === 0) {
       await tx.unsafe(withExtendedTables(INTERNAL_SQL, models)).simple();
       for (const s of createStatements(models)) await tx.unsafe(s);
-      tables = [...INTERNAL, ...models].map((t) => t.name);
-      outcome = 'created';
+      report.tables = [...INTERNAL, ...models].map((t) => t.name);
+      report.outcome = 'created';
       await setDefaultLocale(tx, schema.defaultLocale);
       await markInternalMigrations(tx);
+      await writeStrapiRecord(db, models);
+      await writeState(tx, models.map(trackedOf));
     } else {
-      const problems = await schemaProblems(tx as unknown as Sql, expected);
-      if (problems.length) {
-        throw new SchemaSyncError(`the database does not fit the models (it is used as Strapi made it, never altered):\n  ${problems.join('\n  ')}`);
+      const state = await readState(tx);
+      // Strapi writes its record on every start: a database without one (nor ours) was made by an earlier
+      // version of this server, which kept no record of its own.
+      const owned = state !== null || (existing.has('strapi_database_schema') && await storedRecordHash(db) === null);
+      if (mode === 'manage' || (mode === 'auto' && owned)) {
+        await migrate(tx, models, state ?? await strapiTracked(tx), allowDestructive, report);
+      } else {
+        if (allowDestructive) log.warn('ALLOW_DESTRUCTIVE_SCHEMA is ignored: the schema is Strapi\'s (DATABASE_SCHEMA=verify, or a database Strapi made), this server never drops or alters it');
+        const problems = await schemaProblems(db, [...INTERNAL.filter((t) => USED_INTERNAL.has(t.name)), ...models]);
+        if (problems.length) {
+          throw new SchemaSyncError(`the database does not fit the models (it is Strapi's: used as Strapi made it, never altered; DATABASE_SCHEMA=manage would migrate it):\n  ${problems.join('\n  ')}`);
+        }
       }
-      outcome = 'verified';
     }
-    const locales = await addLocales(tx, schema);
-    return { outcome, tables, locales };
+    report.locales = await addLocales(tx, schema);
+    return report;
   });
+}
+
+/** Brings this server's own database to the models (migrate.ts), in the caller's transaction. */
+async function migrate(tx: TransactionSql, models: TableDef[], tracked: TrackedTable[], allowDestructive: boolean, report: SyncReport): Promise<void> {
+  const db = tx as unknown as Sql;
+  const problems = await schemaProblems(db, INTERNAL.filter((t) => USED_INTERNAL.has(t.name)));
+  if (problems.length) throw new SchemaSyncError(`the database misses Strapi's own tables this server needs:\n  ${problems.join('\n  ')}`);
+  const plan = planMigration(models, await readTables(db), tracked, allowDestructive);
+  for (const s of plan.statements) {
+    try { await tx.unsafe(s); } catch (e) {
+      throw new SchemaSyncError(`the schema migration failed (the database is left as it was): ${(e as Error).message}\n  at: ${s}`);
+    }
+  }
+  if (await storedRecordHash(db) !== recordHash(strapiRecord(models))) await writeStrapiRecord(db, models);
+  if (JSON.stringify(plan.tracked) !== JSON.stringify(tracked)) await writeState(tx, plan.tracked);
+  report.changes = plan.changes;
+  report.kept = plan.kept;
+  report.tables = models.filter((t) => plan.changes.includes(`created table ${t.name}`)).map((t) => t.name);
+  if (plan.statements.length) {
+    report.outcome = 'migrated';
+    log.info('schema migrated to the models', { changes: plan.changes });
+  }
+  for (const k of plan.kept) log.warn(`schema: ${k}`);
+}
+
+async function readState(tx: TransactionSql): Promise<TrackedTable[] | null> {
+  const [{ exists }] = await tx<{ exists: boolean }[]>`select to_regclass(${STATE}) is not null as exists`;
+  if (!exists) return null;
+  const rows = await tx.unsafe<Array<{ tables: unknown }>>(`select tables from ${STATE}`);
+  if (!rows.length) return null;
+  if (!TrackedShape.Check(rows[0].tables)) throw new SchemaSyncError(`${STATE} holds an unknown form of record: this server will not guess what it made`);
+  return rows[0].tables;
+}
+
+async function writeState(tx: TransactionSql, tables: TrackedTable[]): Promise<void> {
+  await tx.unsafe(`create schema if not exists ${OWN_SCHEMA}`);
+  await tx.unsafe(`create table if not exists ${STATE} (one boolean primary key default true check (one), created_at timestamptz not null default now(), updated_at timestamptz not null default now(), tables jsonb not null)`);
+  await tx.unsafe(`insert into ${STATE} (tables) values ($1) on conflict (one) do update set tables = excluded.tables, updated_at = now()`, [tx.json(tables as unknown as Parameters<typeof tx.json>[0])]);
+}
+
+const Named = Type.Object({ name: Type.String() }, { additionalProperties: true });
+/** The part of Strapi's record of the schema read here (a row another program wrote). */
+const StrapiRecordShape = Compile(Type.Object({
+  tables: Type.Array(Type.Object({
+    name: Type.String(), columns: Type.Array(Named), foreignKeys: Type.Array(Named),
+    indexes: Type.Array(Type.Object({ name: Type.String(), type: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true })),
+  }, { additionalProperties: true })),
+}, { additionalProperties: true }));
+const TrackedShape = Compile(Type.Array(Type.Object({
+  name: Type.String(), columns: Type.Array(Type.String()), indexes: Type.Array(Type.String()), uniques: Type.Array(Type.String()), foreignKeys: Type.Array(Type.String()),
+})));
+
+/** Taking over a database Strapi made (DATABASE_SCHEMA=manage): what Strapi's record lists of the models' tables is what may be removed. */
+async function strapiTracked(tx: TransactionSql): Promise<TrackedTable[]> {
+  const rows = await tx<{ schema: unknown }[]>`select schema from strapi_database_schema order by time desc limit 1`;
+  if (!rows.length) return [];
+  const raw = rows[0].schema;
+  const record: unknown = typeof raw === 'string' ? JSON.parse(raw) : raw;
+  // A record of another shape (another Strapi version): nothing is taken as this server's to remove.
+  if (!StrapiRecordShape.Check(record)) return [];
+  const internal = new Set(strapiRecord([]).tables.map((t) => t.name));
+  return record.tables.filter((t) => !internal.has(t.name)).map((t) => ({
+    name: t.name, columns: t.columns.map((c) => c.name),
+    indexes: t.indexes.filter((i) => i.type !== 'unique' && i.type !== 'primary').map((i) => i.name),
+    uniques: t.indexes.filter((i) => i.type === 'unique').map((i) => i.name),
+    foreignKeys: t.foreignKeys.map((f) => f.name),
+  }));
 }
 
 const displayNames = new Intl.DisplayNames(['en'], { type: 'language', languageDisplay: 'standard' });

@@ -7,10 +7,19 @@ import type { Attribute, Component, ContentType, MorphJoin, Schema, ScalarType }
 import { ADMIN_USERS, CMPS, INDEX, ROW_COLUMNS, tableName, type JoinTable } from '../../compiler/layout.ts';
 import { collectionNameOf, isExtended } from '../models.ts';
 
-/** A column: the type as created (knex's spelling) and as PostgreSQL's format_type() shows it back. */
-export interface ColumnDef { name: string; sqlType: string; catalogType: string }
+/**
+ * A column: the type as created (knex's spelling), as PostgreSQL's format_type() shows it back, and as
+ * Strapi's schema describes it in its own record of the schema (strapi_database_schema).
+ */
+export interface ColumnDef { name: string; sqlType: string; catalogType: string; strapi: StrapiColumnType }
+/** A column in Strapi's schema terms (its metadataToSchema): the knex builder method and its arguments. */
+export interface StrapiColumnType { type: string; args: unknown[]; unsigned: boolean }
 export interface IndexDef { name: string; columns: string[] }
-export interface ForeignKeyDef { name: string; columns: string[]; table: string; onDelete: 'CASCADE' | 'SET NULL' }
+export interface ForeignKeyDef {
+  name: string; columns: string[]; table: string; onDelete: 'CASCADE' | 'SET NULL';
+  /** Strapi made it from a join column (created_by_id/updated_by_id), not from a join table: its record lists the keys in another order. */
+  joinColumn?: true;
+}
 export interface TableDef {
   name: string;
   /** The first column is always `id serial primary key` (sequence `<table>_id_seq`, constraint `<table>_pkey`). */
@@ -24,33 +33,50 @@ export interface TableDef {
    * columns by withExtendedTables, never by createStatements.
    */
   internal?: true;
+  /** Where Strapi lists the unique constraints among the indexes in its record (after this many indexes). */
+  uniquesAfter?: number;
 }
 
-const col = (name: string, sqlType: string, catalogType = sqlType): ColumnDef => ({ name, sqlType, catalogType });
-const ID = col(ROW_COLUMNS.id, 'serial', 'integer');
-const VARCHAR = ['varchar(255)', 'character varying(255)'] as const;
-const TIMESTAMP = ['timestamp(6)', 'timestamp(6) without time zone'] as const;
-
-/** Strapi's getColumnType followed by knex's PostgreSQL types. */
-const SCALAR_SQL: Record<ScalarType, readonly [string, string]> = {
-  string: VARCHAR, email: VARCHAR, password: VARCHAR, uid: VARCHAR, enumeration: VARCHAR,
-  text: ['text', 'text'], richtext: ['text', 'text'],
-  blocks: ['jsonb', 'jsonb'], json: ['jsonb', 'jsonb'],
-  integer: ['integer', 'integer'], biginteger: ['bigint', 'bigint'],
-  float: ['double precision', 'double precision'], decimal: ['numeric(10,2)', 'numeric(10,2)'],
-  date: ['date', 'date'],
+/** Strapi's column types (getColumnType) with knex's PostgreSQL type and its catalog spelling. */
+const TYPES = {
+  increments: { sql: 'serial', catalog: 'integer', args: [{ primary: true, primaryKey: true }] },
+  string: { sql: 'varchar(255)', catalog: 'character varying(255)', args: [] },
+  text: { sql: 'text', catalog: 'text', args: ['longtext'] },
+  jsonb: { sql: 'jsonb', catalog: 'jsonb', args: [] },
+  integer: { sql: 'integer', catalog: 'integer', args: [] },
+  bigInteger: { sql: 'bigint', catalog: 'bigint', args: [] },
+  double: { sql: 'double precision', catalog: 'double precision', args: [] },
+  decimal: { sql: 'numeric(10,2)', catalog: 'numeric(10,2)', args: [10, 2] },
+  date: { sql: 'date', catalog: 'date', args: [] },
   // knex's PostgreSQL compiler ignores the precision Strapi passes for time.
-  time: ['time', 'time without time zone'],
-  datetime: TIMESTAMP, timestamp: TIMESTAMP,
-  boolean: ['boolean', 'boolean'],
+  time: { sql: 'time', catalog: 'time without time zone', args: [{ precision: 3 }] },
+  datetime: { sql: 'timestamp(6)', catalog: 'timestamp(6) without time zone', args: [{ useTz: false, precision: 6 }] },
+  timestamp: { sql: 'timestamp(6)', catalog: 'timestamp(6) without time zone', args: [{ useTz: false, precision: 6 }] },
+  boolean: { sql: 'boolean', catalog: 'boolean', args: [] },
+} as const satisfies Record<string, { sql: string; catalog: string; args: unknown[] }>;
+type StrapiType = keyof typeof TYPES;
+
+const col = (name: string, type: StrapiType, unsigned = false): ColumnDef =>
+  ({ name, sqlType: TYPES[type].sql, catalogType: TYPES[type].catalog, strapi: { type, args: [...TYPES[type].args], unsigned } });
+/** Ids of other rows, and positions: Strapi declares them unsigned (PostgreSQL has no such thing). */
+const ref = (name: string) => col(name, 'integer', true);
+const ord = (name: string) => col(name, 'double', true);
+const ID = col(ROW_COLUMNS.id, 'increments');
+
+/** Strapi's getColumnType of each attribute type. */
+const SCALAR_TYPE: Record<ScalarType, StrapiType> = {
+  string: 'string', email: 'string', password: 'string', uid: 'string', enumeration: 'string',
+  text: 'text', richtext: 'text', blocks: 'jsonb', json: 'jsonb',
+  integer: 'integer', biginteger: 'bigInteger', float: 'double', decimal: 'decimal',
+  date: 'date', time: 'time', datetime: 'datetime', timestamp: 'timestamp', boolean: 'boolean',
 };
 
 /** Attribute columns in attribute order: scalars, and a morphToOne's id and type columns where it stands. */
 function scalarColumns(attributes: Attribute[]): ColumnDef[] {
   const out: ColumnDef[] = [];
   for (const a of attributes) {
-    if (a.kind === 'scalar') out.push(col(a.column, ...SCALAR_SQL[a.type]));
-    else if (a.kind === 'morph' && a.columns) out.push(col(a.columns.id, 'integer'), col(a.columns.type, ...VARCHAR));
+    if (a.kind === 'scalar') out.push(col(a.column, SCALAR_TYPE[a.type]));
+    else if (a.kind === 'morph' && a.columns) out.push(ref(a.columns.id), col(a.columns.type, 'string'));
   }
   return out;
 }
@@ -61,7 +87,7 @@ function componentsJoinTable(owner: ContentType | Component, table: string): Tab
   const fk = INDEX.componentsEntityFk(collection);
   return {
     name: table,
-    columns: [ID, col(CMPS.entity, 'integer'), col(CMPS.cmp, 'integer'), col(CMPS.type, ...VARCHAR), col(CMPS.field, ...VARCHAR), col(CMPS.order, 'double precision')],
+    columns: [ID, ref(CMPS.entity), ref(CMPS.cmp), col(CMPS.type, 'string'), col(CMPS.field, 'string'), ord(CMPS.order)],
     indexes: [
       { name: INDEX.index([collection, CMPS.field]), columns: [CMPS.field] },
       { name: INDEX.index([collection, CMPS.type]), columns: [CMPS.type] },
@@ -69,6 +95,7 @@ function componentsJoinTable(owner: ContentType | Component, table: string): Tab
     ],
     uniques: [{ name: INDEX.unique([collection]), columns: [CMPS.entity, CMPS.cmp, CMPS.field, CMPS.type] }],
     foreignKeys: [{ name: fk, columns: [CMPS.entity], table: tableName(collection), onDelete: 'CASCADE' }],
+    uniquesAfter: 3,
   };
 }
 
@@ -79,16 +106,16 @@ function ownsComponents(attributes: Attribute[]): string | null {
 
 function contentTypeTable(ct: ContentType): TableDef {
   const t = ct.table;
-  const creator = (c: string): ForeignKeyDef => ({ name: INDEX.fk([t, c]), columns: [c], table: ADMIN_USERS, onDelete: 'SET NULL' });
+  const creator = (c: string): ForeignKeyDef => ({ name: INDEX.fk([t, c]), columns: [c], table: ADMIN_USERS, onDelete: 'SET NULL', joinColumn: true });
   const fks = [creator(ROW_COLUMNS.createdBy), creator(ROW_COLUMNS.updatedBy)];
   return {
     name: t,
     columns: [
-      ID, col(ROW_COLUMNS.documentId, ...VARCHAR),
+      ID, col(ROW_COLUMNS.documentId, 'string'),
       ...scalarColumns(ct.attributes),
-      col(ROW_COLUMNS.createdAt, ...TIMESTAMP), col(ROW_COLUMNS.updatedAt, ...TIMESTAMP), col(ROW_COLUMNS.publishedAt, ...TIMESTAMP),
-      col(ROW_COLUMNS.createdBy, 'integer'), col(ROW_COLUMNS.updatedBy, 'integer'),
-      col(ROW_COLUMNS.locale, ...VARCHAR),
+      col(ROW_COLUMNS.createdAt, 'datetime'), col(ROW_COLUMNS.updatedAt, 'datetime'), col(ROW_COLUMNS.publishedAt, 'datetime'),
+      ref(ROW_COLUMNS.createdBy), ref(ROW_COLUMNS.updatedBy),
+      col(ROW_COLUMNS.locale, 'string'),
     ],
     indexes: [
       { name: INDEX.index([collectionNameOf(ct), 'documents']), columns: [ROW_COLUMNS.documentId, ROW_COLUMNS.locale, ROW_COLUMNS.publishedAt] },
@@ -100,13 +127,13 @@ function contentTypeTable(ct: ContentType): TableDef {
 }
 
 function linkTable(owner: ContentType | Component, target: ContentType, j: JoinTable): TableDef {
-  const columns = [ID, col(j.source, 'integer'), col(j.target, 'integer')];
+  const columns = [ID, ref(j.source), ref(j.target)];
   const indexes: IndexDef[] = [{ name: INDEX.fk(j.table), columns: [j.source] }, { name: INDEX.inverseFk(j.table), columns: [j.target] }];
-  if (j.order) { columns.push(col(j.order, 'double precision')); indexes.push({ name: INDEX.orderFk(j.table), columns: [j.order] }); }
-  if (j.inverseOrder) { columns.push(col(j.inverseOrder, 'double precision')); indexes.push({ name: INDEX.orderInverseFk(j.table), columns: [j.inverseOrder] }); }
+  if (j.order) { columns.push(ord(j.order)); indexes.push({ name: INDEX.orderFk(j.table), columns: [j.order] }); }
+  if (j.inverseOrder) { columns.push(ord(j.inverseOrder)); indexes.push({ name: INDEX.orderInverseFk(j.table), columns: [j.inverseOrder] }); }
   return {
     name: j.table, columns, indexes,
-    uniques: [{ name: INDEX.unique(j.table), columns: [j.source, j.target] }],
+    uniques: [{ name: INDEX.unique(j.table), columns: [j.source, j.target] }], uniquesAfter: 2,
     foreignKeys: [
       { name: INDEX.fk(j.table), columns: [j.source], table: owner.table, onDelete: 'CASCADE' },
       { name: INDEX.inverseFk(j.table), columns: [j.target], table: target.table, onDelete: 'CASCADE' },
@@ -119,7 +146,7 @@ function morphTable(owner: ContentType, j: MorphJoin): TableDef {
   const fk = INDEX.fk(j.table);
   return {
     name: j.table,
-    columns: [ID, col(j.owner, 'integer'), col(j.id, 'integer'), col(j.type, ...VARCHAR), col(j.field, ...VARCHAR), col(j.order, 'double precision')],
+    columns: [ID, ref(j.owner), ref(j.id), col(j.type, 'string'), col(j.field, 'string'), ord(j.order)],
     indexes: [{ name: fk, columns: [j.owner] }, { name: INDEX.order(j.table), columns: [j.order] }, { name: INDEX.idColumn(j.table), columns: [j.id] }],
     uniques: [],
     foreignKeys: [{ name: fk, columns: [j.owner], table: owner.table, onDelete: 'CASCADE' }],

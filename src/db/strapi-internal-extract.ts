@@ -4,6 +4,9 @@
 // whose table is not one the models produce (src/db/strapi-ddl.ts), with the `public.` qualifier
 // removed so that it lands in the connection's current schema.
 //   npx tsx src/db/strapi-internal-extract.ts [DUMP] [MODELS_DIR] > src/db/strapi-internal.sql
+// With RECORD=1 it prints instead the same tables' part of Strapi's own record of the schema (the
+// strapi_database_schema row of the dump), in Strapi's order: src/db/strapi-internal-record.json.
+//   RECORD=1 npx tsx src/db/strapi-internal-extract.ts [DUMP] [MODELS_DIR] > src/db/strapi-internal-record.json
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadModels } from '../models.ts';
@@ -44,6 +47,14 @@ function tableOf(s: string): string {
   const seq = /^(?:CREATE|ALTER) SEQUENCE public\.(\S+)/.exec(s);
   if (seq && sequenceTable.has(seq[1])) return sequenceTable.get(seq[1])!;
   throw new Error(`statement of unknown table:\n${s}`);
+}
+if (process.env.RECORD) {
+  const text = readFileSync(dump, 'utf8');
+  const row = /^COPY public\.strapi_database_schema \(id, schema, "time", hash\) FROM stdin;\n([^\n]*)\n/m.exec(text);
+  if (!row) throw new Error('no strapi_database_schema row in the dump');
+  const record = JSON.parse(row[1].split('\t')[1].replace(/\\\\/g, '\\')) as { tables: Array<{ name: string }> };
+  process.stdout.write(`${JSON.stringify(record.tables.filter((t) => !modelNames.has(t.name)))}\n`);
+  process.exit(0);
 }
 const kept = all.filter((s) => !modelNames.has(tableOf(s)));
 const tables = new Set(kept.map(tableOf));

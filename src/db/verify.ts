@@ -3,7 +3,6 @@
 // and a full catalog snapshot (columns, constraints, indexes, sequences, triggers) to compare two
 // schemas — the tests compare a database made here with one Strapi made.
 import type { Sql } from 'postgres';
-import type { TableDef } from './strapi-ddl.ts';
 
 /** Tables of the connection's current schema (where Strapi's live). */
 export async function currentTables(sql: Sql): Promise<Set<string>> {
@@ -19,8 +18,11 @@ const compatible = (expected: string, actual: string) => {
   return e === a || ((e === 'integer' || e === 'bigint') && (a === 'integer' || a === 'bigint'));
 };
 
+/** A table some part of this server needs: its columns with their catalog types. */
+export interface NeededTable { name: string; columns: Array<{ name: string; catalogType: string }> }
+
 /** What is missing or different, one line each, naming the table and column ('' = everything is there). */
-export async function schemaProblems(sql: Sql, expected: TableDef[]): Promise<string[]> {
+export async function schemaProblems(sql: Sql, expected: NeededTable[]): Promise<string[]> {
   const names = expected.map((t) => t.name);
   const rows = await sql<{ table: string; column: string; type: string }[]>`
     select c.relname as table, a.attname as column, format_type(a.atttypid, a.atttypmod) as type
@@ -43,6 +45,51 @@ export async function schemaProblems(sql: Sql, expected: TableDef[]): Promise<st
     }
   }
   return problems;
+}
+
+/** A table as the catalog has it: what a migration compares with the models' tables (src/db/migrate.ts). */
+export interface ActualTable {
+  name: string;
+  /** Column name → format_type(), in column order. */
+  columns: Map<string, string>;
+  /** Plain indexes (not those of the primary key or of constraints): name → columns. */
+  indexes: Map<string, string[]>;
+  uniques: Map<string, string[]>;
+  foreignKeys: Map<string, { columns: string[]; table: string; onDelete: string }>;
+}
+
+/** The tables of the current schema, as the catalog describes them. */
+export async function readTables(sql: Sql): Promise<Map<string, ActualTable>> {
+  const out = new Map<string, ActualTable>();
+  const tables = await sql<{ name: string }[]>`select relname as name from pg_class where relnamespace = current_schema()::regnamespace and relkind in ('r', 'p')`;
+  for (const t of tables) out.set(t.name, { name: t.name, columns: new Map(), indexes: new Map(), uniques: new Map(), foreignKeys: new Map() });
+  const columns = await sql<{ table: string; column: string; type: string }[]>`
+    select c.relname as table, a.attname as column, format_type(a.atttypid, a.atttypmod) as type
+      from pg_attribute a join pg_class c on c.oid = a.attrelid
+     where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+     order by c.relname, a.attnum`;
+  for (const r of columns) out.get(r.table)?.columns.set(r.column, r.type);
+  const indexes = await sql<{ table: string; name: string; columns: string[] }[]>`
+    select c.relname as table, i.relname as name,
+           array(select a.attname from unnest(x.indkey) with ordinality k(n, o) join pg_attribute a on a.attrelid = c.oid and a.attnum = k.n order by k.o)::text[] as columns
+      from pg_index x join pg_class c on c.oid = x.indrelid join pg_class i on i.oid = x.indexrelid
+     where c.relnamespace = current_schema()::regnamespace and not x.indisprimary
+       and not exists (select 1 from pg_constraint k where k.conindid = x.indexrelid and k.conrelid = c.oid)`;
+  for (const r of indexes) out.get(r.table)?.indexes.set(r.name, r.columns);
+  const constraints = await sql<{ table: string; name: string; kind: string; columns: string[]; target: string | null; on_delete: string }[]>`
+    select c.relname as table, k.conname as name, k.contype::text as kind,
+           array(select a.attname from unnest(k.conkey) with ordinality u(n, o) join pg_attribute a on a.attrelid = c.oid and a.attnum = u.n order by u.o)::text[] as columns,
+           t.relname as target,
+           case k.confdeltype when 'c' then 'CASCADE' when 'n' then 'SET NULL' when 'r' then 'RESTRICT' when 'd' then 'SET DEFAULT' else 'NO ACTION' end as on_delete
+      from pg_constraint k join pg_class c on c.oid = k.conrelid left join pg_class t on t.oid = k.confrelid
+     where c.relnamespace = current_schema()::regnamespace and k.contype in ('u', 'f')`;
+  for (const r of constraints) {
+    const t = out.get(r.table);
+    if (!t) continue;
+    if (r.kind === 'u') t.uniques.set(r.name, r.columns);
+    else t.foreignKeys.set(r.name, { columns: r.columns, table: r.target ?? '', onDelete: r.on_delete });
+  }
+  return out;
 }
 
 /** Everything about a schema's DDL, in a stable order, with the schema's own name left out. */
