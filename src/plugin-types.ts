@@ -106,7 +106,10 @@ const PERMISSIONS_UID = 'plugin::users-permissions.permission';
  * those of `schema` when the models hold them (a project's extension of the user adds its attributes
  * there, src/models.ts), else the plugin's own.
  */
-export function usersPermissionsTypes(schema?: Schema): { roles: ContentType; users: ContentType; permissions: ContentType } {
+/** users-permissions' three types. */
+export interface PluginTypes { roles: ContentType; users: ContentType; permissions: ContentType }
+
+export function usersPermissionsTypes(schema?: Schema): PluginTypes {
   const [users, roles, permissions] = [USERS_UID, ROLES_UID, PERMISSIONS_UID].map((uid) => schema?.contentTypes.get(uid));
   if (users && roles && permissions) return { roles, users, permissions };
   return (PLUGIN ??= pluginTypes());

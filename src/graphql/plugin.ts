@@ -18,6 +18,7 @@ import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
+import { usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { graphqlLimits } from './context.ts';
 
 
@@ -34,10 +35,10 @@ interface Request { query: unknown; variables: unknown; operationName: unknown }
 type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0]['resolvers']>;
 
 /** The executable schema: Shadow CRUD (pruned by shadowCRUD switches) + the extensions' types and resolvers. */
-export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin): GraphQLSchema {
+export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin, plugin: PluginTypes = usersPermissionsTypes()): GraphQLSchema {
   const gc = config.graphql;
-  const sdl = gc.shape === 'v5' ? buildSdlV5(schema, gc) : buildSdlV4(schema, gc);
-  const built = buildResolvers({ schema, config, users, upload, sdl });
+  const sdl = gc.shape === 'v5' ? buildSdlV5(schema, { ...gc, plugin }) : buildSdlV4(schema, gc);
+  const built = buildResolvers({ schema, config, users, upload, sdl, plugin });
   const service = ext ?? new ExtensionService();
   const strapi = strapiLike(config, schema, service);
   // Root queries whose answer is what Shadow CRUD reads through the compiler: the response cache may keep them.
@@ -93,9 +94,11 @@ function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlCon
  * The models as GraphQL sees them: plugin types that models relate to (users-permissions users) keep
  * their own plugin queries, so they and the relations to them are left out of Shadow CRUD.
  */
-function withoutBuiltins(schema: Schema): Schema {
+function withoutBuiltins(schema: Schema, keepUsers: boolean): Schema {
+  // Strapi's GraphQL shows a relation to a users-permissions user (UsersPermissionsUser); v4's shape here does not yet.
+  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && !(keepUsers && uid === USERS_UID);
   const keep = <M extends ContentType | Component>(m: M): M => {
-    const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && schema.contentTypes.get(a.target)?.builtin));
+    const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && dropped(a.target)));
     return attributes.length === m.attributes.length ? m : { ...m, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
   };
   if (![...schema.contentTypes.values()].some((ct) => ct.builtin)) return schema;
@@ -106,7 +109,9 @@ function withoutBuiltins(schema: Schema): Schema {
 }
 
 export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin): Plugin {
-  const schema = withoutBuiltins(fullSchema);
+  const schema = withoutBuiltins(fullSchema, config.graphql.shape === 'v5');
+  // The plugin's types as the models made them (a project may extend the user: src/extensions).
+  const plugin = usersPermissionsTypes(fullSchema);
   const gc = config.graphql;
   const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
     depthLimit: gc.depthLimit,
@@ -122,11 +127,11 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
   let engine: GraphqlEngine | null = null;
   let failure: string | null = null;
   let ready: Promise<void> = Promise.resolve();
-  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload));
+  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload, plugin));
   else {
     // The module is imported asynchronously: requests wait for it (a failure is logged at once).
     ready = loadExtensions(gc.extensions, (service) => strapiLike(config, schema, service))
-      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext, upload)); })
+      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext, upload, plugin)); })
       .catch((e: unknown) => {
         failure = e instanceof Error ? e.message : String(e);
         log.error('graphql: the extensions module failed; GraphQL requests will answer 500', { module: gc.extensions, error: String((e as Error)?.stack ?? e) });

@@ -21,7 +21,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, usersPermissionsTypes, withTypes } from '../plugin-types.ts';
+import { filesType, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
@@ -144,6 +144,8 @@ export interface EngineDeps {
   /** The upload plugin (the `updateUploadFile` and `deleteUploadFile` mutations go through its routes). */
   upload?: Plugin;
   sdl: SdlResult;
+  /** users-permissions' types as the models made them (the user possibly extended by the project). */
+  plugin?: PluginTypes;
 }
 
 export interface BuiltResolvers {
@@ -157,7 +159,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const v4 = config.graphql.shape === 'v4';
   const index = nameIndex(schema);
   const files = filesType(schema);
-  const { roles, users, permissions } = usersPermissionsTypes(schema);
+  const { roles, users, permissions } = deps.plugin ?? usersPermissionsTypes(schema);
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
   // Shadow CRUD loops below keep iterating the models' own types.

@@ -5,6 +5,8 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
+import { isExtended } from '../models.ts';
 
 const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
 const COLLECTION_ARGS = (filters: string) => `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = [])`;
@@ -318,11 +320,14 @@ export interface SdlResult {
   unions: Map<string, string[]>;
 }
 
-export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { shadowCRUD: true }): SdlResult {
+export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?: PluginTypes } = { shadowCRUD: true }): SdlResult {
   const out: string[] = [];
   const enums = new Map<string, Map<string, string>>();
   const unions = new Map<string, string[]>();
-  const scalars = usedScalars(schema);
+  // A user the project extended (src/extensions) has its type, filters and input made from its attributes.
+  const users = opts.plugin && isExtended(opts.plugin.users) ? opts.plugin.users : null;
+  const withUsers: Schema = users ? { ...schema, contentTypes: new Map([...schema.contentTypes, [users.uid, users]]) } : schema;
+  const scalars = usedScalars(withUsers);
   const scalarNames = new Set(['JSON', 'DateTime', 'Date', ...[...scalars].map((t) => OUTPUT_SCALAR[t])]);
   for (const s of ['JSON', 'DateTime', 'Date', 'Time', 'Long']) {
     if (scalarNames.has(s)) out.push(`"""\n${SCALAR_DOCS[s]}\n"""\nscalar ${s}`);
@@ -335,10 +340,12 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   filterScalars.push(['DateTimeFilterInput', 'DateTime'], ['JSONFilterInput', 'JSON']);
   for (const [n, s] of filterScalars) out.push(filterInput(n, s));
 
-  const asAttr = componentsAsAttributes(schema);
+  const asAttr = componentsAsAttributes(withUsers);
+  // Relations to users-permissions' types (a model's author, the user's role) name the plugin's GraphQL types.
+  const targetName = (uid: string) => (uid === USERS_UID ? 'UsersPermissionsUser' : uid === 'plugin::users-permissions.role' ? 'UsersPermissionsRole' : typeName(schema.contentTypes.get(uid)!));
   const relationTargets = new Set<string>();
   for (const ct of schema.contentTypes.values()) if (ct.localized) relationTargets.add(ct.uid);
-  for (const m of [...schema.contentTypes.values(), ...schema.components.values()]) {
+  for (const m of [...withUsers.contentTypes.values(), ...schema.components.values()]) {
     for (const a of m.attributes) if (a.kind === 'relation' && a.toMany) relationTargets.add(a.target);
   }
 
@@ -369,7 +376,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
           } else lines.push(`  ${a.name}: UploadFile`);
           break;
         case 'relation': {
-          const t = typeName(schema.contentTypes.get(a.target)!);
+          const t = targetName(a.target);
           if (a.toMany) {
             lines.push(`  ${a.name}_connection${COLLECTION_ARGS(`${t}FiltersInput`)}: ${t}RelationResponseCollection`);
             lines.push(`  ${a.name}${COLLECTION_ARGS(`${t}FiltersInput`)}: [${t}]!`);
@@ -405,7 +412,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     for (const a of attrs) {
       if (a.private) continue;
       if (a.kind === 'scalar') { if (a.type !== 'password') lines.push(`  ${a.name}: ${FILTER_INPUT[a.type]}`); }
-      else if (a.kind === 'relation') lines.push(`  ${a.name}: ${typeName(schema.contentTypes.get(a.target)!)}FiltersInput`);
+      else if (a.kind === 'relation') lines.push(`  ${a.name}: ${targetName(a.target)}FiltersInput`);
       else if (a.kind === 'component') lines.push(`  ${a.name}: ${componentTypeName(schema.components.get(a.component)!)}FiltersInput`);
     }
     return lines;
@@ -430,6 +437,28 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     return lines;
   };
 
+  /** The plugin's user blocks of `types` made again from the extended user's attributes, in their order (Strapi's). */
+  const extendedUserTypes = (types: string, attrs: Attribute[]): string => {
+    const n = 'UsersPermissionsUser';
+    const filters = ['  documentId: IDFilterInput', ...filterLines(attrs), '  createdAt: DateTimeFilterInput', '  updatedAt: DateTimeFilterInput',
+      '  publishedAt: DateTimeFilterInput', `  and: [${n}FiltersInput]`, `  or: [${n}FiltersInput]`, `  not: ${n}FiltersInput`];
+    // Its input takes every attribute, private ones too (recorded live).
+    const inputs = attrs.flatMap((a) => {
+      switch (a.kind) {
+        case 'scalar': return [`  ${a.name}: ${scalarOut(n, a)}`];
+        case 'media': case 'relation': return [`  ${a.name}: ${a.kind === 'media' ? (a.multiple ? '[ID]' : 'ID') : a.toMany ? '[ID]' : 'ID'}`];
+        case 'component': { const c = componentTypeName(schema.components.get(a.component)!); return [`  ${a.name}: ${a.repeatable ? `[${c}Input]` : `${c}Input`}`]; }
+        default: return [];
+      }
+    });
+    const fields = ['  id: ID! @deprecated(reason: "Use `documentId` instead")', '  documentId: ID!', `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`,
+      ...fieldLines(n, attrs), '  createdAt: DateTime', '  updatedAt: DateTime', '  publishedAt: DateTime'];
+    return types
+      .replace(/input UsersPermissionsUserFiltersInput \{[\s\S]*?\n\}/, `input ${n}FiltersInput {\n${filters.join('\n')}\n}`)
+      .replace(/input UsersPermissionsUserInput \{[\s\S]*?\n\}/, `input ${n}Input {\n${[...inputs, '  publishedAt: DateTime', '  locale: String'].join('\n')}\n}`)
+      .replace(/type UsersPermissionsUser \{[\s\S]*?\n\}/, `type ${n} {\n${fields.join('\n')}\n}`);
+  };
+
   // Components
   for (const c of schema.components.values()) {
     const n = componentTypeName(c);
@@ -439,7 +468,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean } = { sha
     }
     out.push(`type ${n} {\n${['  id: ID!', `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`, ...fieldLines(n, c.attributes)].join('\n')}\n}`);
   }
-  out.push(FILE_TYPES);
+  out.push(users ? extendedUserTypes(FILE_TYPES, users.attributes) : FILE_TYPES);
 
   // Content-types
   for (const ct of schema.contentTypes.values()) {
