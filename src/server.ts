@@ -11,6 +11,7 @@ import { RenderCacheGate } from './db/render-gate.ts';
 import { setupCounts, startCountFolder, type CountFolder } from './db/counts.ts';
 import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
+import { createApp } from './app.ts';
 import { startFront, type Front } from './http/front.ts';
 import { log, setLogLevel } from './log.ts';
 import type { Gauge } from './http/metrics.ts';
@@ -46,8 +47,9 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   setLogLevel(config.logLevel);
   applyDbConfig(config.db);
   const schema = loadModels(config.modelsDir, config.i18n);
-  // A project file that throws while loading, or a route naming what does not exist, stops the start here.
-  await checkProject(config, schema);
+  // A project file that throws while loading (or its register()), or a route naming what does not exist,
+  // stops the start here.
+  const project = await checkProject(config, schema);
   let embedded: EmbeddedDb | null = null;
   let pool: Pool | null = null;
   let front: Front | null = null;
@@ -87,7 +89,14 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       cacheSetup = await setupRenderCache(cacheDb, schema);
       if (cacheSetup.tables.every((t) => cacheSetup!.filled.has(t.source))) renderGate.open();
     }
-    pool = createPool(config, databaseUrl, renderGate);
+    // src/index's bootstrap(): once per node, in this thread, before any request is answered (as Strapi runs
+    // it before listening). Worker threads each load the project and run register() only: a bootstrap there
+    // would write its seed rows once per thread. It gets an app of its own, with no plugins.
+    if (project?.hasBootstrap) {
+      const boot = createApp(config, databaseUrl, undefined, renderGate, { project, plugins: false });
+      try { await project.bootstrap(); } finally { await boot.close(); }
+    }
+    pool = createPool(config, databaseUrl, renderGate, project);
     const p0 = pool;
     const gauges = (): Gauge[] => {
       const stats = p0.stats();
@@ -107,7 +116,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     front = await startFront({
       host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength,
       upload: config.upload, cors: config.http.cors, security: config.http.security.enabled, proxy: config.proxy,
-      accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint,
+      accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint, allHeaders: project !== null,
       metrics: config.metrics.enabled ? { token: config.metrics.token, gauges } : null,
     }, pool.run, pool.abort);
     if (cacheDb && cacheSetup) {

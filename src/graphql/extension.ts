@@ -71,12 +71,15 @@ export interface ExtensionConfig {
 }
 export type ExtensionFactory = (opts: { strapi: StrapiLike; nexus: undefined }) => ExtensionConfig;
 
-/** The little of Strapi's global object that extension code commonly reads. */
+/**
+ * The little of Strapi's global object that extension code commonly reads (a project's own code registering
+ * from its src/index gets the project's whole `strapi` object instead, src/project/strapi.ts).
+ */
 export interface StrapiLike {
   config: { get(path: string, fallback?: unknown): unknown };
-  contentTypes: Record<string, ContentType>;
-  components: Record<string, Component>;
-  log: typeof log;
+  contentTypes: Record<string, object>;
+  components: Record<string, object>;
+  log: Pick<typeof log, 'debug' | 'info' | 'warn' | 'error'>;
   plugin(name: string): { service(name: string): unknown };
 }
 
@@ -132,9 +135,39 @@ export interface ContentTypeExtension {
   field(name: string): FieldExtension;
 }
 
+/** What a project's code gets from `strapi.plugin('graphql').service('extension')`. */
+export interface ExtensionApi {
+  shadowCRUD(uid: string): ContentTypeExtension;
+  use(config: ExtensionConfig | ExtensionFactory): ExtensionApi;
+}
+
+/** The extension service a Strapi project's src/index registered with, and the project's `strapi` its factories get. */
+export interface ProjectExtensions { service: ExtensionService; strapi: StrapiLike }
+
+const EXTENSION_API = new Set(['shadowCRUD', 'use']);
+
 export class ExtensionService {
   private readonly types = new Map<string, TypeConfig>();
-  private readonly uses: Array<ExtensionConfig | ExtensionFactory> = [];
+  /** Each use() with the `strapi` its factory gets (none: the one generate() is given). */
+  private readonly uses: Array<{ config: ExtensionConfig | ExtensionFactory; strapi?: StrapiLike }> = [];
+
+  /**
+   * The service as a project's code sees it: use() factories get the project's `strapi`; a method Strapi's
+   * service has and this one lacks throws naming itself.
+   */
+  forProject(strapi: StrapiLike): ExtensionApi {
+    const api: ExtensionApi = {
+      shadowCRUD: (uid) => this.shadowCRUD(uid),
+      use: (config) => { this.add(config, strapi); return api; },
+    };
+    return new Proxy(api, {
+      get(target, prop, receiver) {
+        if (typeof prop === 'symbol' || EXTENSION_API.has(prop)) return Reflect.get(target, prop, receiver);
+        if (prop === 'then' || prop === 'toJSON' || prop === 'inspect' || prop === 'constructor') return undefined;
+        throw new TypeError(`strapi.plugin('graphql').service('extension').${prop} is not supported by this server`);
+      },
+    });
+  }
 
   /** Strapi's `extensionService.shadowCRUD(uid)`. */
   readonly shadowCRUD = (uid: string): ContentTypeExtension => {
@@ -181,9 +214,13 @@ export class ExtensionService {
 
   /** Strapi's `extensionService.use(config | ({ strapi, nexus }) => config)`; chainable. */
   use(config: ExtensionConfig | ExtensionFactory): this {
-    if (typeof config !== 'function' && (!config || typeof config !== 'object')) throw new TypeError('extensionService.use expects an object or a function');
-    this.uses.push(config);
+    this.add(config);
     return this;
+  }
+
+  private add(config: ExtensionConfig | ExtensionFactory, strapi?: StrapiLike): void {
+    if (typeof config !== 'function' && (!config || typeof config !== 'object')) throw new TypeError('extensionService.use expects an object or a function');
+    this.uses.push({ config, strapi });
   }
 
   /** What shadowCRUD was told, by uid (only uids that were named). */
@@ -195,8 +232,8 @@ export class ExtensionService {
   /** Every use() evaluated and merged, in registration order (later resolvers and configs win). */
   generate(strapi: StrapiLike): Generated {
     const out: Generated = { typeDefs: [], resolvers: {}, resolversConfig: {}, plugins: [] };
-    for (const entry of this.uses) {
-      const c = typeof entry === 'function' ? entry({ strapi, nexus: undefined }) : entry;
+    for (const { config: entry, strapi: own } of this.uses) {
+      const c = typeof entry === 'function' ? entry({ strapi: own ?? strapi, nexus: undefined }) : entry;
       if (!c || typeof c !== 'object') throw new TypeError('an extensionService.use() function must return an object');
       if (c.typeDefs !== undefined) {
         for (const t of Array.isArray(c.typeDefs) ? c.typeDefs : [c.typeDefs]) out.typeDefs.push(asTypeDefs(t, 'typeDefs'));
@@ -296,8 +333,7 @@ export function strapiLike(config: Config, schema: Schema, service: ExtensionSer
 }
 
 /** Imports the extensions module and lets it register; the service it filled is returned. */
-export async function loadExtensions(file: string, strapi: (service: ExtensionService) => StrapiLike): Promise<ExtensionService> {
-  const service = new ExtensionService();
+export async function loadExtensions(file: string, strapi: (service: ExtensionService) => StrapiLike, service = new ExtensionService()): Promise<ExtensionService> {
   let mod: { default?: unknown; register?: unknown };
   try {
     mod = await import(pathToFileURL(file).href) as typeof mod;

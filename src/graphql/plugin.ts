@@ -16,7 +16,7 @@ import { buildSdlV4 } from './sdl4.ts';
 import { buildResolvers, type GqlContext } from './resolvers.ts';
 import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
-import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
+import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
 
 
@@ -104,7 +104,12 @@ function withoutBuiltins(schema: Schema): Schema {
   return { ...schema, contentTypes, components, routes };
 }
 
-export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin): Plugin {
+/**
+ * `project`: what a Strapi project's src/index registered with the extension service (register() runs as
+ * the project loads, in each worker): the schema is built once it is known, with GRAPHQL_EXTENSIONS' module
+ * registering after it into the same service.
+ */
+export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>): Plugin {
   const schema = withoutBuiltins(fullSchema);
   const gc = config.graphql;
   const engineOf = (gql: GraphQLSchema) => new GraphqlEngine(gql, {
@@ -121,15 +126,18 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
   let engine: GraphqlEngine | null = null;
   let failure: string | null = null;
   let ready: Promise<void> = Promise.resolve();
-  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload));
+  if (!gc.extensions && !project) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload));
   else {
-    // The module is imported asynchronously: requests wait for it (a failure is logged at once).
-    ready = loadExtensions(gc.extensions, (service) => strapiLike(config, schema, service))
-      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext, upload)); })
-      .catch((e: unknown) => {
-        failure = e instanceof Error ? e.message : String(e);
-        log.error('graphql: the extensions module failed; GraphQL requests will answer 500', { module: gc.extensions, error: String((e as Error)?.stack ?? e) });
-      });
+    // The project's register() and the module are awaited: requests wait for them (a failure is logged at once).
+    ready = (async () => {
+      const fromProject = project ? await project : null;
+      const service = fromProject?.service ?? new ExtensionService();
+      if (gc.extensions) await loadExtensions(gc.extensions, (s) => strapiLike(config, schema, s), service);
+      engine = engineOf(buildGraphqlSchema(config, schema, users, service, upload));
+    })().catch((e: unknown) => {
+      failure = e instanceof Error ? e.message : String(e);
+      log.error('graphql: the extensions failed; GraphQL requests will answer 500', { module: gc.extensions || undefined, error: String((e as Error)?.stack ?? e) });
+    });
   }
   const playground = config.env !== 'production' || gc.playgroundAlways;
 

@@ -12,6 +12,7 @@ import { entityService, type EntityService } from './entity-service.ts';
 import { coreController, coreService, type Methods } from './core.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
 import { ProjectLoadError } from './load.ts';
+import { ExtensionService, type ExtensionApi, type ProjectExtensions } from '../graphql/extension.ts';
 
 /** The functions of the core controllers and services: a route whose action and service are these is answered without them. */
 export const CORE_FUNCTIONS = new WeakSet<object>();
@@ -74,6 +75,9 @@ export class ProjectStrapi {
   readonly middlewares = new Map<string, { file: string; factory: MiddlewareFactory }>();
   readonly policies = new Map<string, { file: string; handler: PolicyHandler; validator?: (c: unknown) => void }>();
   private docs = new Map<string, DocumentService>();
+  /** What strapi.plugin('graphql').service('extension') collects (register()); the GraphQL plugin builds with it. */
+  readonly graphql = new ExtensionService();
+  private graphqlApi: ExtensionApi | null = null;
 
   constructor(private deps: StrapiDeps, code: ProjectCode) {
     for (const [api, c] of code.apis) {
@@ -152,6 +156,22 @@ export class ProjectStrapi {
     return d;
   }
 
+  /** The GraphQL extensions the project registered, with the `strapi` their factories and policies get. */
+  extensions(): ProjectExtensions { return { service: this.graphql, strapi: this.api }; }
+
+  /** strapi.plugin(name): only GraphQL's extension service; anything else names itself. */
+  private plugin(name: string): { service(name: string): unknown } {
+    const where = `strapi.plugin('${name}')`;
+    if (name !== 'graphql') throw new TypeError(`${where} is not supported by this server`);
+    const plugin = {
+      service: (s: string) => {
+        if (s !== 'extension') throw new TypeError(`${where}.service('${s}') is not supported by this server`);
+        return (this.graphqlApi ??= this.graphql.forProject(this.api));
+      },
+    };
+    return strictObject(plugin, where);
+  }
+
   private makeApi(): StrapiApi {
     const schema = this.deps.schema;
     const contentTypes = Object.fromEntries([...schema.contentTypes.values()].filter((c) => !c.builtin).map((c) => [c.uid, strapiModel(c)]));
@@ -169,6 +189,7 @@ export class ProjectStrapi {
       log: { debug: (m: unknown) => log.debug(String(m)), info: (m: unknown) => log.info(String(m)), warn: (m: unknown) => log.warn(String(m)), error: (m: unknown) => log.error(String(m)) },
       middleware: (uid: string) => this.middlewares.get(uid)?.factory,
       policy: (uid: string) => this.policies.get(uid)?.handler,
+      plugin: (name: string) => this.plugin(name),
       [BUILD]: (f: CoreFactory) => this.build(f),
     };
     return new Proxy(api, {
@@ -181,18 +202,30 @@ export class ProjectStrapi {
   }
 }
 
+/** An object whose other properties throw naming themselves (a plugin's `controller`, `config`…). */
+function strictObject<T extends object>(o: T, where: string): T {
+  return new Proxy(o, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+      if (INTEROP.has(prop)) return undefined;
+      throw new TypeError(`${where}.${prop} is not supported by this server`);
+    },
+  });
+}
+
 export interface StrapiApi {
   documents(uid: string): DocumentService;
   entityService: EntityService;
   service(uid: string): Methods | undefined;
   controller(uid: string): Methods | undefined;
   contentType(uid: string): unknown;
-  contentTypes: Record<string, unknown>;
-  components: Record<string, unknown>;
+  contentTypes: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, unknown>>;
   getModel(uid: string): unknown;
   config: { get(path: string, fallback?: unknown): unknown; has(path: string): boolean };
   log: Record<'debug' | 'info' | 'warn' | 'error', (m: unknown) => void>;
   middleware(uid: string): MiddlewareFactory | undefined;
   policy(uid: string): PolicyHandler | undefined;
+  plugin(name: string): { service(name: string): unknown };
   [BUILD]: (f: CoreFactory) => Methods;
 }
