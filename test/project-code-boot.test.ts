@@ -76,14 +76,15 @@ describe('a project whose src/index or config/middlewares cannot run does not st
 });
 
 test('without worker threads: bootstrap once, register once in the thread that serves', async () => {
+  // src/index's module state, shared with this process's server: the main thread runs register() once, then bootstrap().
+  const { default: index } = await import(join(PROJECT, 'src/index.js')) as { default: { booted: string[] } };
+  const before = index.booted.length;
   const s = await startTestServer({ modelsDir: PROJECT, env: { WORKERS: '0' } });
   try {
+    assert.deepEqual(index.booted.slice(before), ['register', 'bootstrap']);
     const r = await s.fetchJson('GET', '/api/tags?fields[0]=name', undefined, TOKEN);
     assert.deepEqual(r.body.data.map((t: { name: string }) => t.name), ['boot-seeded']);
     const g = await s.fetchJson('POST', '/graphql', { query: '{ articleTitles }' }, null);
     assert.deepEqual(g.body, { data: { articleTitles: [] } });
-    // src/index's module state: the main thread ran register() once, then bootstrap().
-    const mod = await import(join(PROJECT, 'src/index.js')) as { default: { booted: string[] } };
-    assert.deepEqual(mod.default.booted.slice(-2), ['register', 'bootstrap']);
   } finally { await s.stop(); }
 });

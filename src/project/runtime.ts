@@ -439,7 +439,7 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
   if (!code) return null;
   const strapi = new ProjectStrapi(deps, code);
   db.registering = true;
-  try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; }
+  try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; strapi.endRegister(); }
   return new ProjectRuntime(schema, deps, code, strapi, db);
 }
 

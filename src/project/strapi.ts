@@ -78,6 +78,9 @@ export class ProjectStrapi {
   /** What strapi.plugin('graphql').service('extension') collects (register()); the GraphQL plugin builds with it. */
   readonly graphql = new ExtensionService();
   private graphqlApi: ExtensionApi | null = null;
+  /** After register(): the schema is (being) built, later calls change nothing, as in Strapi. */
+  private graphqlLate: ExtensionApi | null = null;
+  private registered = false;
 
   constructor(private deps: StrapiDeps, code: ProjectCode) {
     for (const [api, c] of code.apis) {
@@ -156,6 +159,9 @@ export class ProjectStrapi {
     return d;
   }
 
+  /** register() ran: what the extension service gets from now on does not reach the GraphQL schema. */
+  endRegister(): void { this.registered = true; }
+
   /** The GraphQL extensions the project registered, with the `strapi` their factories and policies get. */
   extensions(): ProjectExtensions { return { service: this.graphql, strapi: this.api }; }
 
@@ -166,6 +172,9 @@ export class ProjectStrapi {
     const plugin = {
       service: (s: string) => {
         if (s !== 'extension') throw new TypeError(`${where}.service('${s}') is not supported by this server`);
+        // After register() a detached service: the same in every thread whatever runs when (bootstrap()
+        // runs in the main thread only).
+        if (this.registered) return (this.graphqlLate ??= new ExtensionService().forProject(this.api));
         return (this.graphqlApi ??= this.graphql.forProject(this.api));
       },
     };
