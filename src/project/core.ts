@@ -3,6 +3,8 @@
 // sanitizeQuery, the service's read, sanitizeOutput, transformResponse) on this server's reads and writes.
 // The runtime skips all of it for a route whose action and service are these very functions (it answers
 // the compiled read's bytes directly); these run when project code calls them or overrides a step.
+import { v4Format } from './request-format.ts';
+import { v4Data } from '../rest/v4-format.ts';
 import type { ContentType, Schema, Attribute } from '../../compiler/schema.ts';
 import { validation } from '../../compiler/errors.ts';
 import { findMany, findOne } from '../rest/read.ts';
@@ -101,7 +103,7 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
     async transformResponse(data: unknown, meta: Record<string, unknown> = {}) {
       if (data === null || data === undefined) return data;
       if (typeof data !== 'object') throw new Error('Entry must be an object or an array of objects');
-      return { data, meta };
+      return { data: v4Format.getStore() ? v4Data(schema, ct, data) : data, meta };
     },
     async sanitizeOutput(data: unknown, ctx: LinkedContext) { return sanitizeOutput(schema, ct.attributes, data, link(ctx).canRead); },
     async sanitizeInput(data: unknown) { return data; },

@@ -23,6 +23,7 @@ import { LINK, type LinkedContext, type Methods } from './core.ts';
 import { KoaContext, type KoaState } from './ctx.ts';
 import { compose, type Middleware, type Next } from './compose.ts';
 import { GlobalChain } from './global.ts';
+import { v4Format } from './request-format.ts';
 import { hasHook, runHook } from './boot.ts';
 import { PolicyError } from './errors.ts';
 import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
@@ -313,7 +314,8 @@ export class ProjectRuntime {
       // One statement more for a logged-in user, as Strapi's strategy reads the user on every request.
       const user = r.scope !== null && caller?.kind === 'user' ? await this.readUser(rest, caller, state) : null;
       const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user, state);
-      await this.run(r, ctx);
+      if (wantsV4(task.headers)) await v4Format.run(true, () => this.run(r, ctx));
+      else await this.run(r, ctx);
       return reply(ctx, r, rest, task);
     } catch (e) {
       // Strapi's errors and the database's (503…) answer as everywhere; anything else is the project's bug: 500, logged with its route.
