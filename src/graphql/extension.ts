@@ -52,9 +52,14 @@ export type Policy = (context: PolicyContext, config: Record<string, unknown>, o
 export interface ResolverConfig {
   /** false: no permission check; `{scope}`: the caller needs every listed permission (`api::article.article.find`). */
   auth?: false | { scope: string | string[] };
-  policies?: Policy[];
+  /** Functions, or (from a Strapi project's code) policies by name: `'global::x'`, `{ name: 'api::a.x', config }`. */
+  policies?: Array<Policy | NamedPolicy>;
   middlewares?: ResolverMiddleware[];
 }
+export type NamedPolicy = string | { name: string; config?: Record<string, unknown> };
+/** A named policy's function, or undefined when there is no such policy. */
+export type PolicyResolver = (name: string) => Policy | undefined;
+
 /** Keyed by resolver path: `Query.articles`, `Mutation.createTag`, `Article.title`. */
 export type ResolversConfig = Record<string, ResolverConfig>;
 
@@ -142,7 +147,7 @@ export interface ExtensionApi {
 }
 
 /** The extension service a Strapi project's src/index registered with, and the project's `strapi` its factories get. */
-export interface ProjectExtensions { service: ExtensionService; strapi: StrapiLike }
+export interface ProjectExtensions { service: ExtensionService; strapi: StrapiLike; policy: PolicyResolver }
 
 const EXTENSION_API = new Set(['shadowCRUD', 'use']);
 
@@ -402,7 +407,17 @@ const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
  * Wraps field resolvers as Strapi does: auth (the configured scope, or the field's own permission),
  * then the middlewares in order, then the policies, then the resolver. Root fields are always checked.
  */
-export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<string, AuthCheck>, resolversConfig: ResolversConfig, strapi: StrapiLike): void {
+export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<string, AuthCheck>, resolversConfig: ResolversConfig, strapi: StrapiLike, named?: PolicyResolver): void {
+  /** Each policy as a function and its config (named ones through the project's policies). */
+  const resolvePolicies = (path: string, list: Array<Policy | NamedPolicy>): Array<{ fn: Policy; config: Record<string, unknown> }> => list.map((p) => {
+    if (typeof p === 'function') return { fn: p, config: {} };
+    const name = typeof p === 'string' ? p : p && typeof p === 'object' && typeof p.name === 'string' ? p.name : null;
+    if (name === null || !named) throw new TypeError(`resolversConfig ${path}: policies must be functions${named ? ', names or { name, config }' : ' (named policies are not supported)'}`);
+    const fn = named(name);
+    if (!fn) throw new TypeError(`resolversConfig ${path}: Policy ${name} not found.`);
+    return { fn, config: (typeof p === 'object' && p.config) || {} };
+  });
+  const resolved = new Map<string, Array<{ fn: Policy; config: Record<string, unknown> }>>();
   for (const path of Object.keys(resolversConfig)) {
     const [typeName, fieldName] = path.split('.');
     const type = schema.getType(typeName);
@@ -410,7 +425,7 @@ export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<strin
       throw new Error(`extension resolversConfig: ${path} is not a field of the schema`);
     }
     const rc = resolversConfig[path];
-    for (const p of rc.policies ?? []) if (typeof p !== 'function') throw new TypeError(`resolversConfig ${path}: policies must be functions (named policies are not supported)`);
+    resolved.set(path, resolvePolicies(path, rc.policies ?? []));
     for (const m of rc.middlewares ?? []) if (typeof m !== 'function') throw new TypeError(`resolversConfig ${path}: middlewares must be functions`);
     const auth = rc.auth;
     if (auth !== undefined && auth !== false && (typeof auth !== 'object' || auth === null || !('scope' in auth))) {
@@ -430,13 +445,13 @@ export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<strin
         : scopes ? (ctx) => scopes.every((s) => allowsScope(ctx, s))
         : root ? defaults.get(path) ?? authenticatedOnly : null;
       let next = (field.resolve ?? defaultFieldResolver) as NextResolver;
-      const policies = rc?.policies ?? [];
+      const policies = resolved.get(path) ?? [];
       if (policies.length) {
         const inner = next;
         next = async (parent, args, context, info) => {
           const pctx: PolicyContext = { type: 'graphql', parent, args, context, info, state: context.state, is: (t) => t === 'graphql' };
           for (const p of policies) {
-            const result = await p(pctx, {}, { strapi });
+            const result = await p.fn(pctx, p.config, { strapi });
             if (result !== true && result !== undefined) throw new errors.PolicyError();
           }
           return inner(parent, args, context, info);

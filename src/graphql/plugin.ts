@@ -16,7 +16,7 @@ import { buildSdlV4 } from './sdl4.ts';
 import { buildResolvers, type GqlContext } from './resolvers.ts';
 import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
-import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type ProjectExtensions } from './extension.ts';
+import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type PolicyResolver, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
 
 
@@ -33,7 +33,7 @@ interface Request { query: unknown; variables: unknown; operationName: unknown }
 type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0]['resolvers']>;
 
 /** The executable schema: Shadow CRUD (pruned by shadowCRUD switches) + the extensions' types and resolvers. */
-export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin): GraphQLSchema {
+export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin, policy?: PolicyResolver): GraphQLSchema {
   const gc = config.graphql;
   const sdl = gc.shape === 'v5' ? buildSdlV5(schema, gc) : buildSdlV4(schema, gc);
   const built = buildResolvers({ schema, config, users, upload, sdl });
@@ -61,7 +61,7 @@ export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin
   });
   checkResolvers(gql, gen.resolvers);
   for (const p of gen.plugins) gql = p(gql) ?? gql;
-  wrapResolvers(gql, built.auth, gen.resolversConfig, strapi);
+  wrapResolvers(gql, built.auth, gen.resolversConfig, strapi, policy);
   // A query an extension replaced, or gave middlewares or policies (which may look at the user), is not kept.
   for (const n of Object.keys((gen.resolvers as Record<string, Record<string, unknown>>).Query ?? {})) shadowQueries.delete(n);
   for (const k of Object.keys(gen.resolversConfig)) if (k.startsWith('Query.')) shadowQueries.delete(k.slice('Query.'.length));
@@ -133,7 +133,7 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
       const fromProject = project ? await project : null;
       const service = fromProject?.service ?? new ExtensionService();
       if (gc.extensions) await loadExtensions(gc.extensions, (s) => strapiLike(config, schema, s), service);
-      engine = engineOf(buildGraphqlSchema(config, schema, users, service, upload));
+      engine = engineOf(buildGraphqlSchema(config, schema, users, service, upload, fromProject?.policy));
     })().catch((e: unknown) => {
       failure = e instanceof Error ? e.message : String(e);
       log.error('graphql: the extensions failed; GraphQL requests will answer 500', { module: gc.extensions || undefined, error: String((e as Error)?.stack ?? e) });

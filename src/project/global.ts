@@ -23,7 +23,11 @@ export interface Answered { reply: Reply; caller: Caller | null }
 /** The request's own handling (routing, auth, the route); `state` is ctx.state, shared with a project route's ctx. */
 export type Inner = (task: Task, state: KoaState) => Promise<Answered>;
 /** Sets ctx.state.user/auth for the caller the route authenticated (as Strapi's authentication does). */
-export type FillState = (rest: RestContext, caller: Caller | null, state: KoaState) => Promise<void>;
+export type FillState = (rest: RestContext, caller: Caller | null, state: KoaState) => Promise<void> | void;
+
+/** The task a global ctx was made for (read where strapi::body stands in the chain). */
+const TASK = Symbol('task');
+type TaskContext = KoaContext & { [TASK]: Task };
 
 const isJson = (contentType: string | undefined) => !contentType || /json/i.test(contentType);
 
@@ -46,7 +50,7 @@ export class GlobalChain {
     const where = relative(dirname(src), list.file);
     const fns: Middleware[] = [];
     let body = false;
-    const bodyMark: Middleware = (ctx, next) => { ctx.request.body = requestBody(ctxTask.get(ctx)!); return next(); };
+    const bodyMark: Middleware = (ctx, next) => { ctx.request.body = requestBody((ctx as TaskContext)[TASK]); return next(); };
     for (const e of list.entries) {
       if (!e.resolved && e.name.startsWith('strapi::')) {
         if (e.name === 'strapi::body' && !body) { body = true; fns.push(bodyMark); }
@@ -79,7 +83,7 @@ export class GlobalChain {
       method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params: {}, body: undefined,
       parse: (raw) => rest.compiler.parse(raw), caller: null,
     });
-    ctxTask.set(ctx, task);
+    (ctx as TaskContext)[TASK] = task;
     let answered: Answered | null = null;
     let original: unknown;
     const last: Next = async () => {
@@ -88,7 +92,8 @@ export class GlobalChain {
       const json = b !== undefined && typeof b === 'object' && isJson(task.contentType) && task.body?.length;
       const t: Task = query === task.query && !json ? task : { ...task, query, ...(json ? { body: Buffer.from(JSON.stringify(b)) } : {}) };
       answered = await inner(t, ctx.state);
-      await this.fillState(rest, answered.caller, ctx.state);
+      const filling = this.fillState(rest, answered.caller, ctx.state);
+      if (filling) await filling;
       const r = answered.reply;
       for (const [k, v] of r.headers ?? []) ctx.responseHeaders.set(k.toLowerCase(), v);
       if (r.contentType) ctx.responseHeaders.set('content-type', r.contentType);
@@ -113,8 +118,6 @@ export class GlobalChain {
   }
 }
 
-/** The task of a ctx (for strapi::body's place in the chain). */
-const ctxTask = new WeakMap<KoaContext, Task>();
 
 /** ctx's answer: the route's reply as it was when no middleware changed its body, else what ctx holds (Koa's rules). */
 function toReply(ctx: KoaContext, answered: Answered | null, original: unknown): Reply {

@@ -334,10 +334,11 @@ export class ProjectRuntime {
   }
 
   /** ctx.state of an authenticated caller, as Strapi's authentication leaves it (global middlewares read it after next()). */
-  private async fillState(rest: RestContext, caller: Caller | null, state: KoaState): Promise<void> {
+  private fillState(rest: RestContext, caller: Caller | null, state: KoaState): Promise<void> | void {
     if (!caller || state.auth) return;
-    const user = caller.kind === 'user' ? await this.readUser(rest, caller, state) : null;
-    setState(state, caller, user);
+    // Only a users-permissions caller costs a read (and a promise).
+    if (caller.kind !== 'user') return setState(state, caller, null);
+    return this.readUser(rest, caller, state).then((user) => setState(state, caller, user));
   }
 
   /** Runs src/index's bootstrap() (once per node: see checkProject), with database access (bind() first). */
@@ -440,6 +441,8 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
   const code = await load();
   if (!code) return null;
   const strapi = new ProjectStrapi(deps, code);
+  // Strapi's global `strapi` (code often uses it instead of the { strapi } it is given): this thread's project.
+  (globalThis as { strapi?: unknown }).strapi = strapi.api;
   db.registering = true;
   try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; strapi.endRegister(); }
   return new ProjectRuntime(schema, deps, code, strapi, db);

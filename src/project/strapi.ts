@@ -163,7 +163,11 @@ export class ProjectStrapi {
   endRegister(): void { this.registered = true; }
 
   /** The GraphQL extensions the project registered, with the `strapi` their factories and policies get. */
-  extensions(): ProjectExtensions { return { service: this.graphql, strapi: this.api }; }
+  extensions(): ProjectExtensions {
+    // Named resolver policies are the project's (Strapi's: policyContext, config, { strapi }).
+    const policy = (name: string) => { const p = this.policies.get(name); return p && ((c: object, config: Record<string, unknown>) => p.handler(c, config, { strapi: this.api })); };
+    return { service: this.graphql, strapi: this.api, policy };
+  }
 
   /** strapi.plugin(name): only GraphQL's extension service; anything else names itself. */
   private plugin(name: string): { service(name: string): unknown } {
