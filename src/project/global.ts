@@ -89,7 +89,8 @@ export class GlobalChain {
     const last: Next = async () => {
       const query = ctx.querystring;
       const b = ctx.request.body;
-      const json = b !== undefined && typeof b === 'object' && isJson(task.contentType) && task.body?.length;
+      // A JSON body the middlewares may have changed in place goes to the route as they left it.
+      const json = b !== undefined && b !== null && typeof b === 'object' && /json/i.test(task.contentType ?? '') && task.body?.length;
       const t: Task = query === task.query && !json ? task : { ...task, query, ...(json ? { body: Buffer.from(JSON.stringify(b)) } : {}) };
       answered = await inner(t, ctx.state);
       const filling = this.fillState(rest, answered.caller, ctx.state);
