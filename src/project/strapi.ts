@@ -192,8 +192,8 @@ export class ProjectStrapi {
     const api: StrapiApi = {
       documents: (uid: string) => this.documents(uid),
       entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)),
-      service: (uid: string) => this.service(uid),
-      controller: (uid: string) => this.controller(uid),
+      service: (uid: string) => this.service(pluginless('service', uid)),
+      controller: (uid: string) => this.controller(pluginless('controller', uid)),
       contentType: (uid: string) => contentTypes[uid],
       contentTypes,
       components,
@@ -213,6 +213,12 @@ export class ProjectStrapi {
       },
     });
   }
+}
+
+/** A plugin's or the admin's service or controller is not this server's to give: it names itself (never undefined). */
+function pluginless(kind: 'service' | 'controller', uid: string): string {
+  if (typeof uid === 'string' && /^(plugin|admin)::/.test(uid)) throw new TypeError(`strapi.${kind}('${uid}') is not supported by this server`);
+  return uid;
 }
 
 /** An object whose other properties throw naming themselves (a plugin's `controller`, `config`…). */
