@@ -41,8 +41,11 @@ export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void
 export interface AppOptions {
   /** The project's runtime the main thread loaded (register() ran there): used instead of loading it again. */
   project?: ProjectRuntime | null;
-  /** false: no plugins (an app only giving a project's bootstrap() its database access). */
-  plugins?: boolean;
+  /**
+   * An app only giving a project's bootstrap() its database access (server.ts): no plugins, and it does not
+   * listen for other nodes' writes (it answers no request; its own writes still tell the others).
+   */
+  bootstrapOnly?: boolean;
 }
 
 /**
@@ -80,7 +83,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval, watchScanBytes: config.cache.watchScanBytes }, replicas, auth);
   // Nothing is served from the cache (or a replica) before this node hears other nodes' writes.
   let live = false;
-  Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
+  Promise.all([opts.bootstrapOnly ? undefined : invalidator.start(), replicas?.start()]).then(() => { live = true; },
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
   const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
   const onWrite = (tables: string[]) => invalidator.written(tables);
@@ -101,7 +104,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   }
   // GraphQL is built with what the project's register() gave the extension service (none without a project).
   const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => project?.strapi.extensions() ?? null) : undefined;
-  const plugins: Plugin[] = opts.plugins === false ? [] : loadPlugins(config, schema, fromProject);
+  const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject);
   /** A request's own handling under the project's global middlewares: routing, auth, the route (errors are answers). */
   const answer = async (ctx: RestContext, task: Task, state: KoaState): Promise<Answered> => {
     let caller: Caller | null = null;

@@ -93,7 +93,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     // it before listening). Worker threads each load the project and run register() only: a bootstrap there
     // would write its seed rows once per thread. It gets an app of its own, with no plugins.
     if (project?.hasBootstrap) {
-      const boot = createApp(config, databaseUrl, undefined, renderGate, { project, plugins: false });
+      const boot = createApp(config, databaseUrl, undefined, renderGate, { project, bootstrapOnly: true });
       try { await project.bootstrap(); } finally { await boot.close(); }
     }
     pool = createPool(config, databaseUrl, renderGate, project);
