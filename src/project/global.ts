@@ -29,7 +29,8 @@ export type FillState = (rest: RestContext, caller: Caller | null, state: KoaSta
 const TASK = Symbol('task');
 type TaskContext = KoaContext & { [TASK]: Task };
 
-const isJson = (contentType: string | undefined) => !contentType || /json/i.test(contentType);
+/** An answer is JSON unless it says otherwise (REST replies carry no content type). */
+const jsonAnswer = (contentType: string | undefined) => !contentType || /json/i.test(contentType);
 
 /** ctx.request.body as strapi::body (koa-body) leaves it: JSON parsed, text as a string, nothing: `{}`. */
 function requestBody(task: Task): unknown {
@@ -98,7 +99,7 @@ export class GlobalChain {
       const r = answered.reply;
       for (const [k, v] of r.headers ?? []) ctx.responseHeaders.set(k.toLowerCase(), v);
       if (r.contentType) ctx.responseHeaders.set('content-type', r.contentType);
-      if (isJson(r.contentType) && r.body.length) {
+      if (jsonAnswer(r.contentType) && r.body.length) {
         const bytes = typeof r.body === 'string' ? Buffer.from(r.body) : r.body;
         ctx.setRaw(r.status, bytes);
         original = bytes;
