@@ -1,5 +1,5 @@
 // What a project's code costs (issue 22), one run, ratios within the run:
-//   npx tsx bench/project-code.ts --database-url postgres://… [--duration 5] [--rounds 4] [--connections 20] [--main ../main]
+//   npx tsx bench/project-code.ts --database-url postgres://… [--duration 5] [--rounds 4] [--connections 20] [--main ../main] [--global] [--baseline-only]
 // Servers (WORKERS=0, no response cache) on one fresh database seeded with 60 articles in 3 categories:
 //   A: test/fixtures/project-code (a Strapi project whose category routes have LaunchPad's populate middleware),
 //   B: the same models without their code, C: the same models served by another checkout (--main, the
@@ -27,6 +27,8 @@ const mainCheckout = arg('main');
 const rounds = Number(arg('rounds', '4'));
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = join(root, 'test/fixtures/project-code');
+const withGlobal = process.argv.includes('--global');
+const onlyBaseline = process.argv.includes('--baseline-only');
 
 // The category middleware's populate (test/fixtures/project-code/src/api/category/middlewares/category-populate.js).
 const POPULATE = {
@@ -92,10 +94,11 @@ const u = new URL(base); u.pathname = `/${name}`;
 const models = modelsOnly();
 const children: ChildProcess[] = [];
 try {
-  const [A, B, C] = [13401, 13402, 13403];
-  children.push(await start(root, fixture, A, u.toString()));
+  const [A, B, C, D] = [13401, 13402, 13403, 13404];
+  if (!onlyBaseline) children.push(await start(root, fixture, A, u.toString()));
   children.push(await start(root, models, B, u.toString()));
   if (mainCheckout) children.push(await start(resolve(mainCheckout), models, C, u.toString()));
+  if (withGlobal) children.push(await start(root, join(root, 'test/fixtures/project-code-boot'), D, u.toString()));
   const tags = [await post(B, '/api/tags', { name: 'one' }), await post(B, '/api/tags', { name: 'two' })];
   for (let c = 0; c < 3; c++) {
     const category = await post(B, '/api/categories', { name: `Category ${c}`, slug: `category-${c}` });
@@ -106,8 +109,11 @@ try {
   const list = '/api/articles?sort=title:asc&pagination[pageSize]=10';
   const pairs: Array<[string, number, string, number, string]> = [];
   if (mainCheckout) pairs.push(['route without project code: this branch ÷ baseline checkout', B, list, C, list]);
-  pairs.push(['plain route inside a project ÷ without project code', A, '/api/about?populate=*', B, '/api/about?populate=*']);
-  pairs.push(['middleware sets ctx.query.populate ÷ the populate in the URL', A, '/api/categories', B, `/api/categories?${stringifyQuery({ populate: POPULATE })}`]);
+  if (!onlyBaseline) {
+    pairs.push(['plain route inside a project ÷ without project code', A, '/api/about?populate=*', B, '/api/about?populate=*']);
+    pairs.push(['middleware sets ctx.query.populate ÷ the populate in the URL', A, '/api/categories', B, `/api/categories?${stringifyQuery({ populate: POPULATE })}`]);
+  }
+  if (withGlobal) pairs.push(['core route under 3 global middlewares ÷ without project code', D, list, B, list]);
   // Both sides of a pair alternate (ABBA…) and each keeps its median: the machine's drift during a run
   // (2 cores shared with PostgreSQL and the load generator) falls on both.
   console.log(`\n${connections} connections, ${rounds} alternating runs of ${duration} s per side (median), one invocation\n`);

@@ -24,9 +24,11 @@ import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/ht
 import { UP } from './auth/tables.ts';
 import { FILES } from '../compiler/layout.ts';
 import { startProject, type ProjectRuntime } from './project/runtime.ts';
+import { projectSrc } from './project/load.ts';
+import type { KoaState } from './project/ctx.ts';
+import type { Answered } from './project/global.ts';
+import type { Caller } from './auth/permissions.ts';
 import { Webhooks } from './webhooks/index.ts';
-import { Lifecycles, loadLifecycles } from './project/lifecycles.ts';
-import { strapiModel } from './project/strapi.ts';
 
 /** What a worker tells /metrics about itself. */
 export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats; cancelledReads: number }
@@ -36,11 +38,21 @@ export const READY_PATH = '/_ready';
 
 export interface App { handle(task: Task): Promise<Reply>; close(): Promise<void>; stats(): AppStats; db: Db }
 
+export interface AppOptions {
+  /** The project's runtime the main thread loaded (register() ran there): used instead of loading it again. */
+  project?: ProjectRuntime | null;
+  /**
+   * An app only giving a project's bootstrap() its database access (server.ts): no plugins, and it does not
+   * listen for other nodes' writes (it answers no request; its own writes still tell the others).
+   */
+  bootstrapOnly?: boolean;
+}
+
 /**
  * `written`: the node's shared write position (read replicas), when several threads serve it; `renderGate`:
  * whether reads may use the render cache yet (src/db/render-gate.ts; unset: as soon as it is on).
  */
-export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition, renderGate?: RenderCacheGate): App {
+export function createApp(config: Config, databaseUrl: string, written?: WrittenPosition, renderGate?: RenderCacheGate, opts: AppOptions = {}): App {
   const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
   setMaxJsonDepth(config.http.maxJsonDepth);
   // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
@@ -55,7 +67,6 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
-  const plugins: Plugin[] = loadPlugins(config, schema);
   const lookups: AuthLookups = {
     roles: () => loadRoles(db),
     token: (hex) => findToken(db, hex),
@@ -72,27 +83,46 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const invalidator = new Invalidator(db, cache, schema, { watchInterval: config.cache.watchInterval, watchScanBytes: config.cache.watchScanBytes }, replicas, auth);
   // Nothing is served from the cache (or a replica) before this node hears other nodes' writes.
   let live = false;
-  Promise.all([invalidator?.start(), replicas?.start()]).then(() => { live = true; },
+  Promise.all([opts.bootstrapOnly ? undefined : invalidator.start(), replicas?.start()]).then(() => { live = true; },
     (e: unknown) => log.warn('could not listen for other nodes\' writes; the response cache and read replicas stay off', { error: String(e) }));
   const reader = replicas ? () => (live ? replicas.reader() : primaryReads) : () => primaryReads;
   const onWrite = (tables: string[]) => invalidator.written(tables);
   // Webhooks are sent by the thread that wrote (so once per write across nodes), after its commit.
   // Their entries are read on the read pool: a slow receiver's backlog must not hold the writes' connections.
   const webhooks = new Webhooks(primaryReads, compiler, schema, config);
-  // The project's lifecycle hooks, called in the transactions of this thread's writes.
-  const lifecycles = new Lifecycles((uid) => {
-    const ct = schema.contentTypes.get(uid)!;
-    return { ...strapiModel(ct), singularName: ct.singularName, tableName: ct.table };
-  });
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;
-  const projectReady = startProject(config, schema, () => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles, reader, primaryReads, customReads }))
-    .then(async (p) => {
-      if (config.projectCode) await loadLifecycles(config.modelsDir, lifecycles);
-      project = p;
-    });
-  projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
+  const base = (): RestContext => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles: project?.hooks, reader, primaryReads, customReads });
+  let projectReady: Promise<void>;
+  if (opts.project !== undefined) {
+    project = opts.project;
+    project?.bind(base);
+    projectReady = Promise.resolve();
+  } else {
+    projectReady = startProject(config, schema, base).then((p) => { project = p; });
+    projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
+  }
+  // GraphQL is built with what the project's register() gave the extension service (none without a project).
+  const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => project?.strapi.extensions() ?? null) : undefined;
+  const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject);
+  /** A request's own handling under the project's global middlewares: routing, auth, the route (errors are answers). */
+  const answer = async (ctx: RestContext, task: Task, state: KoaState): Promise<Answered> => {
+    let caller: Caller | null = null;
+    try {
+      const plugin = plugins.find((p) => p.claims(task.path));
+      if (!plugin && !task.path.startsWith('/api/')) throw notFound();
+      caller = await auth.caller(task.authorization, lookups);
+      const closed = plugin ? null : project?.hooks.closedPath(schema, task.path);
+      if (closed) throw closed;
+      const routed = project!.match(task.method, task.path, plugin?.name);
+      const reply = routed ? await project!.handle(ctx, task, caller, routed, state) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
+      if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
+      return { reply, caller };
+    } catch (e) {
+      return { reply: errorReply(toApiError(e)), caller };
+    }
+  };
   return {
     db,
     stats: () => ({ poolSize: config.db.poolSize + config.db.writePoolSize, planCache: compiler.stats(), cancelledReads: cancelledReads(), ...(cache ? { responseCache: cache.stats() } : {}) }),
@@ -104,7 +134,15 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
         }
       }
       let statements = 0;
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles, reader, primaryReads, customReads, signal: task.signal };
+      if (project === undefined) await projectReady.catch(() => { /* answered below, as without global middlewares */ });
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles: project?.hooks, reader, primaryReads, customReads, signal: task.signal };
+      // The project's global middlewares run around everything (no response cache: they may decide per request).
+      if (project?.global) {
+        let reply: Reply;
+        try { reply = await project.global.handle(ctx, task, (t, state) => answer(ctx, t, state)); } catch (e) { reply = errorReply(toApiError(e)); }
+        if (exposeCount) (reply.headers ??= []).push(['x-sql-statements', String(statements)]);
+        return represent(reply, task, representation);
+      }
       let reply: Reply;
       let key: string | null = null;
       let since = 0;
@@ -122,7 +160,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
           since = cache.begin();
           ctx.reads = new Set();
         }
-        const closed = plugin ? null : lifecycles.closedPath(schema, task.path);
+        const closed = plugin ? null : project?.hooks.closedPath(schema, task.path);
         if (closed) throw closed;
         reply = routed ? await project!.handle(ctx, task, caller, routed) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
         if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);

@@ -6,6 +6,7 @@ import { cloneableConfig, type Config } from '../config.ts';
 import { ClientSignal, GoneTasks, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import { createApp, type AppStats } from './app.ts';
+import type { ProjectRuntime } from './project/runtime.ts';
 import { WrittenPosition } from './db/replicas.ts';
 import type { RenderCacheGate } from './db/render-gate.ts';
 import { applyDbConfig } from './db/connect.ts';
@@ -30,10 +31,11 @@ export const ABORT_CHANNEL = 'fastrapi:abort';
 /** The answer for requests a worker thread was running when it died. */
 const workerGone = (): Reply => errorReply(serviceUnavailable());
 
-export function createPool(config: Config, databaseUrl: string, renderGate?: RenderCacheGate): Pool {
+/** `project`: the project's runtime the main thread loaded; with no worker threads it serves the requests. */
+export function createPool(config: Config, databaseUrl: string, renderGate?: RenderCacheGate, project?: ProjectRuntime | null): Pool {
   if (config.workers === 0) {
     applyDbConfig(config.db);
-    const app = createApp(config, databaseUrl, undefined, renderGate);
+    const app = createApp(config, databaseUrl, undefined, renderGate, { project });
     return {
       run: (t) => {
         t.signal = new ClientSignal();

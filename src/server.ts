@@ -1,9 +1,9 @@
 // Starts and stops a whole node: configuration, models, database (embedded or DATABASE_URL),
 // schema sync, worker pool and HTTP front end. Used by src/main.ts and by the tests.
+import { ProjectLoadError } from './project/load.ts';
 import type { Config, DeepPartial } from '../config.ts';
 import { loadServerConfig } from './project/config-files.ts';
 import { storedLocales } from './i18n/locales.ts';
-import { Lifecycles, loadLifecycles } from './project/lifecycles.ts';
 import { checkProject } from './project/runtime.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
@@ -14,6 +14,7 @@ import { RenderCacheGate } from './db/render-gate.ts';
 import { setupCounts, startCountFolder, type CountFolder } from './db/counts.ts';
 import { bootstrapUsersPermissions } from './auth/bootstrap.ts';
 import { createPool, type Pool } from './pool.ts';
+import { createApp } from './app.ts';
 import { startFront, type Front } from './http/front.ts';
 import { log, setLogLevel } from './log.ts';
 import { relative } from 'node:path';
@@ -46,22 +47,18 @@ export interface Server {
 }
 
 export async function startServer(opts: { env?: Record<string, string | undefined>; argv?: string[]; overrides?: DeepPartial<Config> } = {}): Promise<Server> {
-  const { config, project } = await loadServerConfig(opts.env ?? process.env, opts.argv ?? [], opts.overrides ?? {});
+  const { config, project: projectConfig } = await loadServerConfig(opts.env ?? process.env, opts.argv ?? [], opts.overrides ?? {});
   setLogLevel(config.logLevel);
-  if (project) {
-    log.info('read the project\'s configuration', { files: project.files.map((f) => relative(config.modelsDir, f)), ...(project.fromEnvFile.length ? { env: project.fromEnvFile } : {}) });
-    if (project.ignored.length) log.warn('the project\'s configuration sets what this server does not use', { keys: project.ignored });
+  if (projectConfig) {
+    log.info('read the project\'s configuration', { files: projectConfig.files.map((f) => relative(config.modelsDir, f)), ...(projectConfig.fromEnvFile.length ? { env: projectConfig.fromEnvFile } : {}) });
+    if (projectConfig.ignored.length) log.warn('the project\'s configuration sets what this server does not use', { keys: projectConfig.ignored });
   }
   applyDbConfig(config.db);
   const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
-  // A project file that throws while loading, or a route naming what does not exist, stops the start here.
-  await checkProject(config, schema);
-  // Its lifecycles files too (each worker loads them again): one that cannot load stops the start here.
-  if (config.projectCode) {
-    const hooks = new Lifecycles(() => ({}));
-    await loadLifecycles(config.modelsDir, hooks);
-    for (const why of hooks.closedReasons()) log.warn(`${why}: every route of the content-type answers 501`);
-  }
+  // A project file that throws while loading (or its register()), or a route naming what does not exist,
+  // stops the start here (its lifecycles files too).
+  const project = await checkProject(config, schema);
+  for (const why of project?.hooks.closedReasons() ?? []) log.warn(`${why}: every route of the content-type answers 501`);
   let embedded: EmbeddedDb | null = null;
   let pool: Pool | null = null;
   let front: Front | null = null;
@@ -116,7 +113,19 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       cacheSetup = await setupRenderCache(cacheDb, schema);
       if (cacheSetup.tables.every((t) => cacheSetup!.filled.has(t.source))) renderGate.open();
     }
-    pool = createPool(config, databaseUrl, renderGate);
+    // src/index's bootstrap(): once per node, in this thread, before any request is answered (as Strapi runs
+    // it before listening). Worker threads each load the project and run register() only: a bootstrap there
+    // would write its seed rows once per thread. It gets an app of its own, with no plugins.
+    if (project?.hasBootstrap) {
+      const boot = createApp(config, databaseUrl, undefined, renderGate, { project, bootstrapOnly: true });
+      const subscribers = project.hooks.size();
+      try { await project.bootstrap(); } finally { await boot.close(); }
+      // Hooks subscribed here live in this thread only: worker threads would write without them.
+      if (project.hooks.size() > subscribers && config.workers > 0) {
+        throw new ProjectLoadError(`src/index: bootstrap() subscribes lifecycle hooks (strapi.db.lifecycles.subscribe), which only the main thread would run with WORKERS=${config.workers}: subscribe them in register() (it runs in every thread), or set WORKERS=0`);
+      }
+    }
+    pool = createPool(config, databaseUrl, renderGate, project);
     const p0 = pool;
     const gauges = (): Gauge[] => {
       const stats = p0.stats();
@@ -136,7 +145,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     front = await startFront({
       host: config.host, port: config.port, maxBodySize: config.http.maxBodySize, maxQueryStringLength: config.http.maxQueryStringLength,
       upload: config.upload, cors: config.http.cors, security: config.http.security.enabled, proxy: config.proxy,
-      accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint,
+      accessLog: config.http.accessLog, etag: config.http.etag, graphqlEndpoint: config.graphql.endpoint, allHeaders: project !== null,
       metrics: config.metrics.enabled ? { token: config.metrics.token, gauges } : null,
     }, pool.run, pool.abort);
     if (cacheDb && cacheSetup) {

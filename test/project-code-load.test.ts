@@ -113,21 +113,21 @@ describe('a project that cannot load does not start', () => {
     await refused(variant({ 'src/api/tag/routes/custom.ts': "export default { routes: [{ method: 'GET', path: '/x/:id(', handler: 'tag.hello' }] };" }),
       /src\/api\/tag\/routes\/custom\.ts: Error creating endpoint GET \/x\/:id\(: Unbalanced pattern at 6/);
   });
-  test('a project middleware in config/middlewares (it may be an access rule)', async () => {
-    await refused(variant({ 'config/middlewares.ts': "export default ['strapi::errors', 'global::timing', 'strapi::body'];" }),
-      /^config\/middlewares\.ts: the global middlewares global::timing are not run by this server/);
+  test('a plugin\'s middleware in config/middlewares (it may be an access rule)', async () => {
+    await refused(variant({ 'config/middlewares.ts': "export default ['strapi::errors', 'plugin::users-permissions.rateLimit', 'strapi::body'];" }),
+      /^config\/middlewares\.ts: the global middleware plugin::users-permissions\.rateLimit is Strapi's own, which this server does not run/);
   });
   test('a TypeScript syntax error', async () => {
     await refused(variant({ 'src/api/tag/middlewares/names-only.ts': 'export default (config => {' }), /src\/api\/tag\/middlewares\/names-only\.ts: /);
   });
 });
 
-test('a plugin the project extends (src/extensions) has its routes closed, naming the file; src/index is not run, lifecycles are', async () => {
+test('a plugin the project extends (src/extensions) has its routes closed, naming the file; its lifecycles run', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
   cpSync(TS_PROJECT, dir, { recursive: true });
   mkdirSync(join(dir, 'src/extensions/users-permissions'), { recursive: true });
   writeFileSync(join(dir, 'src/extensions/users-permissions/strapi-server.ts'), 'export default (plugin) => plugin;');
-  writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, bootstrap() { throw new Error("not run"); } };');
+  writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, async bootstrap() {} };');
   writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate(e: { params: { data: { name: string } } }) { e.params.data.name += " (hooked)"; } };');
   const s = await startTestServer({ modelsDir: dir });
   try {
@@ -140,6 +140,19 @@ test('a plugin the project extends (src/extensions) has its routes closed, namin
     const made = await s.fetchJson('POST', '/api/tags', { data: { name: 'tag' } }, TOKEN);
     assert.equal(made.status, 201);
     assert.equal(made.body.data.name, 'tag (hooked)', 'a TypeScript lifecycles file runs');
+  } finally { await s.stop(); rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('a TypeScript global middleware from config/middlewares runs around core routes, project routes and GraphQL', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
+  cpSync(TS_PROJECT, dir, { recursive: true });
+  writeFileSync(join(dir, 'config/middlewares.ts'), "export default ['strapi::errors', 'strapi::query', 'strapi::body', 'global::timing'];");
+  const s = await startTestServer({ modelsDir: dir });
+  try {
+    assert.equal((await s.fetchJson('POST', '/api/tags', { data: { name: 'a' } }, TOKEN)).headers['x-after'], '201');
+    assert.equal((await s.fetchJson('GET', '/api/tags-hello/ada', undefined, null)).headers['x-after'], '200');
+    assert.equal((await s.fetchJson('POST', '/graphql', { query: '{ __typename }' }, TOKEN)).headers['x-after'], '200');
+    assert.equal((await s.fetchJson('GET', '/api/nothing', undefined, null)).headers['x-after'], '404');
   } finally { await s.stop(); rmSync(dir, { recursive: true, force: true }); }
 });
 

@@ -52,9 +52,14 @@ export type Policy = (context: PolicyContext, config: Record<string, unknown>, o
 export interface ResolverConfig {
   /** false: no permission check; `{scope}`: the caller needs every listed permission (`api::article.article.find`). */
   auth?: false | { scope: string | string[] };
-  policies?: Policy[];
+  /** Functions, or (from a Strapi project's code) policies by name: `'global::x'`, `{ name: 'api::a.x', config }`. */
+  policies?: Array<Policy | NamedPolicy>;
   middlewares?: ResolverMiddleware[];
 }
+export type NamedPolicy = string | { name: string; config?: Record<string, unknown> };
+/** A named policy's function, or undefined when there is no such policy. */
+export type PolicyResolver = (name: string) => Policy | undefined;
+
 /** Keyed by resolver path: `Query.articles`, `Mutation.createTag`, `Article.title`. */
 export type ResolversConfig = Record<string, ResolverConfig>;
 
@@ -71,12 +76,15 @@ export interface ExtensionConfig {
 }
 export type ExtensionFactory = (opts: { strapi: StrapiLike; nexus: undefined }) => ExtensionConfig;
 
-/** The little of Strapi's global object that extension code commonly reads. */
+/**
+ * The little of Strapi's global object that extension code commonly reads (a project's own code registering
+ * from its src/index gets the project's whole `strapi` object instead, src/project/strapi.ts).
+ */
 export interface StrapiLike {
   config: { get(path: string, fallback?: unknown): unknown };
-  contentTypes: Record<string, ContentType>;
-  components: Record<string, Component>;
-  log: typeof log;
+  contentTypes: Record<string, object>;
+  components: Record<string, object>;
+  log: Pick<typeof log, 'debug' | 'info' | 'warn' | 'error'>;
   plugin(name: string): { service(name: string): unknown };
 }
 
@@ -132,9 +140,39 @@ export interface ContentTypeExtension {
   field(name: string): FieldExtension;
 }
 
+/** What a project's code gets from `strapi.plugin('graphql').service('extension')`. */
+export interface ExtensionApi {
+  shadowCRUD(uid: string): ContentTypeExtension;
+  use(config: ExtensionConfig | ExtensionFactory): ExtensionApi;
+}
+
+/** The extension service a Strapi project's src/index registered with, and the project's `strapi` its factories get. */
+export interface ProjectExtensions { service: ExtensionService; strapi: StrapiLike; policy: PolicyResolver }
+
+const EXTENSION_API = new Set(['shadowCRUD', 'use']);
+
 export class ExtensionService {
   private readonly types = new Map<string, TypeConfig>();
-  private readonly uses: Array<ExtensionConfig | ExtensionFactory> = [];
+  /** Each use() with the `strapi` its factory gets (none: the one generate() is given). */
+  private readonly uses: Array<{ config: ExtensionConfig | ExtensionFactory; strapi?: StrapiLike }> = [];
+
+  /**
+   * The service as a project's code sees it: use() factories get the project's `strapi`; a method Strapi's
+   * service has and this one lacks throws naming itself.
+   */
+  forProject(strapi: StrapiLike): ExtensionApi {
+    const api: ExtensionApi = {
+      shadowCRUD: (uid) => this.shadowCRUD(uid),
+      use: (config) => { this.add(config, strapi); return api; },
+    };
+    return new Proxy(api, {
+      get(target, prop, receiver) {
+        if (typeof prop === 'symbol' || EXTENSION_API.has(prop)) return Reflect.get(target, prop, receiver);
+        if (prop === 'then' || prop === 'toJSON' || prop === 'inspect' || prop === 'constructor') return undefined;
+        throw new TypeError(`strapi.plugin('graphql').service('extension').${prop} is not supported by this server`);
+      },
+    });
+  }
 
   /** Strapi's `extensionService.shadowCRUD(uid)`. */
   readonly shadowCRUD = (uid: string): ContentTypeExtension => {
@@ -181,9 +219,13 @@ export class ExtensionService {
 
   /** Strapi's `extensionService.use(config | ({ strapi, nexus }) => config)`; chainable. */
   use(config: ExtensionConfig | ExtensionFactory): this {
-    if (typeof config !== 'function' && (!config || typeof config !== 'object')) throw new TypeError('extensionService.use expects an object or a function');
-    this.uses.push(config);
+    this.add(config);
     return this;
+  }
+
+  private add(config: ExtensionConfig | ExtensionFactory, strapi?: StrapiLike): void {
+    if (typeof config !== 'function' && (!config || typeof config !== 'object')) throw new TypeError('extensionService.use expects an object or a function');
+    this.uses.push({ config, strapi });
   }
 
   /** What shadowCRUD was told, by uid (only uids that were named). */
@@ -195,8 +237,8 @@ export class ExtensionService {
   /** Every use() evaluated and merged, in registration order (later resolvers and configs win). */
   generate(strapi: StrapiLike): Generated {
     const out: Generated = { typeDefs: [], resolvers: {}, resolversConfig: {}, plugins: [] };
-    for (const entry of this.uses) {
-      const c = typeof entry === 'function' ? entry({ strapi, nexus: undefined }) : entry;
+    for (const { config: entry, strapi: own } of this.uses) {
+      const c = typeof entry === 'function' ? entry({ strapi: own ?? strapi, nexus: undefined }) : entry;
       if (!c || typeof c !== 'object') throw new TypeError('an extensionService.use() function must return an object');
       if (c.typeDefs !== undefined) {
         for (const t of Array.isArray(c.typeDefs) ? c.typeDefs : [c.typeDefs]) out.typeDefs.push(asTypeDefs(t, 'typeDefs'));
@@ -296,8 +338,7 @@ export function strapiLike(config: Config, schema: Schema, service: ExtensionSer
 }
 
 /** Imports the extensions module and lets it register; the service it filled is returned. */
-export async function loadExtensions(file: string, strapi: (service: ExtensionService) => StrapiLike): Promise<ExtensionService> {
-  const service = new ExtensionService();
+export async function loadExtensions(file: string, strapi: (service: ExtensionService) => StrapiLike, service = new ExtensionService()): Promise<ExtensionService> {
   let mod: { default?: unknown; register?: unknown };
   try {
     mod = await import(pathToFileURL(file).href) as typeof mod;
@@ -366,7 +407,17 @@ const ROOTS = new Set(['Query', 'Mutation', 'Subscription']);
  * Wraps field resolvers as Strapi does: auth (the configured scope, or the field's own permission),
  * then the middlewares in order, then the policies, then the resolver. Root fields are always checked.
  */
-export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<string, AuthCheck>, resolversConfig: ResolversConfig, strapi: StrapiLike): void {
+export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<string, AuthCheck>, resolversConfig: ResolversConfig, strapi: StrapiLike, named?: PolicyResolver): void {
+  /** Each policy as a function and its config (named ones through the project's policies). */
+  const resolvePolicies = (path: string, list: Array<Policy | NamedPolicy>): Array<{ fn: Policy; config: Record<string, unknown> }> => list.map((p) => {
+    if (typeof p === 'function') return { fn: p, config: {} };
+    const name = typeof p === 'string' ? p : p && typeof p === 'object' && typeof p.name === 'string' ? p.name : null;
+    if (name === null || !named) throw new TypeError(`resolversConfig ${path}: policies must be functions${named ? ', names or { name, config }' : ' (named policies are not supported)'}`);
+    const fn = named(name);
+    if (!fn) throw new TypeError(`resolversConfig ${path}: Policy ${name} not found.`);
+    return { fn, config: (typeof p === 'object' && p.config) || {} };
+  });
+  const resolved = new Map<string, Array<{ fn: Policy; config: Record<string, unknown> }>>();
   for (const path of Object.keys(resolversConfig)) {
     const [typeName, fieldName] = path.split('.');
     const type = schema.getType(typeName);
@@ -374,7 +425,7 @@ export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<strin
       throw new Error(`extension resolversConfig: ${path} is not a field of the schema`);
     }
     const rc = resolversConfig[path];
-    for (const p of rc.policies ?? []) if (typeof p !== 'function') throw new TypeError(`resolversConfig ${path}: policies must be functions (named policies are not supported)`);
+    resolved.set(path, resolvePolicies(path, rc.policies ?? []));
     for (const m of rc.middlewares ?? []) if (typeof m !== 'function') throw new TypeError(`resolversConfig ${path}: middlewares must be functions`);
     const auth = rc.auth;
     if (auth !== undefined && auth !== false && (typeof auth !== 'object' || auth === null || !('scope' in auth))) {
@@ -394,13 +445,13 @@ export function wrapResolvers(schema: GraphQLSchema, defaults: ReadonlyMap<strin
         : scopes ? (ctx) => scopes.every((s) => allowsScope(ctx, s))
         : root ? defaults.get(path) ?? authenticatedOnly : null;
       let next = (field.resolve ?? defaultFieldResolver) as NextResolver;
-      const policies = rc?.policies ?? [];
+      const policies = resolved.get(path) ?? [];
       if (policies.length) {
         const inner = next;
         next = async (parent, args, context, info) => {
           const pctx: PolicyContext = { type: 'graphql', parent, args, context, info, state: context.state, is: (t) => t === 'graphql' };
           for (const p of policies) {
-            const result = await p(pctx, {}, { strapi });
+            const result = await p.fn(pctx, p.config, { strapi });
             if (result !== true && result !== undefined) throw new errors.PolicyError();
           }
           return inner(parent, args, context, info);

@@ -16,7 +16,7 @@ import { buildSdlV4 } from './sdl4.ts';
 import { buildResolvers, type GqlContext } from './resolvers.ts';
 import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
-import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers } from './extension.ts';
+import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type PolicyResolver, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
 import { usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { graphqlLimits } from './context.ts';
@@ -35,7 +35,7 @@ interface Request { query: unknown; variables: unknown; operationName: unknown }
 type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0]['resolvers']>;
 
 /** The executable schema: Shadow CRUD (pruned by shadowCRUD switches) + the extensions' types and resolvers. */
-export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin, plugin: PluginTypes = usersPermissionsTypes()): GraphQLSchema {
+export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin, policy?: PolicyResolver, plugin: PluginTypes = usersPermissionsTypes()): GraphQLSchema {
   const gc = config.graphql;
   const sdl = gc.shape === 'v5' ? buildSdlV5(schema, { ...gc, plugin }) : buildSdlV4(schema, gc);
   const built = buildResolvers({ schema, config, users, upload, sdl, plugin });
@@ -63,7 +63,7 @@ export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin
   });
   checkResolvers(gql, gen.resolvers);
   for (const p of gen.plugins) gql = p(gql) ?? gql;
-  wrapResolvers(gql, built.auth, gen.resolversConfig, strapi);
+  wrapResolvers(gql, built.auth, gen.resolversConfig, strapi, policy);
   // A query an extension replaced, or gave middlewares or policies (which may look at the user), is not kept.
   for (const n of Object.keys((gen.resolvers as Record<string, Record<string, unknown>>).Query ?? {})) shadowQueries.delete(n);
   for (const k of Object.keys(gen.resolversConfig)) if (k.startsWith('Query.')) shadowQueries.delete(k.slice('Query.'.length));
@@ -108,7 +108,12 @@ function withoutBuiltins(schema: Schema, keepUsers: boolean): Schema {
   return { ...schema, contentTypes, components, routes };
 }
 
-export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin): Plugin {
+/**
+ * `project`: what a Strapi project's src/index registered with the extension service (register() runs as
+ * the project loads, in each worker): the schema is built once it is known, with GRAPHQL_EXTENSIONS' module
+ * registering after it into the same service.
+ */
+export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>): Plugin {
   const schema = withoutBuiltins(fullSchema, config.graphql.shape === 'v5');
   // The plugin's types as the models made them (a project may extend the user: src/extensions).
   const plugin = usersPermissionsTypes(fullSchema);
@@ -127,15 +132,18 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
   let engine: GraphqlEngine | null = null;
   let failure: string | null = null;
   let ready: Promise<void> = Promise.resolve();
-  if (!gc.extensions) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload, plugin));
+  if (!gc.extensions && !project) engine = engineOf(buildGraphqlSchema(config, schema, users, null, upload, undefined, plugin));
   else {
-    // The module is imported asynchronously: requests wait for it (a failure is logged at once).
-    ready = loadExtensions(gc.extensions, (service) => strapiLike(config, schema, service))
-      .then((ext) => { engine = engineOf(buildGraphqlSchema(config, schema, users, ext, upload, plugin)); })
-      .catch((e: unknown) => {
-        failure = e instanceof Error ? e.message : String(e);
-        log.error('graphql: the extensions module failed; GraphQL requests will answer 500', { module: gc.extensions, error: String((e as Error)?.stack ?? e) });
-      });
+    // The project's register() and the module are awaited: requests wait for them (a failure is logged at once).
+    ready = (async () => {
+      const fromProject = project ? await project : null;
+      const service = fromProject?.service ?? new ExtensionService();
+      if (gc.extensions) await loadExtensions(gc.extensions, (s) => strapiLike(config, schema, s), service);
+      engine = engineOf(buildGraphqlSchema(config, schema, users, service, upload, fromProject?.policy, plugin));
+    })().catch((e: unknown) => {
+      failure = e instanceof Error ? e.message : String(e);
+      log.error('graphql: the extensions failed; GraphQL requests will answer 500', { module: gc.extensions || undefined, error: String((e as Error)?.stack ?? e) });
+    });
   }
   const playground = config.env !== 'production' || gc.playgroundAlways;
 

@@ -19,6 +19,8 @@ import { Metrics, routeKind, type Gauge } from './metrics.ts';
 import type { Exchange } from './exchange.ts';
 
 export interface FrontOptions {
+  /** Every request header in Task.headers (a project's code reads any: ctx.get), not only EXTRA_HEADERS. */
+  allHeaders?: boolean;
   host: string; port: number; maxBodySize: number; maxQueryStringLength: number;
   /** The upload plugin's folder (served at /uploads/*) and file size limit (the body limit of /api/upload). */
   upload?: { folder: string; maxFileSize: number };
@@ -203,9 +205,15 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
       const wanted = req.getHeader('access-control-request-method');
       if (origin && wanted) return preflight(ex, origin, req.getHeader('access-control-request-headers'));
     }
-    for (const h of EXTRA_HEADERS) {
-      const v = req.getHeader(h);
-      if (v) (task.headers ??= {})[h] = v;
+    if (opts.allHeaders) {
+      const headers: Record<string, string> = {};
+      req.forEach((k, v) => { headers[k] = v; });
+      task.headers = headers;
+    } else {
+      for (const h of EXTRA_HEADERS) {
+        const v = req.getHeader(h);
+        if (v) (task.headers ??= {})[h] = v;
+      }
     }
     // Koa has no URL limit (Node's 16 KiB header limit answers 431 before Strapi sees the request); this
     // server's own limit answers 414 in Strapi's envelope (http-errors' name for 414).

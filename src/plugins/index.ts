@@ -5,10 +5,12 @@ import type { Plugin } from './types.ts';
 import { usersPlugin } from '../users/plugin.ts';
 import { uploadPlugin } from '../upload/plugin.ts';
 import { graphqlPlugin } from '../graphql/plugin.ts';
+import type { ProjectExtensions } from '../graphql/extension.ts';
 import { i18nPlugin } from '../i18n/plugin.ts';
 
-export function plugins(config: Config, schema: Schema): Plugin[] {
+/** `project`: what a Strapi project's register() gave the GraphQL extension service (see graphqlPlugin). */
+export function plugins(config: Config, schema: Schema, project?: Promise<ProjectExtensions | null>): Plugin[] {
   const users = usersPlugin(config, schema);
   const upload = uploadPlugin(config, schema);
-  return [users, i18nPlugin(), upload, graphqlPlugin(config, schema, users, upload)];
+  return [users, i18nPlugin(), upload, graphqlPlugin(config, schema, users, upload, project)];
 }

@@ -3,6 +3,8 @@
 // sanitizeQuery, the service's read, sanitizeOutput, transformResponse) on this server's reads and writes.
 // The runtime skips all of it for a route whose action and service are these very functions (it answers
 // the compiled read's bytes directly); these run when project code calls them or overrides a step.
+import { v4Format } from './request-format.ts';
+import { v4Data } from '../rest/v4-format.ts';
 import type { ContentType, Schema, Attribute } from '../../compiler/schema.ts';
 import { validation } from '../../compiler/errors.ts';
 import { findMany, findOne } from '../rest/read.ts';
@@ -35,17 +37,19 @@ const json = (r: Reply): { data: unknown; meta: Record<string, unknown> } => JSO
  * goes, as Strapi's removeRestrictedRelations does with an empty auth. Private attributes never leave the
  * compiler.
  */
-export function sanitizeOutput(schema: Schema, attrs: Attribute[], data: unknown, canRead: (uid: string) => boolean): unknown {
-  if (Array.isArray(data)) return data.map((d) => sanitizeOutput(schema, attrs, d, canRead));
+export function sanitizeOutput(schema: Schema, attrs: Attribute[], data: unknown, canRead: (uid: string) => boolean, ct?: ContentType): unknown {
+  if (Array.isArray(data)) return data.map((d) => sanitizeOutput(schema, attrs, d, canRead, ct));
   if (!data || typeof data !== 'object') return data;
   const out: Record<string, unknown> = { ...(data as Record<string, unknown>) };
+  // The document service's `locale: null` of a type without i18n is no field of it: Strapi's sanitizer drops it.
+  if (ct && !ct.localized && 'locale' in out) delete out.locale;
   for (const a of attrs) {
     const v = out[a.name];
     if (v === undefined) continue;
     if (a.kind === 'relation') {
       if (!canRead(a.target)) { delete out[a.name]; continue; }
       const t = schema.contentTypes.get(a.target);
-      if (t) out[a.name] = sanitizeOutput(schema, t.attributes, v, canRead);
+      if (t) out[a.name] = sanitizeOutput(schema, t.attributes, v, canRead, t);
     } else if (a.kind === 'component') {
       const c = schema.components.get(a.component);
       if (c) out[a.name] = sanitizeOutput(schema, c.attributes, v, canRead);
@@ -101,9 +105,9 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
     async transformResponse(data: unknown, meta: Record<string, unknown> = {}) {
       if (data === null || data === undefined) return data;
       if (typeof data !== 'object') throw new Error('Entry must be an object or an array of objects');
-      return { data, meta };
+      return { data: v4Format.getStore() ? v4Data(schema, ct, data) : data, meta };
     },
-    async sanitizeOutput(data: unknown, ctx: LinkedContext) { return sanitizeOutput(schema, ct.attributes, data, link(ctx).canRead); },
+    async sanitizeOutput(data: unknown, ctx: LinkedContext) { return sanitizeOutput(schema, ct.attributes, data, link(ctx).canRead, ct); },
     async sanitizeInput(data: unknown) { return data; },
     async sanitizeQuery(ctx: LinkedContext) { return structuredClone(ctx.query); },
     async validateQuery(ctx: LinkedContext) {

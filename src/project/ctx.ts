@@ -29,6 +29,8 @@ export interface RequestInit {
   body: unknown;
   parse: (raw: string) => Query;
   caller: Caller | null;
+  /** ctx.state to share (a global middleware's ctx and the route's see one state, as in Koa). */
+  state?: KoaState;
 }
 
 /** Koa's `ctx.request`: query and body, headers. */
@@ -63,7 +65,7 @@ export class KoaResponse {
 export class KoaContext {
   readonly request: KoaRequest;
   readonly response: KoaResponse;
-  readonly state: KoaState = {};
+  readonly state: KoaState;
   params: Record<string, string>;
   readonly method: string;
   readonly path: string;
@@ -88,6 +90,7 @@ export class KoaContext {
     this.headers = init.headers;
     this.ip = init.ip;
     this.params = init.params;
+    this.state = init.state ?? {};
     this.parse = init.parse;
     this.request = new KoaRequest(this, init.body);
     this.response = new KoaResponse(this);

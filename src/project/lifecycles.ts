@@ -64,6 +64,9 @@ export class Lifecycles {
     this.subs.push({ file, models, hooks, each: null });
   }
 
+  /** How many subscribers there are (server.ts tells the ones bootstrap() added). */
+  size(): number { return this.subs.length; }
+
   /** Every reason a type is closed (said once at start). */
   closedReasons(): string[] { return [...new Set(this.closed.values())]; }
 

@@ -22,6 +22,16 @@ export interface ApiCode {
   policies: Map<string, LoadedFile>;
 }
 
+/** One entry of config/middlewares: a name (`strapi::body`, `global::x`, `api::a.x`) or a file it resolves. */
+export interface MiddlewareEntry {
+  name: string;
+  config: Record<string, unknown>;
+  /** `{ resolve }`: the file it names, loaded. */
+  resolved?: LoadedFile;
+}
+
+export interface GlobalMiddlewares { file: string; entries: MiddlewareEntry[] }
+
 export interface ProjectCode {
   /** The project's src/ folder. */
   src: string;
@@ -29,12 +39,12 @@ export interface ProjectCode {
   /** src/middlewares and src/policies (`global::<name>`). */
   middlewares: Map<string, LoadedFile>;
   policies: Map<string, LoadedFile>;
-  /** config/middlewares: the file and the entries that are not Strapi's own (`strapi::…`). */
-  globalMiddlewares: { file: string; names: string[] } | null;
+  /** config/middlewares when it lists the project's own middlewares: every entry, Strapi's own (`strapi::…`) included. */
+  globalMiddlewares: GlobalMiddlewares | null;
   /** src/extensions/<plugin>/strapi-server.*: plugins whose code the project changes. */
   extensions: Map<string, string>;
   /** src/index.* (register, bootstrap), when the project has one. */
-  index: string | null;
+  index: LoadedFile | null;
   /** src/api/<api>/content-types/<name>/lifecycles.*: hooks on writes, not run here (said at start). */
   lifecycles: string[];
 }
@@ -179,7 +189,7 @@ export async function loadProject(modelsDir: string): Promise<ProjectCode | null
   };
   return {
     src, apis, middlewares: await global('middlewares'), policies: await global('policies'),
-    globalMiddlewares: await configMiddlewares(src), extensions: extensionFiles(src), index: codeFiles(src).find((f) => nameOf(f) === 'index') ?? null,
+    globalMiddlewares: await configMiddlewares(src), extensions: extensionFiles(src), index: await indexFile(src),
     lifecycles: lifecycleFiles(src),
   };
 }
@@ -196,20 +206,38 @@ function envHelper(): unknown {
   });
 }
 
+/** src/index (register, bootstrap), loaded. */
+async function indexFile(src: string): Promise<LoadedFile | null> {
+  const file = codeFiles(src).find((f) => nameOf(f) === 'index');
+  return file ? loadFile(file, src) : null;
+}
+
 /**
- * config/middlewares (Strapi's global middleware list): entries other than Strapi's own `strapi::…`, whose
- * work this server does natively. Project middlewares there run on every request, possibly as an access
- * rule: the runtime refuses to serve the project without them.
+ * config/middlewares (Strapi's global middleware list), when it names middlewares other than Strapi's own
+ * `strapi::…` (whose work this server does natively): every entry in order, so the runtime can place the
+ * project's around its own handling as Strapi orders them. `{ resolve }` entries are loaded here, as Strapi
+ * resolves them: a package, else a path from the project's root.
  */
-async function configMiddlewares(src: string): Promise<{ file: string; names: string[] } | null> {
+async function configMiddlewares(src: string): Promise<GlobalMiddlewares | null> {
   const file = codeFiles(join(dirname(src), 'config')).find((f) => nameOf(f) === 'middlewares');
   if (!file) return null;
   let list = (await loadFile(file, src)).value;
   if (typeof list === 'function') list = (list as (o: { env: unknown }) => unknown)({ env: envHelper() });
   if (!Array.isArray(list)) return null;
-  const names = list.map((m) => (typeof m === 'string' ? m : (m as { name?: string; resolve?: string })?.name ?? (m as { resolve?: string })?.resolve ?? '?'))
-    .filter((n) => !n.startsWith('strapi::'));
-  return names.length ? { file, names } : null;
+  const where = relative(dirname(src), file);
+  const entries: MiddlewareEntry[] = [];
+  for (const m of list as unknown[]) {
+    if (typeof m === 'string') { entries.push({ name: m, config: {} }); continue; }
+    const o = (m && typeof m === 'object' ? m : {}) as { name?: unknown; resolve?: unknown; config?: unknown };
+    const config = (o.config && typeof o.config === 'object' ? o.config : {}) as Record<string, unknown>;
+    if (typeof o.resolve === 'string') {
+      let path: string;
+      try { path = createRequire(join(dirname(src), 'package.json')).resolve(o.resolve); } catch { path = join(dirname(src), o.resolve); }
+      entries.push({ name: typeof o.name === 'string' ? o.name : o.resolve, config, resolved: await loadFile(path, src) });
+    } else if (typeof o.name === 'string') entries.push({ name: o.name, config });
+    else throw new ProjectLoadError(`${where}: Middleware config must either be a string or an object {name?: string, resolve?: string, config: any}.`);
+  }
+  return entries.some((e) => !e.name.startsWith('strapi::') || e.resolved) ? { file, entries } : null;
 }
 
 export function lifecycleFiles(src: string): string[] {

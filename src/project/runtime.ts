@@ -5,6 +5,7 @@
 // app whether a project route answers it: routes whose action, service and config are Strapi's defaults
 // are left to the core router (src/rest/router.ts), so they pay nothing. handle() runs Strapi's chain:
 // authorization (the route's scope, or none with auth: false), policies, route middlewares, the action.
+import { loadLifecycles, type Lifecycles } from './lifecycles.ts';
 import { dirname, relative } from 'node:path';
 import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
@@ -20,17 +21,19 @@ import { toV4, wantsV4 } from '../rest/v4-format.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
 import { jsonBody, type Task } from '../task.ts';
 import { LINK, type LinkedContext, type Methods } from './core.ts';
-import { KoaContext } from './ctx.ts';
+import { KoaContext, type KoaState } from './ctx.ts';
+import { compose, type Middleware, type Next } from './compose.ts';
+import { GlobalChain } from './global.ts';
+import { v4Format } from './request-format.ts';
+import { hasHook, runHook } from './boot.ts';
 import { PolicyError } from './errors.ts';
 import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
-import { loadProject, ProjectLoadError, type ProjectCode } from './load.ts';
+import { loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
 import { UsersQuery } from '../users/users-query.ts';
 import { routeShapeError } from './route-schema.ts';
 import { compilePath, firstSegment, matchPath, safeDecode, type CompiledPath } from './path.ts';
 import { CORE_FUNCTIONS, ProjectStrapi, type StrapiDeps } from './strapi.ts';
 
-type Next = () => Promise<unknown>;
-type Middleware = (ctx: KoaContext, next: Next) => unknown;
 interface Policy { name: string; handler: (policyContext: object, config: Record<string, unknown>, opts: { strapi: unknown }) => unknown; config: Record<string, unknown> }
 
 /** A core action answered straight from the compiled statement (the controller's and service's own are Strapi's). */
@@ -86,20 +89,6 @@ function parsePath(path: string, method: string, given: string, file: string): C
   }
 }
 
-/** koa-compose: each function gets `next` running the rest; calling next twice is an error, as Koa's. */
-function compose(fns: Middleware[]): (ctx: KoaContext, last: Next) => Promise<unknown> {
-  return (ctx, last) => {
-    let index = -1;
-    const dispatch = (i: number): Promise<unknown> => {
-      if (i <= index) return Promise.reject(new Error('next() called multiple times'));
-      index = i;
-      if (i === fns.length) return last();
-      try { return Promise.resolve(fns[i](ctx, () => dispatch(i + 1))); } catch (e) { return Promise.reject(e); }
-    };
-    return dispatch(0);
-  };
-}
-
 export class ProjectRuntime {
   readonly strapi: ProjectStrapi;
   /** Every route in Strapi's order (the first that matches answers). */
@@ -117,25 +106,26 @@ export class ProjectRuntime {
   /** Plugin name → the project file that changes it (src/extensions): its routes are closed. */
   private extensions: Map<string, string>;
   private src: string;
-  /** src/index, which is not run (said at start). */
-  readonly index: string | null;
+  /** src/index (register ran before the routes were built; bootstrap runs once per node, see bootstrap()). */
+  private index: LoadedFile | null;
+  /** The project's own global middlewares (config/middlewares), or null: requests then go straight to routing. */
+  readonly global: GlobalChain | null;
   /** Lifecycle hook files, not run (said at start). */
   readonly lifecycles: string[];
+  /** The project's lifecycle hooks (the writers call them; a type with hooks on reads is closed). */
+  readonly hooks: Lifecycles;
   get extensionFiles(): Map<string, string> { return this.extensions; }
 
-  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode) {
-    if (code.globalMiddlewares) {
-      throw new ProjectLoadError(`${relative(dirname(code.src), code.globalMiddlewares.file)}: the global middlewares ${code.globalMiddlewares.names.join(', ')} are not run by this server, and may decide who gets what: it does not serve this project's code (PROJECT_CODE=false serves the models without any of it)`);
-    }
+  /** `strapi` has run the project's register(); `db` gives it database access once bound (see bind()). */
+  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot) {
     this.extensions = code.extensions;
     this.src = code.src;
-    this.index = code.index && relative(dirname(code.src), code.index);
+    this.index = code.index;
     this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
-    this.strapi = new ProjectStrapi(deps, code);
-    // Strapi makes `strapi` a global: project code calls it without receiving it (controllers, services,
-    // lifecycles). One per thread, as each worker runs its own runtime.
-    (globalThis as { strapi?: unknown }).strapi = this.strapi.api;
+    this.strapi = strapi;
+    this.hooks = strapi.hooks;
     this.users = new UsersQuery(schema, deps.config);
+    this.global = code.globalMiddlewares ? new GlobalChain(strapi, code.globalMiddlewares, code.src, (rest, caller, state) => this.fillState(rest, caller, state)) : null;
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);
       for (const loaded of api.routes) {
@@ -314,7 +304,7 @@ export class ProjectRuntime {
   }
 
   /** Runs a matched route. Errors become Strapi's envelope (a thrown non-API error: 500, logged with the route). */
-  async handle(rest: RestContext, task: Task, caller: Caller | null, m: Match): Promise<Reply> {
+  async handle(rest: RestContext, task: Task, caller: Caller | null, m: Match, state?: KoaState): Promise<Reply> {
     if (!m.route) return m.status === 405 ? methodNotAllowed() : errorReply(notFound());
     const r = m.route;
     if (r.closed) return errorReply(new ApiError(501, 'NotImplementedError', `This route's project code cannot run on this server (${r.file}: ${r.closed})`, {}));
@@ -326,9 +316,10 @@ export class ProjectRuntime {
       }
       rest.access = r.scope === null ? NO_ACCESS : rest.auth.access(caller!);
       // One statement more for a logged-in user, as Strapi's strategy reads the user on every request.
-      const user = r.scope !== null && caller?.kind === 'user' ? await this.users.one(rest, FULL, caller.userId!, 'populate=role') : null;
-      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user ? JSON.parse(user.toString('utf8')) as Record<string, unknown> : null);
-      await this.run(r, ctx);
+      const user = r.scope !== null && caller?.kind === 'user' ? await this.readUser(rest, caller, state) : null;
+      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user, state);
+      if (wantsV4(task.headers)) await v4Format.run(true, () => this.run(r, ctx));
+      else await this.run(r, ctx);
       return reply(ctx, r, rest, task);
     } catch (e) {
       // Strapi's errors and the database's (503…) answer as everywhere; anything else is the project's bug: 500, logged with its route.
@@ -339,19 +330,37 @@ export class ProjectRuntime {
     }
   }
 
-  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null): LinkedContext {
+  /** ctx.state.user: the user with its role, read once per request (a global middleware's ctx may have it already). */
+  private async readUser(rest: RestContext, caller: Caller, state?: KoaState): Promise<Record<string, unknown> | null> {
+    if (state?.user) return state.user;
+    const user = await this.users.one(rest, FULL, caller.userId!, 'populate=role');
+    return user ? JSON.parse(user.toString('utf8')) as Record<string, unknown> : null;
+  }
+
+  /** ctx.state of an authenticated caller, as Strapi's authentication leaves it (global middlewares read it after next()). */
+  private fillState(rest: RestContext, caller: Caller | null, state: KoaState): Promise<void> | void {
+    if (!caller || state.auth) return;
+    // Only a users-permissions caller costs a read (and a promise).
+    if (caller.kind !== 'user') return setState(state, caller, null);
+    return this.readUser(rest, caller, state).then((user) => setState(state, caller, user));
+  }
+
+  /** Runs src/index's bootstrap() (once per node: see checkProject), with database access (bind() first). */
+  async bootstrap(): Promise<void> { await runHook(this.index, 'bootstrap', this.strapi.api, this.src); }
+  get hasBootstrap(): boolean { return hasHook(this.index, 'bootstrap'); }
+
+  /** Gives the project's `strapi` database access through `base` (a REST context of the thread's app). */
+  bind(base: () => RestContext): void { this.db.base = base; }
+
+  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null, state?: KoaState): LinkedContext {
     const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? undefined : jsonBody(task);
     const ctx: LinkedContext = new KoaContext({
       method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params, body,
-      parse: (raw) => rest.compiler.parse(raw), caller,
+      parse: (raw) => rest.compiler.parse(raw), caller, state,
     });
     ctx[LINK] = { rest, task, canRead: rest.access!.canRead };
     ctx.state.route = { method: r.method, path: r.declared, handler: r.handler, config: r.config, info: { apiName: r.apiName, type: 'content-api' } };
-    if (caller) {
-      if (user) ctx.state.user = user;
-      ctx.state.isAuthenticated = true;
-      ctx.state.auth = { strategy: { name: caller.kind === 'token' ? 'content-api-token' : 'users-permissions' }, credentials: user, ability: null };
-    }
+    if (caller) setState(ctx.state, caller, user);
     return ctx;
   }
 
@@ -415,29 +424,66 @@ function reply(ctx: KoaContext, r: ProjectRoute, rest: RestContext, task: Task):
   return withHeaders({ status: ctx.status, body: JSON.stringify(body) });
 }
 
-/** Loads the project's runtime once per worker (null when MODELS_DIR has no project code). */
-export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () => Promise<ProjectCode | null>): Promise<ProjectRuntime | null> {
+/** Strapi's ctx.state of an authenticated caller. */
+function setState(state: KoaState, caller: Caller, user: Record<string, unknown> | null): void {
+  if (user) state.user = user;
+  state.isAuthenticated = true;
+  state.auth = { strategy: { name: caller.kind === 'token' ? 'content-api-token' : 'users-permissions' }, credentials: user, ability: null };
+}
+
+/**
+ * The database access of a project's `strapi`: none while register() runs (as in Strapi, whose database is
+ * not ready then), else through `base` once the thread's app is there.
+ */
+export interface DbSlot { base: (() => RestContext) | null; registering: boolean }
+
+/**
+ * Loads the project's code (null when there is none), runs src/index's register() with the project's
+ * `strapi` (before the routes are built, as Strapi), then builds the routes.
+ */
+export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () => Promise<ProjectCode | null>, db: DbSlot): Promise<ProjectRuntime | null> {
   const code = await load();
-  return code ? new ProjectRuntime(schema, deps, code) : null;
+  if (!code) return null;
+  const strapi = new ProjectStrapi(deps, code);
+  // Its content-types' lifecycles files subscribe first (a file that cannot load stops the start, naming it).
+  await loadLifecycles(deps.config.modelsDir, strapi.hooks);
+  // Strapi's global `strapi` (code often uses it instead of the { strapi } it is given): this thread's project.
+  (globalThis as { strapi?: unknown }).strapi = strapi.api;
+  db.registering = true;
+  try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; strapi.endRegister(); }
+  return new ProjectRuntime(schema, deps, code, strapi, db);
 }
 
 const ALL = 2147483647;
 
 /**
- * Starts the project runtime of a worker: loads the project's code (once per worker) and builds its routes.
- * `base` makes a REST context outside any request (core services and strapi.documents read through it).
+ * Starts the project runtime of a thread: loads the project's code (once per thread), runs register() and
+ * builds its routes. `base` makes a REST context outside any request (core services and strapi.documents
+ * read through it); without it the project has no database access until bind().
  */
-export function startProject(config: Config, schema: Schema, base: () => RestContext): Promise<ProjectRuntime | null> {
+export function startProject(config: Config, schema: Schema, base?: () => RestContext): Promise<ProjectRuntime | null> {
+  const db: DbSlot = { base: base ?? null, registering: false };
+  const at = (): RestContext => {
+    if (db.registering) throw new Error('the database is not ready while register() runs (as in Strapi): use it in bootstrap()');
+    if (!db.base) throw new Error('no database access while the project loads');
+    return db.base();
+  };
   // The document service has no default or maximum page and counts only when asked.
   const docs = new Compiler(schema, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,
-    renderCacheGate: () => base().compiler.renderCacheNow() });
+    renderCacheGate: () => at().compiler.renderCacheNow() });
   if (!config.projectCode) return Promise.resolve(null);
-  return projectRuntime(schema, { schema, config, base, documents: () => ({ ...base(), compiler: docs }) }, () => loadProject(config.modelsDir));
+  return projectRuntime(schema, { schema, config, base: at, documents: () => ({ ...at(), compiler: docs }) }, () => loadProject(config.modelsDir), db);
 }
 
-/** At start, before any worker: loads and builds everything once, so a broken project stops the server naming its file. */
-export async function checkProject(config: Config, schema: Schema): Promise<void> {
-  const p = await startProject(config, schema, () => { throw new Error('no database access while the project loads'); });
-  if (p?.index) log.warn(`${p.index}: register() runs only for its strapi.customFields.register calls (while the models load), bootstrap() is not run by this server`);
+/**
+ * At start, before any worker: loads the project, runs register() and builds everything in the main thread,
+ * so a broken project stops the server naming its file. The runtime it answers runs bootstrap() once the
+ * database is there (server.ts): once per node, in the main thread — never once per worker thread, which
+ * would repeat what it writes — and serves requests itself when there are no worker threads.
+ */
+export async function checkProject(config: Config, schema: Schema): Promise<ProjectRuntime | null> {
+  const p = await startProject(config, schema);
   for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
+  if (p?.global) log.info(`the project's global middlewares run around every request: ${p.global.names.join(', ')}`);
+  return p;
 }

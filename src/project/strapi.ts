@@ -2,6 +2,7 @@
 // middleware/policy): documents(uid) reads, service, controller, contentType(s), components, config.get,
 // log. A property this server does not implement throws at its first use, naming itself
 // ("strapi.db is not supported by this server"), never a silent undefined.
+import { Lifecycles } from './lifecycles.ts';
 import type { Config } from '../../config.ts';
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -12,6 +13,7 @@ import { entityService, type EntityService } from './entity-service.ts';
 import { coreController, coreService, type Methods } from './core.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
 import { ProjectLoadError } from './load.ts';
+import { ExtensionService, type ExtensionApi, type ProjectExtensions } from '../graphql/extension.ts';
 
 /** The functions of the core controllers and services: a route whose action and service are these is answered without them. */
 export const CORE_FUNCTIONS = new WeakSet<object>();
@@ -74,8 +76,20 @@ export class ProjectStrapi {
   readonly middlewares = new Map<string, { file: string; factory: MiddlewareFactory }>();
   readonly policies = new Map<string, { file: string; handler: PolicyHandler; validator?: (c: unknown) => void }>();
   private docs = new Map<string, DocumentService>();
+  /** What strapi.plugin('graphql').service('extension') collects (register()); the GraphQL plugin builds with it. */
+  readonly graphql = new ExtensionService();
+  private graphqlApi: ExtensionApi | null = null;
+  /** After register(): the schema is (being) built, later calls change nothing, as in Strapi. */
+  private graphqlLate: ExtensionApi | null = null;
+  private registered = false;
+  /** The project's lifecycle hooks: its content-types' files, then what register()/bootstrap() subscribe. */
+  readonly hooks: Lifecycles;
 
   constructor(private deps: StrapiDeps, code: ProjectCode) {
+    this.hooks = new Lifecycles((uid) => {
+      const ct = deps.schema.contentTypes.get(uid)!;
+      return { ...strapiModel(ct), singularName: ct.singularName, tableName: ct.table };
+    });
     for (const [api, c] of code.apis) {
       for (const [name, f] of c.controllers) this.controllerFiles.set(`api::${api}.${name}`, f);
       for (const [name, f] of c.services) this.serviceFiles.set(`api::${api}.${name}`, f);
@@ -152,6 +166,32 @@ export class ProjectStrapi {
     return d;
   }
 
+  /** register() ran: what the extension service gets from now on does not reach the GraphQL schema. */
+  endRegister(): void { this.registered = true; }
+
+  /** The GraphQL extensions the project registered, with the `strapi` their factories and policies get. */
+  extensions(): ProjectExtensions {
+    // Named resolver policies are the project's (Strapi's: policyContext, config, { strapi }).
+    const policy = (name: string) => { const p = this.policies.get(name); return p && ((c: object, config: Record<string, unknown>) => p.handler(c, config, { strapi: this.api })); };
+    return { service: this.graphql, strapi: this.api, policy };
+  }
+
+  /** strapi.plugin(name): only GraphQL's extension service; anything else names itself. */
+  private plugin(name: string): { service(name: string): unknown } {
+    const where = `strapi.plugin('${name}')`;
+    if (name !== 'graphql') throw new TypeError(`${where} is not supported by this server`);
+    const plugin = {
+      service: (s: string) => {
+        if (s !== 'extension') throw new TypeError(`${where}.service('${s}') is not supported by this server`);
+        // After register() a detached service: the same in every thread whatever runs when (bootstrap()
+        // runs in the main thread only).
+        if (this.registered) return (this.graphqlLate ??= new ExtensionService().forProject(this.api));
+        return (this.graphqlApi ??= this.graphql.forProject(this.api));
+      },
+    };
+    return strictObject(plugin, where);
+  }
+
   private makeApi(): StrapiApi {
     const schema = this.deps.schema;
     const contentTypes = Object.fromEntries([...schema.contentTypes.values()].filter((c) => !c.builtin).map((c) => [c.uid, strapiModel(c)]));
@@ -159,8 +199,8 @@ export class ProjectStrapi {
     const api: StrapiApi = {
       documents: (uid: string) => this.documents(uid),
       entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)),
-      service: (uid: string) => this.service(uid),
-      controller: (uid: string) => this.controller(uid),
+      service: (uid: string) => this.service(pluginless('service', uid)),
+      controller: (uid: string) => this.controller(pluginless('controller', uid)),
       contentType: (uid: string) => contentTypes[uid],
       contentTypes,
       components,
@@ -171,6 +211,9 @@ export class ProjectStrapi {
       policy: (uid: string) => this.policies.get(uid)?.handler,
       // What register() registers is read while the models load (./custom-fields.ts): a call at run time changes nothing here.
       customFields: { register: () => {} },
+      plugin: (name: string) => this.plugin(name),
+      // Lifecycle subscriptions (src/project/lifecycles.ts); the rest of the database layer names itself.
+      db: strictObject({ lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles') }, 'strapi.db'),
       [BUILD]: (f: CoreFactory) => this.build(f),
     };
     return new Proxy(api, {
@@ -183,19 +226,38 @@ export class ProjectStrapi {
   }
 }
 
+/** A plugin's or the admin's service or controller is not this server's to give: it names itself (never undefined). */
+function pluginless(kind: 'service' | 'controller', uid: string): string {
+  if (typeof uid === 'string' && /^(plugin|admin)::/.test(uid)) throw new TypeError(`strapi.${kind}('${uid}') is not supported by this server`);
+  return uid;
+}
+
+/** An object whose other properties throw naming themselves (a plugin's `controller`, `config`…). */
+function strictObject<T extends object>(o: T, where: string): T {
+  return new Proxy(o, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
+      if (INTEROP.has(prop)) return undefined;
+      throw new TypeError(`${where}.${prop} is not supported by this server`);
+    },
+  });
+}
+
 export interface StrapiApi {
   documents(uid: string): DocumentService;
   entityService: EntityService;
   service(uid: string): Methods | undefined;
   controller(uid: string): Methods | undefined;
   contentType(uid: string): unknown;
-  contentTypes: Record<string, unknown>;
-  components: Record<string, unknown>;
+  contentTypes: Record<string, Record<string, unknown>>;
+  components: Record<string, Record<string, unknown>>;
   getModel(uid: string): unknown;
   config: { get(path: string, fallback?: unknown): unknown; has(path: string): boolean };
   log: Record<'debug' | 'info' | 'warn' | 'error', (m: unknown) => void>;
   middleware(uid: string): MiddlewareFactory | undefined;
   policy(uid: string): PolicyHandler | undefined;
   customFields: { register(customField: unknown): void };
+  plugin(name: string): { service(name: string): unknown };
+  db: { lifecycles: { subscribe(subscriber: unknown): void } };
   [BUILD]: (f: CoreFactory) => Methods;
 }

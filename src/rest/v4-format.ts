@@ -45,11 +45,16 @@ function value(schema: Schema, a: Attribute | 'localizations' | undefined, owner
   }
 }
 
+/** Entries of `ct` (one, a list, or null) in the v4 shape (a project controller's transformResponse). */
+export function v4Data(schema: Schema, ct: ContentType, data: unknown): unknown {
+  return Array.isArray(data) ? data.map((x) => entry(schema, ct, x)) : data === null ? null : entry(schema, ct, data);
+}
+
 /** A content-type answer (`{data, meta}`) in the v4 shape; errors and empty bodies pass through. */
 export function toV4(schema: Schema, ct: ContentType, reply: Reply): Reply {
   if (reply.status >= 300 || reply.status === 204) return reply;
   const body = JSON.parse(bodyText(reply)) as Json;
   if (!('data' in body)) return reply;
-  const data = Array.isArray(body.data) ? body.data.map((x) => entry(schema, ct, x)) : body.data === null ? null : entry(schema, ct, body.data);
+  const data = v4Data(schema, ct, body.data);
   return { ...reply, body: JSON.stringify({ ...body, data }) };
 }
