@@ -69,6 +69,45 @@ describe('lifecycle hooks on writes', () => {
   });
 });
 
+describe('strapi.db.lifecycles.subscribe', () => {
+  const index = (body: string) => {
+    const dir = docsProject();
+    writeFileSync(join(dir, 'src', 'index.js'), body);
+    return dir;
+  };
+
+  test('in register(): an object for some models and a function for every write run after the content-types\' files', async () => {
+    const dir = index(`const seen = [];
+module.exports = {
+  register({ strapi }) {
+    strapi.db.lifecycles.subscribe({ models: ['api::tag.tag'], beforeCreate(e) { e.params.data.name = 'sub:' + e.params.data.name; } });
+    strapi.db.lifecycles.subscribe((e) => { if (e.action === 'afterCreate' && e.model.uid === 'api::tag.tag') e.result.name === e.params.data.name || seen.push('mismatch'); });
+  },
+  bootstrap() {},
+};`);
+    const s = await startTestServer({ modelsDir: dir });
+    try {
+      const made = await s.fetchJson('POST', '/api/tags', { data: { name: 'x' } }, TOKEN);
+      assert.equal(made.status, 201);
+      assert.equal(made.body.data.name, 'sub:x');
+      const art = await s.fetchJson('POST', '/api/articles', { data: { title: 'not a tag', slug: 'nat' } }, TOKEN);
+      assert.equal(art.body.data.title, 'not a tag');
+    } finally { await s.stop(); }
+  });
+
+  test('in bootstrap() with worker threads: the start is refused (their writes would miss the hooks)', async () => {
+    const dir = index(`module.exports = { register() {}, bootstrap({ strapi }) { strapi.db.lifecycles.subscribe({ beforeCreate() {} }); } };`);
+    await assert.rejects(startTestServer({ modelsDir: dir, env: { WORKERS: '1' } }), /bootstrap\(\) subscribes lifecycle hooks .* WORKERS=1/);
+    const s = await startTestServer({ modelsDir: dir });
+    await s.stop();
+  });
+
+  test('the rest of strapi.db names itself', async () => {
+    const dir = index(`module.exports = { register({ strapi }) { strapi.db.query('api::tag.tag'); } };`);
+    await assert.rejects(startTestServer({ modelsDir: dir }), /strapi\.db\.query is not supported by this server/);
+  });
+});
+
 describe('hooks on reads, and files that cannot load', () => {
   test('a type whose reads have hooks answers 501 naming its file, in REST and GraphQL; other types are served', async () => {
     const dir = docsProject();
