@@ -14,7 +14,7 @@ import https from 'node:https';
 import type { Config } from '../../config.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
-import type { Db } from '../db/connect.ts';
+import { readStatement, type Db } from '../db/connect.ts';
 import { log } from '../log.ts';
 
 export type EntryEventName = 'entry.create' | 'entry.update' | 'entry.publish' | 'entry.delete' | 'entry.unpublish' | 'entry.draft-discard';
@@ -122,11 +122,19 @@ export class Webhooks {
   private async entries(ct: ContentType, events: EntryEvent[]): Promise<void> {
     const hooks = await this.list();
     for (const e of events) {
-      if (!hooks.some((h) => h.events.includes(e.event))) continue;
+      const targets = hooks.filter((h) => h.events.includes(e.event));
+      if (!targets.length) continue;
+      // A full queue (receivers that hang) drops the calls: their entries are not read at all, so a dead
+      // receiver's backlog stops costing the writes anything once it is full.
+      if (this.queue.length >= this.opts.queueSize) {
+        for (const hook of targets) log.warn('webhook queue full: call dropped', { webhook: hook.name, event: e.event, url: hook.url, queueSize: this.opts.queueSize });
+        continue;
+      }
       let entry = e.entry;
       if (entry === undefined) {
         const plan = this.compiler.read(ct, 'one', this.query(ct, e.locale, e.published, true), ct.kind === 'singleType' ? undefined : e.documentId);
-        const rows = await this.db.unsafe(plan.sql.text, plan.params as never[]) as unknown as Array<Record<string, unknown>>;
+        // Prepared as the reads' own statements are: planning a deep populate took as long as the write itself.
+        const rows = await readStatement(this.db, plan.sql.text, plan.params, undefined, false, plan.sql.prepare) as Array<Record<string, unknown>>;
         entry = firstJson(rows[0]);
         if (entry == null) continue; // gone again before it could be read (Strapi would send null)
       }
