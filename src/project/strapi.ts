@@ -197,7 +197,11 @@ export class ProjectStrapi {
     const contentTypes = Object.fromEntries([...schema.contentTypes.values()].filter((c) => !c.builtin).map((c) => [c.uid, strapiModel(c)]));
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
-      documents: (uid: string) => this.documents(uid),
+      // Document service middlewares would apply to every read and write, core routes and GraphQL included,
+      // which this server compiles without them: registering one stops the start, naming it.
+      documents: Object.assign((uid: string) => this.documents(uid), {
+        use: () => { throw new TypeError('strapi.documents.use (document service middlewares) is not supported by this server: its core routes and GraphQL would be served without them'); },
+      }),
       entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)),
       service: (uid: string) => this.service(pluginless('service', uid)),
       controller: (uid: string) => this.controller(pluginless('controller', uid)),
