@@ -3,40 +3,15 @@
 // with `config/env/<NODE_ENV>/`), mapped onto this server's configuration. They sit under the
 // environment: a variable this server reads still wins (config.ts applies them as overrides).
 // What a file sets that has no meaning here is named once in the log, never fatal.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { loadConfig, projectLocation, type Config, type DeepPartial } from '../../config.ts';
 import { loadEnvFile } from '../env-file.ts';
-import { loadFile, projectSrc, installProjectModules } from './load.ts';
+import { codeFiles, loadFile, projectSrc, installProjectModules } from './load.ts';
+import { configValue, deepMerge, isObject } from './config-eval.ts';
 
 type Env = Record<string, string | undefined>;
 type Json = Record<string, unknown>;
-
-/** Strapi's `env` helper (@strapi/utils), over `env` rather than process.env (tests pass their own). */
-export function strapiEnv(env: Env) {
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(env, k) && env[k] !== undefined;
-  const get = <T>(k: string, d?: T): string | T | undefined => (has(k) ? env[k] : d);
-  return Object.assign(get, {
-    int: (k: string, d?: number) => (has(k) ? parseInt(env[k]!, 10) : d),
-    float: (k: string, d?: number) => (has(k) ? parseFloat(env[k]!) : d),
-    bool: (k: string, d?: boolean) => (has(k) ? env[k] === 'true' : d),
-    json: (k: string, d?: unknown) => {
-      if (!has(k)) return d;
-      try { return JSON.parse(env[k]!); } catch (e) { throw new Error(`Invalid json environment variable ${k}: ${(e as Error).message}`); }
-    },
-    array: (k: string, d?: string[]) => {
-      if (!has(k)) return d;
-      let v = env[k]!;
-      if (v.startsWith('[') && v.endsWith(']')) v = v.slice(1, -1);
-      return v.split(',').map((x) => x.trim().replace(/^"+|"+$/g, ''));
-    },
-    date: (k: string, d?: Date) => (has(k) ? new Date(env[k]!) : d),
-    oneOf: (k: string, values: unknown[], d?: unknown) => {
-      const v = get(k, d);
-      return values.includes(v) ? v : d;
-    },
-  });
-}
 
 export interface ProjectConfig {
   /** Onto config.ts's defaults, under the environment. */
@@ -49,28 +24,14 @@ export interface ProjectConfig {
   files: string[];
 }
 
-const CODE = /\.(js|cjs|mjs|ts|cts|mts)$/;
 const FILES = ['server', 'api', 'admin', 'plugins', 'middlewares', 'database'] as const;
 
 function configFile(dir: string, name: string): string | null {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) return null;
-  const f = readdirSync(dir).sort().find((x) => CODE.test(x) && !/\.d\.[cm]?ts$/.test(x) && basename(x, extname(x)) === name);
-  return f ? join(dir, f) : null;
-}
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Strapi merges config/env/<env>/x over config/x (lodash merge: objects deep, the rest replaced). */
-function deepMerge(a: unknown, b: unknown): unknown {
-  if (!isObject(a) || !isObject(b)) return b === undefined ? a : b;
-  const out: Json = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = deepMerge(a[k], v);
-  return out;
+  return codeFiles(dir).find((f) => basename(f, extname(f)) === name) ?? null;
 }
 
 async function evaluate(file: string, src: string, env: Env): Promise<unknown> {
-  const value = (await loadFile(file, src)).value;
-  return typeof value === 'function' ? await (value as (o: { env: unknown }) => unknown)({ env: strapiEnv(env) }) : value;
+  return await configValue((await loadFile(file, src)).value, env);
 }
 
 /**

@@ -18,7 +18,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve as resolvePath } from 'node:path';
 import { createRequire } from 'node:module';
 import { codeFiles, projectSrc, requireCodeFile } from './load.ts';
-import { strapiEnv } from './config-files.ts';
+import { configValue, deepMerge, isObject } from './config-eval.ts';
 import { log } from '../log.ts';
 import { CUSTOM_FIELD_TYPES, CUSTOM_FIELD_UID, type CustomFieldType } from './custom-field-types.ts';
 
@@ -56,7 +56,6 @@ export interface ProjectCustomFields {
 }
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => !!v && typeof v === 'object' && !Array.isArray(v);
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
 function readJson(file: string): Json | null {
@@ -122,14 +121,6 @@ function serverEntry(dir: string): string | null {
   return null;
 }
 
-/** Strapi merges config/env/<NODE_ENV>/x over config/x (objects deep, the rest replaced). */
-function deepMerge(a: unknown, b: unknown): unknown {
-  if (!isObject(a) || !isObject(b)) return b === undefined ? a : b;
-  const out: Json = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = deepMerge(a[k], v);
-  return out;
-}
-
 /** config/plugins of the project, as Strapi reads it: an object or a function of `{ env }`, config/env/<NODE_ENV>/plugins over it. */
 function declaredPlugins(root: string, problems: string[]): Json {
   let out: unknown;
@@ -137,9 +128,7 @@ function declaredPlugins(root: string, problems: string[]): Json {
     const file = codeFiles(dir).find((f) => basename(f, extname(f)) === 'plugins');
     if (!file) continue;
     try {
-      let v = requireCodeFile(file);
-      if (typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: strapiEnv(process.env) });
-      out = deepMerge(out, v);
+      out = deepMerge(out, configValue(requireCodeFile(file), process.env));
     } catch (e) {
       problems.push(`${relative(root, file)} could not be read: ${message(e)}`);
     }
@@ -240,8 +229,8 @@ function runRegister(register: unknown, from: string, plugins: Map<string, Plugi
 /** Loads a server entry or src/index; a plugin server may be a function of `{ env }` (Strapi's loadConfigFile). */
 function loadServer(file: string, run: { problems: string[] }, callWithEnv: boolean): Json | null {
   try {
-    let v = requireCodeFile(file);
-    if (callWithEnv && typeof v === 'function') v = (v as (o: { env: unknown }) => unknown)({ env: strapiEnv(process.env) });
+    const loaded = requireCodeFile(file);
+    const v = callWithEnv ? configValue(loaded, process.env) : loaded;
     return isObject(v) ? v : null;
   } catch (e) {
     run.problems.push(`loading it threw: ${message(e)}`);

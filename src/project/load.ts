@@ -4,6 +4,7 @@
 // server's implementations (./modules.ts) for require() and import alike, so the project needs no Strapi
 // install. A file that throws while loading is a ProjectLoadError naming it: the server does not start.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { configValue } from './config-eval.ts';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import Module, { createRequire, register } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -194,18 +195,6 @@ export async function loadProject(modelsDir: string): Promise<ProjectCode | null
   };
 }
 
-/** Strapi's `env` helper as config files call it (`env('X', default)`, `env.int`, `env.bool`, `env.array`). */
-function envHelper(): unknown {
-  const get = (k: string, d?: unknown) => process.env[k] ?? d;
-  return Object.assign(get, {
-    int: (k: string, d?: number) => (process.env[k] === undefined ? d : parseInt(process.env[k]!, 10)),
-    float: (k: string, d?: number) => (process.env[k] === undefined ? d : parseFloat(process.env[k]!)),
-    bool: (k: string, d?: boolean) => (process.env[k] === undefined ? d : process.env[k] === 'true'),
-    array: (k: string, d?: string[]) => (process.env[k] === undefined ? d : process.env[k]!.split(',').map((x) => x.trim())),
-    json: (k: string, d?: unknown) => (process.env[k] === undefined ? d : JSON.parse(process.env[k]!)),
-  });
-}
-
 /** src/index (register, bootstrap), loaded. */
 async function indexFile(src: string): Promise<LoadedFile | null> {
   const file = codeFiles(src).find((f) => nameOf(f) === 'index');
@@ -222,7 +211,7 @@ async function configMiddlewares(src: string): Promise<GlobalMiddlewares | null>
   const file = codeFiles(join(dirname(src), 'config')).find((f) => nameOf(f) === 'middlewares');
   if (!file) return null;
   let list = (await loadFile(file, src)).value;
-  if (typeof list === 'function') list = (list as (o: { env: unknown }) => unknown)({ env: envHelper() });
+  list = configValue(list, process.env);
   if (!Array.isArray(list)) return null;
   const where = relative(dirname(src), file);
   const entries: MiddlewareEntry[] = [];

@@ -6,9 +6,8 @@ import type { ContentType } from '../../compiler/schema.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { HookState, Lifecycles } from '../project/lifecycles.ts';
 import type { Normalized } from './validate.ts';
+import { readVersion, type RunStatement } from './version-row.ts';
 
-/** Runs a statement in the write's transaction and gives its rows. */
-type Run = (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 export interface RowRef { id: number; locale: string | null; published: boolean }
 
 /** A Normalized holding scalar columns only (a hook's changes written onto a row). */
@@ -17,20 +16,13 @@ export function columnsOnly(columns: Map<string, unknown>): Normalized {
 }
 
 export class RowHooks {
-  constructor(private lifecycles: Lifecycles, private compiler: Compiler, private ct: ContentType, private run: Run) {}
+  constructor(private lifecycles: Lifecycles, private compiler: Compiler, private ct: ContentType, private run: RunStatement) {}
 
   /** The version row's own fields (no relations, media nor components), as the hooks' `result`. */
   async fields(documentId: string, row: Omit<RowRef, 'id'>): Promise<Record<string, unknown> | null> {
-    const parts: string[] = [];
-    if (this.ct.draftAndPublish) parts.push(`status=${row.published ? 'published' : 'draft'}`);
-    if (this.ct.localized && row.locale !== null) parts.push(`locale=${encodeURIComponent(row.locale)}`);
-    const plan = this.compiler.read(this.ct, 'one', parts.join('&'), this.ct.kind === 'singleType' ? undefined : documentId);
-    const [r] = await this.run(plan.sql.text, plan.params);
-    const v = r ? Object.values(r)[0] : null;
-    if (v == null) return null;
-    const fields = JSON.parse(Buffer.isBuffer(v) ? v.toString() : String(v)) as Record<string, unknown>;
+    const fields = await readVersion(this.compiler, this.run, this.ct, { documentId, ...row });
     // The database row's: its locale column is there on every type (null without i18n).
-    if (!('locale' in fields)) fields.locale = null;
+    if (fields && !('locale' in fields)) fields.locale = null;
     return fields;
   }
 
@@ -58,21 +50,23 @@ export class RowHooks {
   }
 
   /** beforeCreate on `n` (changes written back into it); the after hook to call once the row exists. */
-  async beforeCreate(n: Normalized, documentId: string, row: Omit<RowRef, 'id'>): Promise<(id: number) => Promise<void>> {
+  async beforeCreate(n: Normalized, documentId: string, row: Omit<RowRef, 'id'>): Promise<() => Promise<void>> {
     const data = this.data(n, row, true);
+    const original = { ...data };
     const state: HookState = new Map();
     const params = { where: {}, data };
     await this.lifecycles.fire('beforeCreate', this.ct, params, state);
-    this.applied(data, this.data(n, row, true), n.columns);
+    this.applied(data, original, n.columns);
     return async () => { await this.lifecycles.fire('afterCreate', this.ct, params, state, await this.fields(documentId, row)); };
   }
 
   async beforeUpdate(n: Normalized, documentId: string, row: RowRef): Promise<() => Promise<void>> {
     const data = this.data(n, row, false);
+    const original = { ...data };
     const state: HookState = new Map();
     const params = { where: { id: row.id }, data };
     await this.lifecycles.fire('beforeUpdate', this.ct, params, state);
-    this.applied(data, this.data(n, row, false), n.columns);
+    this.applied(data, original, n.columns);
     return async () => { await this.lifecycles.fire('afterUpdate', this.ct, params, state, await this.fields(documentId, row)); };
   }
 

@@ -86,7 +86,7 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
       try {
         await ctx.db.begin(async (tx) => {
           const w = committed = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
-          if (ctx.lifecycles?.active(ct.uid)) w.hooks = new RowHooks(ctx.lifecycles, ctx.compiler, ct, (t, p) => w.run(t, p));
+          if (ctx.lifecycles?.active(ct.uid)) w.hooks = new RowHooks(ctx.lifecycles, ctx.compiler, ct, (t, p, prepare) => w.run(t, p, prepare));
           try {
             await fn(w);
             await w.refreshRenders();
@@ -140,7 +140,7 @@ async function createVersion(w: Writer, ct: ContentType, n: Normalized, document
   if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
   const row = { id, locale: p.locale, published };
   await w.relations(row, n, documentId, true);
-  await afterCreate?.(id);
+  await afterCreate?.();
   w.events.push({ event: 'entry.create', documentId, locale: p.locale, published });
   if (ct.draftAndPublish && p.publish) await publish(w, row, previous, documentId);
 }
@@ -247,7 +247,7 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
     const rows = await w.documentRows(doc);
     const gone = rows.filter((r) => !ct.localized || asked === '*' || r.locale === asked);
     if (hooked && ctx.webhooks) {
-      for (const r of gone) w.events.push({ event: 'entry.delete', documentId: doc, locale: r.locale, published: r.published, entry: await ctx.webhooks.deletedEntry((t, p) => w.run(t, p), ct, doc, r.locale, r.published) });
+      for (const r of gone) w.events.push({ event: 'entry.delete', documentId: doc, locale: r.locale, published: r.published, entry: await ctx.webhooks.deletedEntry((t, p, prepare) => w.run(t, p, prepare), ct, doc, r.locale, r.published) });
     }
     const afterDelete = w.hooks ? await w.hooks.beforeDelete(doc, gone) : null;
     await w.removeRows(ct, gone.map((r) => r.id));
@@ -294,7 +294,7 @@ export async function unpublishDocument(ctx: WriteContext, ct: ContentType, docu
     gone = rows.map((r) => r.id);
     // Strapi's entry.unpublish: each removed version's own fields, as a delete's.
     if (hooked && ctx.webhooks) {
-      for (const r of rows) w.events.push({ event: 'entry.unpublish', documentId, locale: r.locale, published: true, entry: await ctx.webhooks.deletedEntry((t, p) => w.run(t, p), ct, documentId, r.locale, true) });
+      for (const r of rows) w.events.push({ event: 'entry.unpublish', documentId, locale: r.locale, published: true, entry: await ctx.webhooks.deletedEntry((t, p, prepare) => w.run(t, p, prepare), ct, documentId, r.locale, true) });
     }
     const afterDelete = w.hooks ? await w.hooks.beforeDelete(documentId, rows) : null;
     await w.removeRows(ct, gone);

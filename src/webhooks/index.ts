@@ -15,6 +15,7 @@ import type { Config } from '../../config.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { readStatement, type Db } from '../db/connect.ts';
+import { readVersion, type RunStatement } from '../rest/version-row.ts';
 import { log } from '../log.ts';
 
 export type EntryEventName = 'entry.create' | 'entry.update' | 'entry.publish' | 'entry.delete' | 'entry.unpublish' | 'entry.draft-discard';
@@ -32,8 +33,6 @@ export interface EntryEvent {
 
 interface Hook { id: number; name: string; url: string; headers: Record<string, string>; events: string[] }
 
-/** Runs a statement and gives its rows (a transaction's, or a pool's). */
-export type Run = (text: string, params: unknown[]) => Promise<Array<Record<string, unknown>>>;
 
 export class Webhooks {
   private hooks: Hook[] = [];
@@ -85,10 +84,8 @@ export class Webhooks {
    * A deleted version row's fields as Strapi's entry.delete gives them (no relations, media nor
    * components), read by `run` in the deleting transaction before the row goes.
    */
-  async deletedEntry(run: Run, ct: ContentType, documentId: string, locale: string | null, published: boolean): Promise<unknown> {
-    const plan = this.compiler.read(ct, 'one', this.query(ct, locale, published, false), ct.kind === 'singleType' ? undefined : documentId);
-    const rows = await run(plan.sql.text, plan.params);
-    return firstJson(rows[0]);
+  deletedEntry(run: RunStatement, ct: ContentType, documentId: string, locale: string | null, published: boolean): Promise<unknown> {
+    return readVersion(this.compiler, run, ct, { documentId, locale, published });
   }
 
   /** A committed write's events: their entries read and their calls queued, in the background. */
@@ -132,10 +129,9 @@ export class Webhooks {
       }
       let entry = e.entry;
       if (entry === undefined) {
-        const plan = this.compiler.read(ct, 'one', this.query(ct, e.locale, e.published, true), ct.kind === 'singleType' ? undefined : e.documentId);
         // Prepared as the reads' own statements are: planning a deep populate took as long as the write itself.
-        const rows = await readStatement(this.db, plan.sql.text, plan.params, undefined, false, plan.sql.prepare) as Array<Record<string, unknown>>;
-        entry = firstJson(rows[0]);
+        const run: RunStatement = async (text, params, prepare) => await readStatement(this.db, text, params, undefined, false, prepare) as Array<Record<string, unknown>>;
+        entry = await readVersion(this.compiler, run, ct, e, this.populate(ct));
         if (entry == null) continue; // gone again before it could be read (Strapi would send null)
       }
       this.enqueue(hooks, e.event, { model: ct.singularName, uid: ct.uid, entry });
@@ -189,17 +185,11 @@ export class Webhooks {
     for (const a of this.inFlight) a.abort(new Error('server stopping'));
   }
 
-  /** The read of one version row: `status` for draft & publish, `locale` when localized, and (`deep`) the populate of Strapi's events. */
-  private query(ct: ContentType, locale: string | null, published: boolean, deep: boolean): string {
-    const parts: string[] = [];
-    if (ct.draftAndPublish) parts.push(`status=${published ? 'published' : 'draft'}`);
-    if (ct.localized && locale !== null) parts.push(`locale=${encodeURIComponent(locale)}`);
-    if (deep) {
-      let p = this.populates.get(ct.uid);
-      if (p === undefined) { p = bracket('populate', this.deepPopulate(ct.attributes)); this.populates.set(ct.uid, p); }
-      if (p) parts.push(p);
-    }
-    return parts.join('&');
+  /** The populate of Strapi's events for `ct` (query-string form, made once per type). */
+  private populate(ct: ContentType): string {
+    let p = this.populates.get(ct.uid);
+    if (p === undefined) { p = bracket('populate', this.deepPopulate(ct.attributes)); this.populates.set(ct.uid, p); }
+    return p;
   }
 
   /** Strapi's getDeepPopulate: every relation and media, components and dynamic zones with theirs, to any depth. */
@@ -248,13 +238,6 @@ function post(url: string, headers: Record<string, string>, body: string, signal
 function json(v: unknown): unknown {
   if (typeof v !== 'string') return v;
   try { return JSON.parse(v); } catch { return null; }
-}
-
-function firstJson(row: Record<string, unknown> | undefined): unknown {
-  if (!row) return null;
-  const v = Object.values(row)[0];
-  if (v == null) return null;
-  return json(Buffer.isBuffer(v) ? v.toString() : v);
 }
 
 /** `{a: {b: true}}` → `populate[a][b]=true` (the bracket form the query compiler parses). */
