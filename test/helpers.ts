@@ -1,6 +1,6 @@
 // Test helpers: start a whole server in-process (embedded PostgreSQL in a fresh temp folder, or a fresh
 // database on the server named by DATABASE_URL), talk to it over HTTP, reach its database directly.
-import { mkdtempSync, rmSync, cpSync } from 'node:fs';
+import { mkdtempSync, rmSync, cpSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,9 +165,11 @@ export function request(agent: http.Agent, base: string, method: string, path: s
 }
 
 /** Copies a model folder to a fresh temp folder (to edit it in a test); returns the copy's path. */
-export function copyModels(from: string): string {
+export function copyModels(from: string, files: Record<string, string> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'fastrapi-models-'));
   cpSync(from, dir, { recursive: true });
+  // Files written over the copy (a project variant: a file added, replaced or made to fail).
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
   return dir;
 }
 

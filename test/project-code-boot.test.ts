@@ -5,12 +5,11 @@
 // show: headers set by global middlewares, projects whose src/index or config/middlewares cannot run.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
-import { startTestServer, TOKEN } from './helpers.ts';
+import { startTestServer, TOKEN, copyModels } from './helpers.ts';
 import { STEPS } from './fixtures/project-code-boot-cases/steps.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
@@ -44,10 +43,8 @@ describe('a project whose src/index or config/middlewares cannot run does not st
   const tmp: string[] = [];
   after(() => { for (const d of tmp) rmSync(d, { recursive: true, force: true }); });
   const variant = (files: Record<string, string>): string => {
-    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-boot-'));
+    const dir = copyModels(PROJECT, files);
     tmp.push(dir);
-    cpSync(PROJECT, dir, { recursive: true });
-    for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
     return dir;
   };
   const refused = async (files: Record<string, string>, pattern: RegExp) => {

@@ -10,7 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, TOKEN, type TestServer, copyModels } from './helpers.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const TS_PROJECT = here('./fixtures/project-code-ts');
@@ -78,10 +78,8 @@ describe('a project that cannot load does not start', () => {
   const tmp: string[] = [];
   after(() => { for (const d of tmp) rmSync(d, { recursive: true, force: true }); });
   const variant = (files: Record<string, string>): string => {
-    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
+    const dir = copyModels(TS_PROJECT, files);
     tmp.push(dir);
-    cpSync(TS_PROJECT, dir, { recursive: true });
-    for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
     return dir;
   };
   const refused = async (modelsDir: string, pattern: RegExp) => {
