@@ -106,16 +106,28 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   // GraphQL is built with what the project's register() gave the extension service (none without a project).
   const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => project?.strapi.extensions() ?? null) : undefined;
   const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject);
-  /** A request's own handling under the project's global middlewares: routing, auth, the route (errors are answers). */
-  const answer = async (ctx: RestContext, task: Task, state: KoaState): Promise<Answered> => {
+  /**
+   * A request's own handling: routing, auth, the route (errors are answers). `store` (no global middlewares:
+   * they may decide per request) lets the response cache answer, or notes what the route read for storing it.
+   */
+  const route = async (ctx: RestContext, task: Task, state?: KoaState, store?: CacheSlot): Promise<Answered & { hit?: boolean }> => {
     let caller: Caller | null = null;
     try {
       const plugin = plugins.find((p) => p.claims(task.path));
       if (!plugin && !task.path.startsWith('/api/')) throw notFound();
       caller = await auth.caller(task.authorization, lookups);
+      if (project === undefined) await projectReady;
+      // A route the project's code answers is not cached: its code may decide by anything (the user, time…).
+      const routed = project ? project.match(task.method, task.path, plugin?.name) : null;
+      if (store && cache && live && caller && !routed) {
+        store.key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
+        const hit = store.key === null || wantsFresh(task) ? undefined : cache.get(store.key);
+        if (hit) return { reply: serve(hit, task, exposeCount), caller, hit: true };
+        store.since = cache.begin();
+        ctx.reads = new Set();
+      }
       const closed = plugin ? null : project?.hooks.closedPath(schema, task.path);
       if (closed) throw closed;
-      const routed = project!.match(task.method, task.path, plugin?.name);
       const reply = routed ? await project!.handle(ctx, task, caller, routed, state) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
       if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
       return { reply, caller };
@@ -139,34 +151,15 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       // The project's global middlewares run around everything (no response cache: they may decide per request).
       if (project?.global) {
         let reply: Reply;
-        try { reply = await project.global.handle(ctx, task, (t, state) => answer(ctx, t, state)); } catch (e) { reply = errorReply(toApiError(e)); }
+        try { reply = await project.global.handle(ctx, task, (t, state) => route(ctx, t, state)); } catch (e) { reply = errorReply(toApiError(e)); }
         if (exposeCount) (reply.headers ??= []).push(['x-sql-statements', String(statements)]);
         return represent(reply, task, representation);
       }
-      let reply: Reply;
-      let key: string | null = null;
-      let since = 0;
-      try {
-        const plugin = plugins.find((p) => p.claims(task.path));
-        if (!plugin && !task.path.startsWith('/api/')) throw notFound();
-        const caller = await auth.caller(task.authorization, lookups);
-        if (project === undefined) await projectReady;
-        // A route the project's code answers is not cached: its code may decide by anything (the user, time…).
-        const routed = project ? project.match(task.method, task.path, plugin?.name) : null;
-        if (cache && live && caller && !routed) {
-          key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
-          const hit = key === null || wantsFresh(task) ? undefined : cache.get(key);
-          if (hit) return serve(hit, task, exposeCount);
-          since = cache.begin();
-          ctx.reads = new Set();
-        }
-        const closed = plugin ? null : project?.hooks.closedPath(schema, task.path);
-        if (closed) throw closed;
-        reply = routed ? await project!.handle(ctx, task, caller, routed) : plugin ? await plugin.handle(ctx, task, caller) : await routeRest(ctx, task, caller);
-        if (cache && plugin && task.method !== 'GET' && reply.status < 400) cache.invalidate(PLUGIN_WRITES[plugin.name] ?? []);
-      } catch (e) {
-        reply = errorReply(toApiError(e));
-      }
+      const slot: CacheSlot = { key: null, since: 0 };
+      const { reply, hit } = await route(ctx, task, undefined, slot);
+      if (hit) return reply;
+      const key = slot.key;
+      const since = slot.since;
       if (exposeCount) (reply.headers ??= []).push(['x-sql-statements', String(statements)]);
       if (!key || !reply.cacheable || !ctx.reads?.size) return represent(reply, task, representation);
       // Stored as the full 200 (with its ETag); this client's If-None-Match is answered by serve().
@@ -177,6 +170,9 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
     close: async () => { sizes.stop(); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
   };
 }
+
+/** Where a request's response-cache key and start are kept while its route runs. */
+interface CacheSlot { key: string | null; since: number }
 
 /** Tables the plugins' writes change (users, uploads): cached reads that populated them are dropped. */
 const PLUGIN_WRITES: Record<string, string[]> = { 'users-permissions': [UP.users, UP.userRole.table], upload: [FILES.table, FILES.related] };
