@@ -167,6 +167,7 @@ if (load > 0) {
   const lines: string[] = [];
   for (const s of list) {
     const rps = {} as Record<Server, number>;
+    const shown = {} as Record<Server, string>;
     for (const server of ['strapi', 'fastrapi'] as const) {
       const headers: Record<string, string> = { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(server === 'fastrapi' ? { 'cache-control': 'no-cache' } : {}) };
       const r = await runner.run({
@@ -174,10 +175,14 @@ if (load > 0) {
         headers: s.kind === 'read' ? headers : { ...headers, 'content-type': 'application/json' }, body: s.kind === 'read' ? undefined : s.body,
         connections, duration: load, warmup: 1, vary: null,
       }, `${s.name} ${server}`, progress);
-      rps[server] = r.non2xx || r.errors ? NaN : r.rps;
+      // A run with failed requests (non-2xx, errors or timeouts) has no rate to compare: it says what failed.
+      const failed = r.non2xx + r.errors;
+      rps[server] = failed || !r.rps ? NaN : r.rps;
+      shown[server] = failed ? `failed (${r.non2xx} non-2xx, ${r.errors} errors or timeouts)` : !r.rps ? 'no answer within the run' : String(Math.round(r.rps));
     }
-    lines.push(`| ${s.name} | ${Math.round(rps.strapi)} | ${Math.round(rps.fastrapi)} | ${(rps.fastrapi / rps.strapi).toFixed(1)}× |`);
-    progress.done(`  ${s.name}: Strapi ${Math.round(rps.strapi)} req/s, fastrapi ${Math.round(rps.fastrapi)} req/s`);
+    const ratio = Number.isFinite(rps.fastrapi / rps.strapi) ? `${(rps.fastrapi / rps.strapi).toFixed(1)}×` : '—';
+    lines.push(`| ${s.name} | ${shown.strapi} | ${shown.fastrapi} | ${ratio} |`);
+    progress.done(`  ${s.name}: Strapi ${shown.strapi} req/s, fastrapi ${shown.fastrapi} req/s`);
   }
   await runner.close();
   console.log(`\nThroughput, ${connections} connections, ${load} s per server and scenario (after 1 s of warm-up); load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} after.\n`);
