@@ -176,7 +176,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const authOf = new Map<string, AuthCheck>();
   const can = (ct: ContentType, action: Action): AuthCheck => (ctx) => {
     // A type whose reads have lifecycle hooks is not served (src/project/lifecycles.ts).
-    const closed = ctx.rest.lifecycles?.closedError(ct);
+    const closed = ctx.rest.lifecycles?.closedError(ct) ?? ctx.rest.shadowCrudClosed;
     if (closed) throw closed;
     return ctx.rest.auth.allows(ctx.caller, ct.uid, action);
   };
