@@ -174,7 +174,8 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
       return serve(full, task, exposeCount, false);
     },
-    close: async () => { sizes.stop(); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
+    // bootstrap()'s app first sends what its writes owe (a hanging receiver delays the start by one call's timeout at most).
+    close: async () => { sizes.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
   };
 }
 
