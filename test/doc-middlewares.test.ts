@@ -70,6 +70,8 @@ describe('document service middlewares on core REST routes', () => {
     const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'mw', email: 'mw@example.com', password: 'Secret123' }, null);
     assert.equal(reg.status, 501);
     assert.match(reg.body.error.message, /src\/index\.js/);
+    const gqlReg = await s.fetchJson('POST', '/graphql', { query: 'mutation { register(input: { username: "mw2", email: "mw2@example.com", password: "Secret123" }) { jwt } }' }, null);
+    assert.match(JSON.stringify(gqlReg.body), /src\/index\.js: strapi\.documents\.use registers document service middlewares/);
     const login = await s.fetchJson('POST', '/api/auth/local', { identifier: 'nobody@example.com', password: 'x1234567' }, null);
     assert.equal(login.status, 400);
   });
