@@ -93,7 +93,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;
-  const base = (): RestContext => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles: project?.hooks, reader, primaryReads, customReads });
+  const base = (): RestContext => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, reader, primaryReads, customReads });
   let projectReady: Promise<void>;
   if (opts.project !== undefined) {
     project = opts.project;
@@ -147,7 +147,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       }
       let statements = 0;
       if (project === undefined) await projectReady.catch(() => { /* answered below, as without global middlewares */ });
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles: project?.hooks, reader, primaryReads, customReads, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, reader, primaryReads, customReads, signal: task.signal };
       // The project's global middlewares run around everything (no response cache: they may decide per request).
       if (project?.global) {
         let reply: Reply;
@@ -167,7 +167,8 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
       return serve(full, task, exposeCount, false);
     },
-    close: async () => { sizes.stop(); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
+    // bootstrap()'s app first sends what its writes owe (a hanging receiver delays the start by one call's timeout at most).
+    close: async () => { sizes.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
   };
 }
 

@@ -62,7 +62,7 @@ describe('a project whose src/index or config/middlewares cannot run does not st
     refused(index("register({ strapi }) { strapi.documents('api::tag.tag').findMany(); }"), /src\/index\.js: register\(\) failed: Error: the database is not ready while register\(\) runs/));
   test('what strapi does not support names itself', async () => {
     await refused(index("bootstrap({ strapi }) { strapi.db.connection.raw('select 1'); }"), /src\/index\.js: bootstrap\(\) failed: TypeError: strapi\.db\.connection is not supported by this server/);
-    await refused(index("register({ strapi }) { strapi.documents.use(async (context, next) => next()); }"), /strapi\.documents\.use \(document service middlewares\) is not supported by this server/);
+    await refused(index("register({ strapi }) { strapi.documents.use('not a function'); }"), /src\/index\.js: register\(\) failed: TypeError: strapi\.documents\.use: a middleware must be a function/);
     await refused(index("register({ strapi }) { strapi.plugin('i18n').service('locales'); }"), /strapi\.plugin\('i18n'\) is not supported by this server/);
     await refused(index("async bootstrap({ strapi }) { await strapi.service('plugin::users-permissions.role').find(); }"), /strapi\.service\('plugin::users-permissions\.role'\) is not supported by this server/);
     await refused(index("register({ strapi }) { strapi.plugin('graphql').service('extension').shadowCRUD('api::tag.tag'); strapi.plugin('graphql').service('content-api'); }"), /strapi\.plugin\('graphql'\)\.service\('content-api'\) is not supported by this server/);

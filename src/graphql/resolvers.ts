@@ -176,7 +176,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const authOf = new Map<string, AuthCheck>();
   const can = (ct: ContentType, action: Action): AuthCheck => (ctx) => {
     // A type whose reads have lifecycle hooks is not served (src/project/lifecycles.ts).
-    const closed = ctx.rest.lifecycles?.closedError(ct);
+    const closed = ctx.rest.lifecycles?.closedError(ct) ?? ctx.rest.shadowCrudClosed;
     if (closed) throw closed;
     return ctx.rest.auth.allows(ctx.caller, ct.uid, action);
   };
@@ -637,6 +637,13 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   });
   Object.assign(Mutation, upMutations.Mutation);
   for (const [path, check] of upMutations.auth) authOf.set(path, check);
+
+  // Strapi's users-permissions writes users through strapi.documents: a project's document middlewares would run there.
+  for (const path of ['Mutation.register', 'Mutation.forgotPassword', 'Mutation.resetPassword', 'Mutation.changePassword', 'Mutation.emailConfirmation',
+    'Mutation.createUsersPermissionsUser', 'Mutation.updateUsersPermissionsUser']) {
+    const check = authOf.get(path);
+    if (check) authOf.set(path, (ctx) => { if (ctx.rest.shadowCrudClosed) throw ctx.rest.shadowCrudClosed; return check(ctx); });
+  }
 
   map.Query = Query;
   map.Mutation = Mutation;

@@ -7,7 +7,7 @@ import { ApiError } from '../../compiler/errors.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
-import { createDocument, deleteDocument, dropUnpublishedDrafts, publishDocument, unpublishDocument, updateDocument, type Locales } from '../rest/write.ts';
+import { createDocument, deleteDocument, putSingle, dropUnpublishedDrafts, publishDocument, unpublishDocument, updateDocument, type Locales } from '../rest/write.ts';
 import { BodyValidator, throwIfErrors } from '../rest/validate.ts';
 import type { Task } from '../task.ts';
 import { stringifyQuery } from './query.ts';
@@ -149,7 +149,13 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
  * `ctx` reads with the document compiler (no default limit) and writes with the REST writers (one
  * transaction each, the document's lock, cache invalidation); `clone` is not run here and says so.
  */
-export function documentService(ctx: RestContext, ct: ContentType): DocumentService {
+/** Runs an action's call inside the project's document middlewares (./document-middlewares.ts). */
+export type Around = (action: string, params: Params, call: (p: Params) => Promise<unknown>) => Promise<unknown>;
+
+/** Reads that transform `fields` in place, as Strapi's (documentId added): a later call given the same array sees it. */
+const FIELD_READS = new Set(['findMany', 'findFirst', 'findOne']);
+
+export function documentService(ctx: RestContext, ct: ContentType, around?: Around): DocumentService {
   const uid = ct.uid;
   const entries = (v: unknown, p: Params) => asEntries(ctx.schema, ct, v, p.fields !== undefined);
   // A type whose reads have lifecycle hooks is read by nobody here (src/project/lifecycles.ts).
@@ -201,7 +207,9 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
     },
     async findOne(p) { return one(p, 'findOne', idOf(p, 'findOne')); },
     async create(p) {
-      const r = await createDocument(ctx, ct, task('create', p));
+      // A single type's create, as its REST PUT: under the type's lock, the existing document updated if
+      // another write made one meanwhile (Strapi's core service looks for it outside any transaction).
+      const r = ct.kind === 'singleType' ? await putSingle(ctx, ct, task('create', p)) : await createDocument(ctx, ct, task('create', p));
       return entries(parsed(r).data, p);
     },
     async update(p) {
@@ -278,8 +286,13 @@ export function documentService(ctx: RestContext, ct: ContentType): DocumentServ
       if (typeof prop === 'symbol') return Reflect.get(target, prop, receiver);
       if (prop in target) {
         const fn = Reflect.get(target, prop, receiver) as (p: Params) => Promise<unknown>;
+        const call = FIELD_READS.has(prop) ? async (p: Params) => {
+          const out = await fn(p);
+          if (Array.isArray(p?.fields) && !p.fields.includes('documentId')) p.fields.push('documentId');
+          return out;
+        } : fn;
         // Errors reach the project's code named as Strapi's (`e.name` is 'ValidationError', not 'Error').
-        return (p: Params) => fn(p).catch((e: unknown) => { throw strapiNamed(e); });
+        return (p: Params = {}) => (around ? around(prop, p, call) : call(p)).catch((e: unknown) => { throw strapiNamed(e); });
       }
       if (prop === 'then') return undefined;
       if (!ct.draftAndPublish && (prop === 'publish' || prop === 'unpublish' || prop === 'discardDraft')) return undefined;

@@ -27,7 +27,8 @@ import { GlobalChain } from './global.ts';
 import { v4Format } from './request-format.ts';
 import { hasHook, runHook } from './boot.ts';
 import { PolicyError } from './errors.ts';
-import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
+import { createCoreRouter, isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
+import { documentsClosed, writesUsers } from './document-paths.ts';
 import { loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
 import { UsersQuery } from '../users/users-query.ts';
 import { routeShapeError } from './route-schema.ts';
@@ -115,6 +116,13 @@ export class ProjectRuntime {
   /** The project's lifecycle hooks (the writers call them; a type with hooks on reads is closed). */
   readonly hooks: Lifecycles;
   get extensionFiles(): Map<string, string> { return this.extensions; }
+  /**
+   * The project registered document service middlewares (register()): core routes run Strapi's controller
+   * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
+   */
+  readonly viaDocuments: boolean;
+  /** GraphQL's Shadow CRUD resolvers cannot run the middlewares: their answer (501 naming the file), or null. */
+  readonly shadowCrudClosed: ApiError | null;
 
   /** `strapi` has run the project's register(); `db` gives it database access once bound (see bind()). */
   constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot) {
@@ -125,6 +133,8 @@ export class ProjectRuntime {
     this.strapi = strapi;
     this.hooks = strapi.hooks;
     this.users = new UsersQuery(schema, deps.config);
+    this.viaDocuments = strapi.documentMiddlewares.size > 0;
+    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD resolvers read and write without them') : null;
     this.global = code.globalMiddlewares ? new GlobalChain(strapi, code.globalMiddlewares, code.src, (rest, caller, state) => this.fillState(rest, caller, state)) : null;
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);
@@ -138,6 +148,15 @@ export class ProjectRuntime {
           const router = v as { prefix?: string; routes: Array<Record<string, unknown>> };
           for (const r of router.routes) this.add(this.route(r, router.prefix ?? '', apiName, f.file));
         } else throw new ProjectLoadError(`${f.file}: a routes file must export createCoreRouter(…) or { routes: [...] }`);
+      }
+    }
+    // The core router answers the types of apis without routers; with document middlewares their core
+    // routes become Strapi's core controller and service here, which run them.
+    if (this.viaDocuments) {
+      for (const ct of schema.contentTypes.values()) {
+        if (ct.builtin || this.routed.has(ct.kind === 'singleType' ? ct.singularName : ct.pluralName)) continue;
+        const apiName = ct.uid.slice('api::'.length, ct.uid.indexOf('.'));
+        for (const r of this.coreRoutes(createCoreRouter(ct.uid), apiName, `src/api/${apiName}`)) this.add(r);
       }
     }
   }
@@ -167,7 +186,7 @@ export class ProjectRuntime {
     for (const [action, method, withId] of ct.kind === 'singleType' ? SINGLE : COLLECTION) {
       if (spec.except?.includes(action) || (spec.only && !spec.only.includes(action))) continue;
       const r = this.route({ method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${spec.uid}.${action}`, config: spec.config[action] ?? {} }, spec.prefix ?? '', apiName, file);
-      r.plain = !!r.core && !r.policies.length && !r.middlewares.length && !r.closed && !spec.prefix
+      r.plain = !this.viaDocuments && !!r.core && !r.policies.length && !r.middlewares.length && !r.closed && !spec.prefix
         && r.scope?.length === 1 && r.scope[0] === `${spec.uid}.${action}`;
       out.push(r);
     }
@@ -268,7 +287,7 @@ export class ProjectRuntime {
     // The core action on Strapi's own controller, reading through Strapi's own service: the compiled bytes answer.
     // The service method the core action calls (a single type's update is its createOrUpdate).
     const serviceMethod = ct?.kind === 'singleType' && actionName === 'update' ? 'createOrUpdate' : actionName;
-    if (ct && CORE_FUNCTIONS.has(fn as object) && ['find', 'findOne', 'create', 'update', 'delete'].includes(actionName)
+    if (ct && !this.viaDocuments && CORE_FUNCTIONS.has(fn as object) && ['find', 'findOne', 'create', 'update', 'delete'].includes(actionName)
       && (ct.kind === 'collectionType' || actionName !== 'findOne')
       && service && CORE_FUNCTIONS.has(service[serviceMethod] as object)) {
       route.core = { ct, action: actionName as CoreAction };
@@ -282,6 +301,9 @@ export class ProjectRuntime {
   match(method: string, path: string, plugin?: string): Match | null {
     if (plugin) {
       const file = this.extensions.get(plugin);
+      if (!file && this.viaDocuments && plugin === 'users-permissions' && writesUsers(method, path)) {
+        return { route: { ...CLOSED, method, path, file: this.strapi.documentMiddlewares.file, closed: 'strapi.documents.use registers document service middlewares, which Strapi runs around the users-permissions plugin\'s user writes and this server does not' }, params: {} };
+      }
       return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
     }
     if (!path.startsWith('/api/')) return null;

@@ -8,7 +8,11 @@ import type { Attribute, Component, ContentType, Schema } from '../../compiler/s
 import type { RestContext } from '../rest/router.ts';
 import { log } from '../log.ts';
 import { BUILD, CORE_FACTORY, isCoreFactory, type CoreFactory, type UserPart } from './factories.ts';
-import { documentService, type DocumentService } from './documents.ts';
+import { documentService, type Around, type DocumentService } from './documents.ts';
+import { DocumentMiddlewares } from './document-middlewares.ts';
+import { documentCoreService } from './core-service-documents.ts';
+import { singleDocumentId } from '../rest/write.ts';
+import { dirname, relative } from 'node:path';
 import { entityService, type EntityService } from './entity-service.ts';
 import { coreController, coreService, type Methods } from './core.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
@@ -76,6 +80,8 @@ export class ProjectStrapi {
   readonly middlewares = new Map<string, { file: string; factory: MiddlewareFactory }>();
   readonly policies = new Map<string, { file: string; handler: PolicyHandler; validator?: (c: unknown) => void }>();
   private docs = new Map<string, DocumentService>();
+  /** What `strapi.documents.use` registered (register()): every strapi.documents call runs through it. */
+  readonly documentMiddlewares: DocumentMiddlewares;
   /** What strapi.plugin('graphql').service('extension') collects (register()); the GraphQL plugin builds with it. */
   readonly graphql = new ExtensionService();
   private graphqlApi: ExtensionApi | null = null;
@@ -98,6 +104,7 @@ export class ProjectStrapi {
     }
     for (const [name, f] of code.middlewares) this.addMiddleware(`global::${name}`, f);
     for (const [name, f] of code.policies) this.addPolicy(`global::${name}`, f);
+    this.documentMiddlewares = new DocumentMiddlewares(code.index ? relative(dirname(code.src), code.index.file) : 'src/index');
     this.api = this.makeApi();
   }
 
@@ -141,12 +148,30 @@ export class ProjectStrapi {
     const ct = this.contentType(uid);
     const base = kind === 'controller'
       ? coreController(this.deps.schema, ct, () => this.service(uid)!)
-      : coreService(ct, this.deps.base);
+      : this.coreService(ct);
     for (const k of Object.keys(base)) if (typeof base[k] === 'function') CORE_FUNCTIONS.add(base[k] as object);
     const part = (typeof user === 'function' ? (user as Exclude<UserPart, Record<string, unknown> | undefined>)({ strapi: this.api }) : user) ?? {};
     const out = part as Methods;
     for (const k of Object.keys(base)) if (out[k] === undefined) out[k] = base[k];
     Object.setPrototypeOf(out, base);
+    return out;
+  }
+
+  /**
+   * Strapi's core service: on the REST compiler's reads and writes, or — once the project registered
+   * document middlewares — through strapi.documents(uid), as Strapi's, so that they run.
+   */
+  private coreService(ct: ContentType): Methods {
+    const native = coreService(ct, this.deps.base);
+    const rest = this.deps.config.api.rest;
+    const limits = { defaultLimit: rest.defaultLimit, maxLimit: rest.maxLimit, withCount: rest.withCount };
+    const viaDocuments = documentCoreService(ct, () => this.documents(ct.uid), limits, () => singleDocumentId(this.deps.documents(), ct));
+    const out: Methods = {};
+    for (const k of Object.keys(native)) {
+      const a = native[k] as (...args: unknown[]) => unknown;
+      const b = viaDocuments[k] as (...args: unknown[]) => unknown;
+      out[k] = (...args: unknown[]) => (this.documentMiddlewares.size ? b(...args) : a(...args));
+    }
     return out;
   }
 
@@ -162,7 +187,15 @@ export class ProjectStrapi {
   }
   documents(uid: string): DocumentService {
     let d = this.docs.get(uid);
-    if (!d) { d = documentService(this.deps.documents(), this.contentType(uid)); this.docs.set(uid, d); }
+    if (!d) {
+      const ct = this.contentType(uid);
+      const model = this.api.contentType(uid);
+      // Without middlewares a call pays one size check; the context is Strapi's (contentType: its model).
+      const around: Around = (action, params, call) => this.documentMiddlewares.size === 0 ? call(params)
+        : this.documentMiddlewares.run({ uid, contentType: model, action, params }, call);
+      d = documentService(this.deps.documents(), ct, around);
+      this.docs.set(uid, d);
+    }
     return d;
   }
 
@@ -197,10 +230,10 @@ export class ProjectStrapi {
     const contentTypes = Object.fromEntries([...schema.contentTypes.values()].filter((c) => !c.builtin).map((c) => [c.uid, strapiModel(c)]));
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
-      // Document service middlewares would apply to every read and write, core routes and GraphQL included,
-      // which this server compiles without them: registering one stops the start, naming it.
+      // Document service middlewares: with one registered, core routes run Strapi's controller and service
+      // through strapi.documents (src/project/runtime.ts), GraphQL's Shadow CRUD is closed.
       documents: Object.assign((uid: string) => this.documents(uid), {
-        use: () => { throw new TypeError('strapi.documents.use (document service middlewares) is not supported by this server: its core routes and GraphQL would be served without them'); },
+        use: (mw: unknown) => this.documentMiddlewares.use(mw),
       }),
       entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)),
       service: (uid: string) => this.service(pluginless('service', uid)),

@@ -1,7 +1,7 @@
 // Maps a request to a content-type action: /api/:plural[/:documentId] for collection types and
 // /api/:singular for single types. Permission is checked here, before any SQL runs.
 import type { Schema, ContentType } from '../../compiler/schema.ts';
-import { forbidden, notFound, unauthorized } from '../../compiler/errors.ts';
+import { forbidden, notFound, unauthorized, type ApiError } from '../../compiler/errors.ts';
 import type { Task } from '../task.ts';
 import type { Authorizer, Action, Caller } from '../auth/permissions.ts';
 import { findMany, findOne, type ReadContext } from './read.ts';
@@ -10,7 +10,11 @@ import { methodNotAllowed, type Reply } from './reply.ts';
 import type { WriteContext } from './write.ts';
 import { toV4, wantsV4 } from './v4-format.ts';
 
-export interface RestContext extends ReadContext, WriteContext { schema: Schema; auth: Authorizer }
+export interface RestContext extends ReadContext, WriteContext {
+  schema: Schema; auth: Authorizer;
+  /** Set when the project's document service middlewares close GraphQL's Shadow CRUD (src/project/document-paths.ts). */
+  shadowCrudClosed?: ApiError | null;
+}
 
 
 function guard(ctx: RestContext, caller: Caller, ct: ContentType, action: Action): void {

@@ -227,6 +227,12 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
   return findOne(ctx, ct, task.query, documentId, 200);
 }
 
+/** A single type's document (any version), or undefined: Strapi's core service reads it so, outside any transaction. */
+export async function singleDocumentId(ctx: WriteContext, ct: ContentType): Promise<string | undefined> {
+  const rows = await ctx.db.unsafe<Array<{ document_id: string }>>(anyDocument(ct));
+  return rows[0]?.document_id;
+}
+
 /**
  * Deletes a document's versions in one locale (`locale` given, else the default one, as Strapi's
  * document service), or in every locale with `locale=*`. Strapi answers 204 whether or not there was

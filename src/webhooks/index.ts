@@ -45,6 +45,8 @@ export class Webhooks {
   private readonly opts: Config['webhooks'];
   private readonly ttl: number;
   private populates = new Map<string, string>();
+  /** Entries being read for calls not queued yet (drain() waits for them too). */
+  private preparing = new Set<Promise<unknown>>();
 
   constructor(private db: Db, private compiler: Compiler, private schema: Schema, config: Config) {
     this.opts = config.webhooks;
@@ -91,7 +93,7 @@ export class Webhooks {
   /** A committed write's events: their entries read and their calls queued, in the background. */
   written(ct: ContentType, events: EntryEvent[]): void {
     if (!events.length || this.closed) return;
-    this.entries(ct, events).catch((e: unknown) => log.warn('could not prepare webhooks', { uid: ct.uid, error: String(e) }));
+    this.track(this.entries(ct, events).catch((e: unknown) => log.warn('could not prepare webhooks', { uid: ct.uid, error: String(e) })));
   }
 
   /**
@@ -101,19 +103,19 @@ export class Webhooks {
    */
   user(event: 'entry.create' | 'entry.update', read: () => Promise<string | null>): void {
     if (this.closed) return;
-    this.list().then(async (hooks) => {
+    this.track(this.list().then(async (hooks) => {
       if (!hooks.some((h) => h.events.includes(event))) return;
       const text = await read();
       if (text !== null) this.enqueue(hooks, event, { model: 'user', uid: 'plugin::users-permissions.user', entry: JSON.parse(text) });
-    }).catch((e: unknown) => log.warn('could not prepare webhooks', { event, uid: 'plugin::users-permissions.user', error: String(e) }));
+    }).catch((e: unknown) => log.warn('could not prepare webhooks', { event, uid: 'plugin::users-permissions.user', error: String(e) })));
   }
 
   /** Files the upload plugin created, updated or deleted (its answer's file objects). */
   media(event: MediaEventName, files: unknown[]): void {
     if (!files.length || this.closed) return;
-    this.list().then((hooks) => {
+    this.track(this.list().then((hooks) => {
       for (const media of files) this.enqueue(hooks, event, { media });
-    }).catch((e: unknown) => log.warn('could not prepare webhooks', { event, error: String(e) }));
+    }).catch((e: unknown) => log.warn('could not prepare webhooks', { event, error: String(e) })));
   }
 
   private async entries(ct: ContentType, events: EntryEvent[]): Promise<void> {
@@ -174,6 +176,22 @@ export class Webhooks {
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(abort);
+    }
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.preparing.add(p);
+    void p.finally(() => this.preparing.delete(p));
+  }
+
+  /**
+   * Waits until every call of the writes made so far was sent (answered, failed or timed out), at most
+   * `ms`: the app bootstrap() writes through closes after it, so its writes' webhooks go out as Strapi's.
+   */
+  async drain(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    while ((this.preparing.size || this.queue.length || this.running) && !this.closed && performance.now() < until) {
+      await new Promise((r) => setTimeout(r, 10));
     }
   }
 
