@@ -74,6 +74,16 @@ export function publishRow(ct: ContentType): string {
     select ${list(keep)}, date_trunc('milliseconds', clock_timestamp()) from ${q(ct.table)} where id = $1 returning id`;
 }
 
+/**
+ * Strapi's discardDraft of published rows `$1`: drafts `$2` (ids taken beforehand) copied from them, with
+ * their document, locale, timestamps and authors.
+ */
+export function draftRows(ct: ContentType): string {
+  const keep = [R.documentId, R.locale, R.createdAt, R.updatedAt, R.createdBy, R.updatedBy, ...dataColumns(ct)];
+  return `insert into ${q(ct.table)} (id, ${list(keep)}, ${R.publishedAt})
+    select m.new, ${keep.map((c) => `s.${q(c)}`).join(', ')}, null from unnest($1::int[], $2::int[]) m(old, new) join ${q(ct.table)} s on s.id = m.old order by m.old`;
+}
+
 /** `$1` row ids. */
 export const deleteRows = (table: string) => `delete from ${q(table)} where id = any($1::int[])`;
 
@@ -218,9 +228,10 @@ export const takeTargets = (j: JoinTable, sourceTable: string) =>
  * is left out. `$3` is the published row being replaced (null on a first publish; always named, so that
  * PostgreSQL knows its type where no order column needs it).
  */
-export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean): string {
+export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean, status: 'published' | 'draft' = 'published'): string {
+  // A discarded draft (status `draft`) links to its targets' drafts the same way.
   const target = targetHasDraft
-    ? `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is not null where d.id = l.${q(j.target)} order by p.id desc limit 1)`
+    ? `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'} where d.id = l.${q(j.target)} order by p.id desc limit 1)`
     : `l.${q(j.target)}`;
   const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
   // Strapi's bidirectional sync: a first publish takes the draft's place in the other side's list; a

@@ -29,6 +29,11 @@ export interface SchemaEdit {
   apply(dir: string): void;
   /** Removes data: Strapi drops it; this server only with ALLOW_DESTRUCTIVE_SCHEMA=true. */
   destructive?: boolean;
+  /**
+   * Switches draft & publish or i18n: Strapi migrates the rows (test/fixtures/data-migrations/, recorded from
+   * a live Strapi with writeLocalizedContent's content), not only the schema.
+   */
+  data?: boolean;
 }
 
 export const EDITS: Record<string, SchemaEdit> = {
@@ -126,6 +131,58 @@ export const EDITS: Record<string, SchemaEdit> = {
       edit(dir, ct('global'), (m) => { m.collectionName = 'site_globals'; });
     },
   },
+  'add-morph': {
+    title: 'a morphToMany on tags, a morphToOne on authors, a media field in a component (a new related_type of files_related_mph)',
+    apply(dir) {
+      edit(dir, ct('tag'), (m) => { m.attributes.related = { type: 'relation', relation: 'morphToMany' }; });
+      edit(dir, ct('author'), (m) => { m.attributes.pinned = { type: 'relation', relation: 'morphToOne' }; });
+      edit(dir, cmp('quote'), (m) => { m.attributes.image = { type: 'media', multiple: false, allowedTypes: ['images'] }; });
+    },
+  },
+  'disable-draft-and-publish': {
+    title: 'draftAndPublish switched off on articles (localized, with relations, components, a dynamic zone) and on the about single type',
+    data: true,
+    apply(dir) {
+      edit(dir, ct('article'), (m) => { m.options = { ...(m.options as Json), draftAndPublish: false }; });
+      edit(dir, ct('about'), (m) => { m.options = { ...(m.options as Json), draftAndPublish: false }; });
+    },
+  },
+  'enable-draft-and-publish': {
+    title: 'draftAndPublish switched on for tags and categories (targets of articles\' relations) and the global single type (a component)',
+    data: true,
+    apply(dir) {
+      for (const f of ['tag', 'category', 'global']) edit(dir, ct(f), (m) => { m.options = { ...(m.options as Json), draftAndPublish: true }; });
+    },
+  },
+  'disable-i18n': {
+    title: 'i18n switched off on articles (documents with a fr localization, published and draft)',
+    data: true,
+    apply(dir) {
+      edit(dir, ct('article'), (m) => {
+        m.pluginOptions = {};
+        for (const a of Object.values(m.attributes)) delete a.pluginOptions;
+      });
+    },
+  },
+  'enable-i18n': {
+    title: 'i18n switched on for authors and tags (attributes localized)',
+    data: true,
+    apply(dir) {
+      for (const f of ['author', 'tag']) {
+        edit(dir, ct(f), (m) => {
+          m.pluginOptions = { i18n: { localized: true } };
+          for (const a of Object.values(m.attributes)) if (a.type !== 'relation') a.pluginOptions = { i18n: { localized: true } };
+        });
+      }
+    },
+  },
+  'attribute-localized': {
+    title: "one attribute of articles made non-localized (views), on documents whose locales hold different values",
+    data: true,
+    apply(dir) {
+      edit(dir, ct('article'), (m) => { m.attributes.views = { ...m.attributes.views, pluginOptions: { i18n: { localized: false } } }; });
+    },
+  },
   'remove': {
     title: 'an attribute, a relation (both sides), a component attribute, a dynamic zone and a content-type removed; a text narrowed to a string',
     destructive: true,
@@ -139,25 +196,45 @@ export const EDITS: Record<string, SchemaEdit> = {
   },
 };
 
-/** Content written with the demo models: every type, components, a dynamic zone, relations, a draft. */
-export async function writeContent(s: TestServer): Promise<void> {
-  const post = async (path: string, data: unknown, method = 'POST') => {
-    const r = await s.fetchJson(method, path, { data }, TOKEN);
-    assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
-    return r.body.data as { documentId: string };
-  };
+/** Where content is written: this server under test, or a live Strapi (whose token the poster adds). */
+export interface Poster { fetchJson: TestServer['fetchJson'] }
+
+async function poster(s: Poster, path: string, data: unknown, method = 'POST'): Promise<{ documentId: string }> {
+  const r = await s.fetchJson(method, path, { data }, TOKEN);
+  assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
+  return r.body.data as { documentId: string };
+}
+
+/** Content written with the demo models: every type, components, a dynamic zone, relations, a draft. Returns the articles' documentIds. */
+export async function writeContent(s: Poster): Promise<string[]> {
+  const post = (path: string, data: unknown, method = 'POST') => poster(s, path, data, method);
   const ada = await post('/api/authors', { name: 'Ada', email: 'ada@example.com', bio: 'x'.repeat(300) });
   const tag = await post('/api/tags', { name: 'news' });
   const tag2 = await post('/api/tags', { name: 'tips' });
   const cat = await post('/api/categories', { name: 'Tech', slug: 'tech' });
+  const articles: string[] = [];
   for (let i = 1; i <= 3; i++) {
-    await post(`/api/articles${i === 3 ? '?status=draft' : ''}`, {
+    articles.push((await post(`/api/articles${i === 3 ? '?status=draft' : ''}`, {
       title: `Article ${i}`, slug: `article-${i}`, views: 10 * i, author: ada.documentId, category: cat.documentId,
       tags: [tag.documentId, tag2.documentId], seo: { metaTitle: `Meta ${i}` },
       blocks: [{ __component: 'shared.quote', title: `Quote ${i}`, body: 'b' }, { __component: 'shared.rich-text', body: `Rich ${i}` }],
-    });
+    })).documentId);
   }
   await post('/api/about', { title: 'About us', blocks: [{ __component: 'shared.quote', title: 'Hi', body: 'there' }] }, 'PUT');
   await post('/api/global', { siteName: 'Site', defaultSeo: { metaTitle: 'Global' } }, 'PUT');
+  return articles;
 }
 
+/**
+ * writeContent's content, then a published `fr` localization of Article 1 (its own relations, component
+ * and zone) and a draft-only `fr` one of Article 2: what the i18n and draft & publish switches act on.
+ */
+export async function writeLocalizedContent(s: Poster): Promise<void> {
+  const [a1, a2] = await writeContent(s);
+  const tags = (await s.fetchJson('GET', '/api/tags?sort=name', undefined, TOKEN)).body.data as Array<{ documentId: string }>;
+  await poster(s, `/api/articles/${a1}?locale=fr`, {
+    title: 'Article 1 fr', slug: 'article-1-fr', views: 11, tags: [tags[1].documentId], seo: { metaTitle: 'Meta 1 fr' },
+    blocks: [{ __component: 'shared.rich-text', body: 'Rich 1 fr' }],
+  }, 'PUT');
+  await poster(s, `/api/articles/${a2}?locale=fr&status=draft`, { title: 'Article 2 fr', slug: 'article-2-fr', views: 21, seo: { metaTitle: 'Meta 2 fr' } }, 'PUT');
+}

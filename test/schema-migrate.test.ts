@@ -198,6 +198,36 @@ describe('a model edit migrates this server\'s own database as Strapi does', () 
     } finally { await finish(r); }
   });
 
+  test('add morph relations (morphToMany, morphToOne) and a media field in a component', async () => {
+    const r = await migrateWith('add-morph');
+    try {
+      await assertStrapiSchema(r, 'add-morph');
+      await assertDocumentsKept(r);
+      const [a1] = await get(r.s, '/api/articles?filters[title]=Article 1&populate[blocks][on][shared.quote][populate]=image&populate[blocks][on][shared.rich-text]=true');
+      assert.equal(a1.blocks[0].title, 'Quote 1', 'the zone written before the edit');
+      assert.equal(a1.blocks[0].image, null);
+      // The new related_type of files_related_mph: a component's media field, written and read.
+      const fileId = await insertFile(r.s.sql(), { name: 'quote.png' });
+      const put = await r.s.fetchJson('PUT', `/api/articles/${a1.documentId}`, { data: { blocks: [{ __component: 'shared.quote', title: 'Q', image: fileId }] } }, TOKEN);
+      assert.equal(put.status, 200, put.text);
+      const got = await get(r.s, `/api/articles/${a1.documentId}?populate[blocks][on][shared.quote][populate]=image`);
+      assert.equal(got.blocks[0].image.name, 'quote.png');
+      // The morph table and the morphToOne columns hold links to rows of any type.
+      const [tag] = await get(r.s, '/api/tags?sort=name');
+      const [ada] = await get(r.s, '/api/authors');
+      const sql = r.s.sql();
+      const [tagRow] = await sql<Array<{ id: number }>>`select id from tags where document_id = ${tag.documentId}`;
+      const [articleRow] = await sql<Array<{ id: number }>>`select id from articles where document_id = ${a1.documentId} and published_at is not null`;
+      await sql`insert into tags_related_mph (tag_id, related_id, related_type, field, "order") values (${tagRow.id}, ${articleRow.id}, 'api::article.article', 'related', 1)`;
+      await sql`update authors set target_id = ${tagRow.id}, target_type = 'api::tag.tag' where document_id = ${ada.documentId}`;
+      const withRelated = await get(r.s, `/api/tags/${tag.documentId}?populate=related`);
+      assert.deepEqual(withRelated.related.map((x: { title: string }) => x.title), ['Article 1']);
+      const withPinned = await get(r.s, `/api/authors/${ada.documentId}?populate=pinned`);
+      assert.equal(withPinned.pinned.name, 'news');
+      assert.equal(withPinned.articles, undefined);
+    } finally { await finish(r); }
+  });
+
   test('change types (no value lost): integer → string, string → text', async () => {
     const r = await migrateWith('change-type');
     try {

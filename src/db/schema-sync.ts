@@ -20,6 +20,7 @@ import { createStatements, modelTables, withExtendedTables, type TableDef } from
 import { currentTables, readTables, schemaProblems, type NeededTable } from './verify.ts';
 import { planMigration, trackedOf, type TrackedTable } from './migrate.ts';
 import { recordHash, storedRecordHash, strapiRecord, writeStrapiRecord } from './strapi-record.ts';
+import { afterSchemaChange, beforeSchemaChange, dropRenderCache, flagsOf, recordInStrapiStore, strapiFlags, switchesOf, type FlagRecord } from './content-migrations.ts';
 import { OWN_SCHEMA } from '../../compiler/layout.ts';
 import { log } from '../log.ts';
 
@@ -88,14 +89,15 @@ export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boo
       await setDefaultLocale(tx, schema.defaultLocale);
       await markInternalMigrations(tx);
       await writeStrapiRecord(db, models);
-      await writeState(tx, models.map(trackedOf));
+      await writeState(tx, models.map(trackedOf), flagsOf(schema));
     } else {
       const state = await readState(tx);
       // Strapi writes its record on every start: a database without one (nor ours) was made by an earlier
       // version of this server, which kept no record of its own.
       const owned = state !== null || (existing.has('strapi_database_schema') && await storedRecordHash(db) === null);
       if (mode === 'manage' || (mode === 'auto' && owned)) {
-        await migrate(tx, models, state ?? await strapiTracked(tx), allowDestructive, report);
+        const flags = state ? state.flags : await strapiFlags(tx);
+        await migrate(tx, schema, models, state?.tables ?? await strapiTracked(tx), flags, allowDestructive, report);
       } else {
         if (allowDestructive) log.warn('ALLOW_DESTRUCTIVE_SCHEMA is ignored: the schema is Strapi\'s (DATABASE_SCHEMA=verify, or a database Strapi made), this server never drops or alters it');
         const problems = await schemaProblems(db, [...INTERNAL.filter((t) => USED_INTERNAL.has(t.name)), ...models]);
@@ -109,42 +111,63 @@ export async function syncSchema(sql: Sql, schema: Schema, allowDestructive: boo
   });
 }
 
-/** Brings this server's own database to the models (migrate.ts), in the caller's transaction. */
-async function migrate(tx: TransactionSql, models: TableDef[], tracked: TrackedTable[], allowDestructive: boolean, report: SyncReport): Promise<void> {
+/**
+ * Brings this server's own database to the models (migrate.ts), in the caller's transaction, with the
+ * data migrations of content-types whose draft & publish or i18n was switched (content-migrations.ts)
+ * around the schema change, in Strapi's order.
+ */
+async function migrate(tx: TransactionSql, schema: Schema, models: TableDef[], tracked: TrackedTable[], flags: FlagRecord | null, allowDestructive: boolean, report: SyncReport): Promise<void> {
   const db = tx as unknown as Sql;
   const problems = await schemaProblems(db, INTERNAL.filter((t) => USED_INTERNAL.has(t.name)));
   if (problems.length) throw new SchemaSyncError(`the database misses Strapi's own tables this server needs:\n  ${problems.join('\n  ')}`);
   const plan = planMigration(models, await readTables(db), tracked, allowDestructive);
-  for (const s of plan.statements) {
-    try { await tx.unsafe(s); } catch (e) {
-      throw new SchemaSyncError(`the schema migration failed (the database is left as it was): ${(e as Error).message}\n  at: ${s}`);
+  const switches = switchesOf(flags, schema);
+  const data: string[] = [];
+  const step = async <T>(what: string, run: () => Promise<T>): Promise<T> => {
+    try { return await run(); } catch (e) {
+      throw new SchemaSyncError(`the schema migration failed (the database is left as it was): ${(e as Error).message}\n  at: ${what}`);
     }
+  };
+  data.push(...await step('the data migrations before the schema change', () => beforeSchemaChange(tx, schema, switches)));
+  for (const s of plan.statements) await step(s, () => tx.unsafe(s));
+  data.push(...await step('the data migrations after the schema change', () => afterSchemaChange(tx, schema, switches)));
+  if (switches.length) {
+    await recordInStrapiStore(tx, switches);
+    await dropRenderCache(tx, switches);
   }
   if (await storedRecordHash(db) !== recordHash(strapiRecord(models))) await writeStrapiRecord(db, models);
-  if (JSON.stringify(plan.tracked) !== JSON.stringify(tracked)) await writeState(tx, plan.tracked);
-  report.changes = plan.changes;
+  const newFlags = flagsOf(schema);
+  if (JSON.stringify(plan.tracked) !== JSON.stringify(tracked) || JSON.stringify(newFlags) !== JSON.stringify(flags)) await writeState(tx, plan.tracked, newFlags);
+  report.changes = [...data, ...plan.changes];
   report.kept = plan.kept;
   report.tables = models.filter((t) => plan.changes.includes(`created table ${t.name}`)).map((t) => t.name);
-  if (plan.statements.length) {
+  if (plan.statements.length || data.length) {
     report.outcome = 'migrated';
-    log.info('schema migrated to the models', { changes: plan.changes });
+    log.info('schema migrated to the models', { changes: report.changes });
   }
   for (const k of plan.kept) log.warn(`schema: ${k}`);
 }
 
-async function readState(tx: TransactionSql): Promise<TrackedTable[] | null> {
+interface State { tables: TrackedTable[]; flags: FlagRecord | null }
+
+async function readState(tx: TransactionSql): Promise<State | null> {
   const [{ exists }] = await tx<{ exists: boolean }[]>`select to_regclass(${STATE}) is not null as exists`;
   if (!exists) return null;
-  const rows = await tx.unsafe<Array<{ tables: unknown }>>(`select tables from ${STATE}`);
+  // content_types came after tables: a record written before has none (no data migration at its first start).
+  const rows = await tx.unsafe<Array<{ tables: unknown; content_types: unknown }>>(`select tables, to_jsonb(s) -> 'content_types' as content_types from ${STATE} s`);
   if (!rows.length) return null;
   if (!TrackedShape.Check(rows[0].tables)) throw new SchemaSyncError(`${STATE} holds an unknown form of record: this server will not guess what it made`);
-  return rows[0].tables;
+  const flags = rows[0].content_types ?? null;
+  if (flags !== null && !FlagsShape.Check(flags)) throw new SchemaSyncError(`${STATE} holds an unknown form of content-type record: this server will not guess what the models were`);
+  return { tables: rows[0].tables, flags };
 }
 
-async function writeState(tx: TransactionSql, tables: TrackedTable[]): Promise<void> {
+async function writeState(tx: TransactionSql, tables: TrackedTable[], flags: FlagRecord): Promise<void> {
   await tx.unsafe(`create schema if not exists ${OWN_SCHEMA}`);
   await tx.unsafe(`create table if not exists ${STATE} (one boolean primary key default true check (one), created_at timestamptz not null default now(), updated_at timestamptz not null default now(), tables jsonb not null)`);
-  await tx.unsafe(`insert into ${STATE} (tables) values ($1) on conflict (one) do update set tables = excluded.tables, updated_at = now()`, [tx.json(tables as unknown as Parameters<typeof tx.json>[0])]);
+  await tx.unsafe(`alter table ${STATE} add column if not exists content_types jsonb`);
+  const json = (v: unknown) => tx.json(v as Parameters<typeof tx.json>[0]);
+  await tx.unsafe(`insert into ${STATE} (tables, content_types) values ($1, $2) on conflict (one) do update set tables = excluded.tables, content_types = excluded.content_types, updated_at = now()`, [json(tables), json(flags)]);
 }
 
 const Named = Type.Object({ name: Type.String() }, { additionalProperties: true });
@@ -155,6 +178,7 @@ const StrapiRecordShape = Compile(Type.Object({
     indexes: Type.Array(Type.Object({ name: Type.String(), type: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: true })),
   }, { additionalProperties: true })),
 }, { additionalProperties: true }));
+const FlagsShape = Compile(Type.Record(Type.String(), Type.Object({ draftAndPublish: Type.Boolean(), localized: Type.Boolean() })));
 const TrackedShape = Compile(Type.Array(Type.Object({
   name: Type.String(), columns: Type.Array(Type.String()), indexes: Type.Array(Type.String()), uniques: Type.Array(Type.String()), foreignKeys: Type.Array(Type.String()),
 })));

@@ -129,12 +129,33 @@ export class RelationWriter {
     }
   }
 
-  /** Component rows cloned by a publish (`pairs`: draft's instance → published one) carry their links over too. */
-  async publishComponentLinks(c: Component, pairs: Array<[number, number]>): Promise<void> {
+  /**
+   * Strapi's discardDraft of a published row, when a type's draft & publish was switched on: the new
+   * draft links (every relation attribute, both sides) to its targets' drafts (targets without draft &
+   * publish are their own), and rows of types without draft & publish that link one-way to the
+   * published row link to the draft too. One-way links of draft & publish types stay on the published row.
+   */
+  async discard(published: number, draft: number): Promise<void> {
+    for (const a of this.ct.attributes) {
+      if (a.kind !== 'relation') continue;
+      const target = this.schema.contentTypes.get(a.target)!;
+      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, 'draft'), [published, draft, null]);
+    }
+    for (const other of this.schema.contentTypes.values()) {
+      if (other.draftAndPublish || other.uid === this.ct.uid) continue;
+      for (const a of other.attributes) {
+        if (a.kind !== 'relation' || a.target !== this.ct.uid || !a.owner || a.inversedBy !== undefined) continue;
+        await this.run(W.copyLinks(a.join), [published, draft]);
+      }
+    }
+  }
+
+  /** Component rows cloned by a publish (`pairs`: draft's instance → published one; or the reverse for a discarded draft) carry their links over too. */
+  async publishComponentLinks(c: Component, pairs: Array<[number, number]>, status: 'published' | 'draft' = 'published'): Promise<void> {
     for (const a of c.attributes) {
       if (a.kind !== 'relation') continue;
       const target = this.schema.contentTypes.get(a.target)!;
-      for (const [from, to] of pairs) await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish), [from, to, null]);
+      for (const [from, to] of pairs) await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, status), [from, to, null]);
     }
   }
 }

@@ -184,6 +184,21 @@ export class Writer {
     return id;
   }
 
+  /**
+   * Strapi's discardDraft for every published row `published` of a type whose draft & publish was just
+   * switched on (src/db/content-migrations.ts): a draft copied from each (scalars; components cloned with
+   * new ids; media; links toward the targets' drafts). Every draft row exists before any link is made,
+   * so that a self relation finds the drafts of the other rows.
+   */
+  async discardDrafts(published: number[]): Promise<void> {
+    if (!published.length) return;
+    const fresh = (await this.run<{ id: number }>(W.nextIds, [this.ct.table, published.length])).map((r) => Number(r.id));
+    await this.run(W.draftRows(this.ct), [published, fresh]);
+    const pairs = published.map((p, i): [number, number] => [p, fresh[i]]);
+    await this.cloneOwned(this.ct, pairs, null, 'draft');
+    for (const [p, d] of pairs) await this.relationWriter.discard(p, d);
+  }
+
   /** Removes rows of a content-type with their components and media links (links cascade). */
   async removeRows(model: ContentType, ids: number[]): Promise<void> {
     if (!ids.length) return;
@@ -288,7 +303,7 @@ export class Writer {
   }
 
   /** Rows `pairs[i][1]` get copies of what rows `pairs[i][0]` own: component instances (new ids) and media links. */
-  private async cloneOwned(model: ContentType | Component, pairs: Array<[number, number]>, fields: Set<string> | null = null): Promise<void> {
+  private async cloneOwned(model: ContentType | Component, pairs: Array<[number, number]>, fields: Set<string> | null = null, status: 'published' | 'draft' = 'published'): Promise<void> {
     if (!pairs.length) return;
     if (model.attributes.some((a) => a.kind === 'media' && (!fields || fields.has(a.name)))) {
       await this.run(W.cloneMedia, [pairs.map((p) => p[0]), pairs.map((p) => p[1]), model.uid, fields ? [...fields] : null]);
@@ -313,8 +328,8 @@ export class Writer {
       await this.run(W.cloneComponents(c), [olds, fresh]);
       olds.forEach((o, i) => newId.set(`${uid}:${o}`, fresh[i]));
       const clones = olds.map((o, i): [number, number] => [o, fresh[i]]);
-      await this.cloneOwned(c, clones);
-      await this.relationWriter.publishComponentLinks(c, clones);
+      await this.cloneOwned(c, clones, null, status);
+      await this.relationWriter.publishComponentLinks(c, clones, status);
     }
     const kept = rows.filter((r) => newId.has(`${r.type}:${Number(r.cmp)}`));
     await this.run(W.insertCmps(cmps), [
