@@ -106,6 +106,9 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   // GraphQL is built with what the project's register() gave the extension service (none without a project).
   const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => project?.strapi.extensions() ?? null) : undefined;
   const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject);
+  // An extended plugin's own actions (src/extensions/<plugin>/strapi-server) answer through these plugins.
+  if (opts.project !== undefined) opts.project?.bindPlugins(plugins);
+  else projectReady.then(() => project?.bindPlugins(plugins), () => { /* logged above */ });
   /** A request's own handling under the project's global middlewares: routing, auth, the route (errors are answers). */
   const answer = async (ctx: RestContext, task: Task, state: KoaState): Promise<Answered> => {
     let caller: Caller | null = null;
