@@ -80,3 +80,23 @@ describe('what the server cannot honour, and files that cannot run', () => {
     } finally { await s.stop(); }
   });
 });
+
+test('GraphQL\'s login runs natively unless the extension replaced auth.callback: then 501 naming the file (Strapi\'s mutation would run it)', async () => {
+  const keep = await startTestServer({ modelsDir: variant(readFileSync(here('./fixtures/users-override/strapi-server.js'), 'utf8')), env: { GRAPHQL_SHAPE: 'v5' } });
+  const replaced = await startTestServer({ modelsDir: variant(`module.exports = (plugin) => {
+    const auth = plugin.controllers.auth;
+    plugin.controllers.auth = ({ strapi }) => ({ ...auth({ strapi }), async callback(ctx) { ctx.body = { mine: true }; } });
+    return plugin;
+  };`), env: { GRAPHQL_SHAPE: 'v5' } });
+  try {
+    const register = 'mutation { register(input: { username: "gq", email: "gq@x.io", password: "secret1" }) { user { username } } }';
+    const login = 'mutation { login(input: { identifier: "gq", password: "secret1" }) { user { username } } }';
+    for (const s of [keep, replaced]) assert.equal((await s.fetchJson('POST', '/graphql', { query: register })).body.data?.register?.user?.username, 'gq');
+    assert.equal((await keep.fetchJson('POST', '/graphql', { query: login })).body.data?.login?.user?.username, 'gq');
+    const r = await replaced.fetchJson('POST', '/graphql', { query: login });
+    assert.equal(r.body.data, null);
+    assert.match(JSON.stringify(r.body.errors), /strapi-server\.js: it replaces auth\.callback/);
+    // REST runs the replacement.
+    assert.deepEqual((await replaced.fetchJson('POST', '/api/auth/local', { identifier: 'gq', password: 'secret1' })).body, { mine: true });
+  } finally { await keep.stop(); await replaced.stop(); }
+});

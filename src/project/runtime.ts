@@ -31,7 +31,7 @@ import { isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories
 import { loadFile, loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
 import type { Plugin } from '../plugins/types.ts';
 import { UP_NAME, usersPermissionsObject } from './up-plugin.ts';
-import { usersPermissionsRoutes } from './up-routes.ts';
+import { NATIVE_ACTIONS, usersPermissionsRoutes } from './up-routes.ts';
 import { runExtension, type ExtendedPlugin } from './plugin-extension.ts';
 import { nativeCaller } from './native-call.ts';
 import { UsersQuery } from '../users/users-query.ts';
@@ -422,6 +422,25 @@ export class ProjectRuntime {
   async bootstrap(): Promise<void> { await runHook(this.index, 'bootstrap', this.strapi.api, this.src); }
   get hasBootstrap(): boolean { return hasHook(this.index, 'bootstrap'); }
 
+  /**
+   * Why GraphQL may not answer the users-permissions action served natively at `method path` (its mutations
+   * call the plugin's controller actions, as Strapi's): the extension replaced that action or a service.
+   */
+  readonly usersGuard = (method: string, path: string): string | null => {
+    const ext = this.up;
+    if (!ext) return null;
+    if (ext.replacedServices.length) return `${ext.file}: it replaces the plugin's service ${ext.replacedServices.join(', ')}`;
+    // Literal paths first: GET /api/users/me is me's, not findOne's (/api/users/:id).
+    const entries = [...ext.originals.actions].sort(([, a], [, b]) => Number(nativePath(a).includes(':')) - Number(nativePath(b).includes(':')));
+    for (const [fn, name] of entries) {
+      const [controller, action] = name.split('.');
+      const [m, p] = NATIVE_ACTIONS[controller][action];
+      if (m !== method || !new RegExp(`^${p.replace(/:\w+/g, '[^/]+')}$`).test(path)) continue;
+      return this.upController(ext, controller)?.[action] === fn ? null : `${ext.file}: it replaces ${name}`;
+    }
+    return null;
+  };
+
   /** The thread's plugins, which the extended plugin's own actions answer through. */
   bindPlugins(plugins: Plugin[]): void { for (const p of plugins) this.natives.set(p.name, p); }
 
@@ -502,6 +521,12 @@ function reply(ctx: KoaContext, r: ProjectRoute, rest: RestContext, task: Task):
   if (typeof body === 'string') return withHeaders({ status: ctx.status, body, contentType: contentType ?? (body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8') });
   if (body instanceof Uint8Array) return withHeaders({ status: ctx.status, body, contentType: contentType ?? 'application/octet-stream' });
   return withHeaders({ status: ctx.status, body: JSON.stringify(body) });
+}
+
+/** The path the native handler of `name` ('user.me') serves. */
+function nativePath(name: string): string {
+  const [controller, action] = name.split('.');
+  return NATIVE_ACTIONS[controller][action][1];
 }
 
 function isEmptyObject(v: unknown): boolean {
