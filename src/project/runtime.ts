@@ -5,6 +5,8 @@
 // app whether a project route answers it: routes whose action, service and config are Strapi's defaults
 // are left to the core router (src/rest/router.ts), so they pay nothing. handle() runs Strapi's chain:
 // authorization (the route's scope, or none with auth: false), policies, route middlewares, the action.
+// users-permissions' routes join them when the project extends it (src/extensions/users-permissions/strapi-server):
+// built-in routes it left alone stay the native plugin's, the rest run here.
 import { loadLifecycles, type Lifecycles } from './lifecycles.ts';
 import { dirname, relative } from 'node:path';
 import type { Config } from '../../config.ts';
