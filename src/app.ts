@@ -104,8 +104,11 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
     projectReady.catch((e: unknown) => log.error('could not load the project\'s code', { error: String((e as Error)?.stack ?? e) }));
   }
   // GraphQL is built with what the project's register() gave the extension service (none without a project).
-  const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => project?.strapi.extensions() ?? null) : undefined;
+  const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => (project ? { ...project.strapi.extensions(), usersGuard: project.usersGuard } : null)) : undefined;
   const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject);
+  // An extended plugin's own actions (src/extensions/<plugin>/strapi-server) answer through these plugins.
+  if (opts.project !== undefined) opts.project?.bindPlugins(plugins);
+  else projectReady.then(() => project?.bindPlugins(plugins), () => { /* logged above */ });
   /**
    * A request's own handling: routing, auth, the route (errors are answers). `store` (no global middlewares:
    * they may decide per request) lets the response cache answer, or notes what the route read for storing it.

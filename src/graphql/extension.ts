@@ -147,7 +147,15 @@ export interface ExtensionApi {
 }
 
 /** The extension service a Strapi project's src/index registered with, and the project's `strapi` its factories get. */
-export interface ProjectExtensions { service: ExtensionService; strapi: StrapiLike; policy: PolicyResolver }
+export interface ProjectExtensions {
+  service: ExtensionService; strapi: StrapiLike; policy: PolicyResolver;
+  /**
+   * Why the users-permissions action at `method path` may not be answered natively (a project's
+   * src/extensions/users-permissions/strapi-server replaced it; Strapi's GraphQL mutations call those
+   * controller actions), or null.
+   */
+  usersGuard?: (method: string, path: string) => string | null;
+}
 
 const EXTENSION_API = new Set(['shadowCRUD', 'use']);
 

@@ -5,10 +5,12 @@ import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLScalarType, Kind, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Config } from '../../config.ts';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
-import { unauthorized } from '../../compiler/errors.ts';
+import { ApiError, unauthorized } from '../../compiler/errors.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { Reply } from '../rest/reply.ts';
+import type { RestContext } from '../rest/router.ts';
+import { isUsersPlugin } from '../users/plugin.ts';
 import { checkJsonDepth, type Task } from '../task.ts';
 import { log } from '../log.ts';
 import { buildSdlV5 } from './sdl.ts';
@@ -139,7 +141,8 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
       const fromProject = project ? await project : null;
       const service = fromProject?.service ?? new ExtensionService();
       if (gc.extensions) await loadExtensions(gc.extensions, (s) => strapiLike(config, schema, s), service);
-      engine = engineOf(buildGraphqlSchema(config, schema, users, service, upload, fromProject?.policy, plugin));
+      const guard = fromProject?.usersGuard;
+      engine = engineOf(buildGraphqlSchema(config, schema, guard ? guardedUsers(users, guard) : users, service, upload, fromProject?.policy, plugin));
     })().catch((e: unknown) => {
       failure = e instanceof Error ? e.message : String(e);
       log.error('graphql: the extensions failed; GraphQL requests will answer 500', { module: gc.extensions || undefined, error: String((e as Error)?.stack ?? e) });
@@ -219,4 +222,19 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
       return reply;
     },
   };
+}
+
+/**
+ * The users-permissions plugin as GraphQL's account mutations reach it, when a project's strapi-server replaced
+ * some of its actions: those answer 501 naming the file (Strapi's mutations would run the replacement), never
+ * natively without it.
+ */
+function guardedUsers(users: Plugin, guard: (method: string, path: string) => string | null): Plugin {
+  const check = (method: string, path: string) => {
+    const why = guard(method, path);
+    if (why) throw new ApiError(501, 'NotImplementedError', `This mutation's project code cannot run on this server (${why})`, {});
+  };
+  const out: Plugin & { emailConfirmation?: unknown } = { ...users, handle: (ctx, task, caller) => { check(task.method, task.path); return users.handle(ctx, task, caller); } };
+  if (isUsersPlugin(users)) out.emailConfirmation = (ctx: RestContext, caller: Caller, confirmation: unknown) => { check('GET', '/api/auth/email-confirmation'); return users.emailConfirmation(ctx, caller, confirmation); };
+  return out;
 }

@@ -12,12 +12,17 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
 import type { Task } from '../task.ts';
+import type { Caller } from '../auth/permissions.ts';
 import type { KoaContext } from './ctx.ts';
 import { orNull, type Params } from './documents.ts';
 import { stringifyQuery } from './query.ts';
 
 /** What a request's ctx carries for the core actions: its REST context and what the caller may read. */
-export interface RequestLink { rest: RestContext; task: Task; canRead: (uid: string) => boolean }
+export interface RequestLink {
+  rest: RestContext; task: Task; canRead: (uid: string) => boolean;
+  /** The request's caller (also on an `auth: false` route, whose ctx has none): a plugin's native actions check with it. */
+  caller?: Caller | null;
+}
 export const LINK = Symbol.for('fastrapi.request-link');
 export type LinkedContext = KoaContext & { [LINK]?: RequestLink };
 

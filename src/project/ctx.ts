@@ -12,7 +12,7 @@ type Query = { [k: string]: QueryValue };
 
 /** ctx.state: Strapi's route, user and auth (users-permissions: `{ strategy, credentials, ability }`). */
 export interface KoaState {
-  route?: { method: string; path: string; handler: unknown; config: unknown; info: { apiName?: string; type: string } };
+  route?: { method: string; path: string; handler: unknown; config: unknown; info: { apiName?: string; pluginName?: string; type: string } };
   user?: Record<string, unknown>;
   auth?: { strategy: { name: string }; credentials: unknown; ability: unknown };
   isAuthenticated?: boolean;

@@ -5,6 +5,8 @@
 // app whether a project route answers it: routes whose action, service and config are Strapi's defaults
 // are left to the core router (src/rest/router.ts), so they pay nothing. handle() runs Strapi's chain:
 // authorization (the route's scope, or none with auth: false), policies, route middlewares, the action.
+// users-permissions' routes join them when the project extends it (src/extensions/users-permissions/strapi-server):
+// built-in routes it left alone stay the native plugin's, the rest run here.
 import { loadLifecycles, type Lifecycles } from './lifecycles.ts';
 import { dirname, relative } from 'node:path';
 import type { Config } from '../../config.ts';
@@ -29,11 +31,16 @@ import { hasHook, runHook } from './boot.ts';
 import { PolicyError } from './errors.ts';
 import { createCoreRouter, isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
 import { documentsClosed, writesUsers } from './document-paths.ts';
-import { loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
+import { loadFile, loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
+import type { Plugin } from '../plugins/types.ts';
+import { UP_NAME, usersPermissionsObject } from './up-plugin.ts';
+import { NATIVE_ACTIONS, usersPermissionsRoutes } from './up-routes.ts';
+import { runExtension, type ExtendedPlugin } from './plugin-extension.ts';
+import { nativeCaller } from './native-call.ts';
 import { UsersQuery } from '../users/users-query.ts';
 import { routeShapeError } from './route-schema.ts';
 import { compilePath, firstSegment, matchPath, safeDecode, type CompiledPath } from './path.ts';
-import { CORE_FUNCTIONS, ProjectStrapi, type StrapiDeps } from './strapi.ts';
+import { CORE_FUNCTIONS, ProjectStrapi, type MiddlewareFactory, type PolicyHandler, type StrapiDeps } from './strapi.ts';
 
 interface Policy { name: string; handler: (policyContext: object, config: Record<string, unknown>, opts: { strapi: unknown }) => unknown; config: Record<string, unknown> }
 
@@ -59,6 +66,10 @@ export interface ProjectRoute {
   middlewares: Middleware[];
   /** The controller action, or a function/list given as the handler. */
   action: Middleware;
+  /** A plugin's route (src/extensions/<plugin>/strapi-server): its name (ctx.state.route.info.pluginName). */
+  plugin?: string;
+  /** The plugin's own action this route's handler still is ('user.me'), when the extension left it. */
+  native?: string;
   /** Set when the action is a core one on Strapi's own controller and service: answered from bytes. */
   core?: { ct: ContentType; action: CoreAction };
   /**
@@ -104,8 +115,14 @@ export class ProjectRuntime {
   /** Reads ctx.state.user (the user with its role, as users-permissions' strategy fetches it). */
   private users: UsersQuery;
 
-  /** Plugin name → the project file that changes it (src/extensions): its routes are closed. */
+  /** Plugin name → the project file that changes it (src/extensions) when this server cannot run it: its routes are closed. */
   private extensions: Map<string, string>;
+  /** users-permissions as the project's strapi-server left it (its routes are among `routes`), or null. */
+  private up: ExtendedPlugin | null;
+  /** The plugin's controllers, instantiated as Strapi's registry does (a factory gets { strapi }). */
+  private upControllers = new Map<string, Methods | undefined>();
+  /** The thread's plugins (bindPlugins): what the plugin object's actions answer through. */
+  readonly natives: Map<string, Plugin>;
   private src: string;
   /** src/index (register ran before the routes were built; bootstrap runs once per node, see bootstrap()). */
   private index: LoadedFile | null;
@@ -123,10 +140,14 @@ export class ProjectRuntime {
   readonly viaDocuments: boolean;
   /** GraphQL's Shadow CRUD resolvers cannot run the middlewares: their answer (501 naming the file), or null. */
   readonly shadowCrudClosed: ApiError | null;
+  /** The users-permissions strapi-server this runtime runs, if any. */
+  get upFile(): string | null { return this.up?.file ?? null; }
 
   /** `strapi` has run the project's register(); `db` gives it database access once bound (see bind()). */
-  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot) {
-    this.extensions = code.extensions;
+  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot, extended: { up: ExtendedPlugin | null; natives: Map<string, Plugin> } = { up: null, natives: new Map() }) {
+    this.up = extended.up;
+    this.natives = extended.natives;
+    this.extensions = new Map([...code.extensions].filter(([p]) => !(p === UP_NAME && this.up)));
     this.src = code.src;
     this.index = code.index;
     this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
@@ -159,6 +180,47 @@ export class ProjectRuntime {
         for (const r of this.coreRoutes(createCoreRouter(ct.uid), apiName, `src/api/${apiName}`)) this.add(r);
       }
     }
+    // Strapi registers the plugins' routes after the apis'.
+    if (this.up) this.pluginRoutes(this.up);
+  }
+
+  /**
+   * users-permissions' content-api routes as the extension left them. A built-in route still as Strapi
+   * declares it, on the plugin's own action, is `plain`: the native handler answers it, untouched. With a
+   * service replaced, native actions cannot honour it: their routes are closed, naming the file.
+   */
+  private pluginRoutes(ext: ExtendedPlugin): void {
+    const builtins = usersPermissionsRoutes();
+    const closed = ext.replacedServices.length
+      ? `it replaces the plugin's service ${ext.replacedServices.join(', ')}, which this server's own users-permissions handlers do not run through`
+      : null;
+    const sameRateLimit = ext.plugin.middlewares.rateLimit === ext.originals.middlewares.rateLimit;
+    for (const spec of ext.plugin.routes['content-api'].routes as unknown as Array<Record<string, unknown>>) {
+      const r = this.route(spec, '', '', ext.file, ext);
+      const b = builtins.find((x) => x.method === spec.method && x.path === spec.path && x.handler === spec.handler);
+      if (r.native && closed) r.closed ??= closed;
+      // Native user writes skip the project's document service middlewares (Strapi runs them there).
+      if (r.native && !r.closed && this.viaDocuments && writesUsers(String(spec.method), `/api${String(spec.path)}`)) {
+        r.closed = 'strapi.documents.use registers document service middlewares, which Strapi runs around the users-permissions plugin\'s user writes and this server does not';
+        r.file = this.strapi.documentMiddlewares.file;
+      }
+      r.plain = !!b && r.native === b.handler && !r.closed && sameRateLimit
+        && JSON.stringify(spec.config ?? {}) === JSON.stringify(b.config ?? {});
+      this.add(r);
+    }
+  }
+
+  /** The plugin's controller `name`, instantiated once (Strapi's registry calls a factory with { strapi }). */
+  private upController(ext: ExtendedPlugin, name: string): Methods | undefined {
+    if (!this.upControllers.has(name)) {
+      const c = ext.plugin.controllers[name];
+      let made: unknown;
+      try { made = typeof c === 'function' ? (c as (o: { strapi: unknown }) => unknown)({ strapi: this.strapi.api }) : c; } catch (e) {
+        throw new ProjectLoadError(`${ext.file}: controller ${name}: ${(e as Error)?.stack ?? String(e)}`);
+      }
+      this.upControllers.set(name, made && typeof made === 'object' ? made as Methods : undefined);
+    }
+    return this.upControllers.get(name);
   }
 
   private add(r: ProjectRoute): void {
@@ -194,25 +256,29 @@ export class ProjectRuntime {
   }
 
   /** One route as Strapi's compose-endpoint builds it: scope, policies, middlewares and action resolved now. */
-  private route(r: Record<string, unknown>, prefix: string, apiName: string, file: string): ProjectRoute {
+  private route(r: Record<string, unknown>, prefix: string, apiName: string, file: string, plugin?: ExtendedPlugin): ProjectRoute {
     const shape = routeShapeError(r);
     if (shape) throw new ProjectLoadError(`${file}: ${shape}`);
     const method = String(r.method);
     if (typeof r.path !== 'string') throw new ProjectLoadError(`${file}: a route needs a path`);
+    const config = (r.config ?? {}) as RouteConfig & { prefix?: unknown };
+    // A plugin's route is under /<plugin name> unless its config sets a prefix ('' included).
+    if (plugin) prefix = typeof config.prefix === 'string' ? config.prefix : `/${UP_NAME}`;
     // Strapi trims the path (compose-endpoint's getPath) and the router prefixes it.
     const path = `/api${prefix}${r.path.trim()}`;
     const compiled = parsePath(path, method, r.path, file);
-    const config = (r.config ?? {}) as RouteConfig;
     const handler = r.handler as string | Function;
     const where = `${file} (${method} ${r.path})`;
     const route: ProjectRoute = {
       method, path, declared: r.path, compiled, first: firstSegment(compiled), file, apiName, handler, config,
-      scope: this.scope(config, handler, apiName), policies: [], middlewares: [], action: () => undefined,
+      scope: this.scope(config, handler, plugin ? `plugin::${UP_NAME}.` : `api::${apiName}.`), policies: [], middlewares: [], action: () => undefined,
+      ...(plugin ? { plugin: UP_NAME } : {}),
     };
     try {
-      route.policies = this.policies(config.policies ?? [], apiName, route);
-      route.middlewares = this.middlewares(config.middlewares ?? [], route);
-      this.action(route, handler, apiName);
+      route.policies = this.policies(config.policies ?? [], apiName, route, plugin);
+      route.middlewares = this.middlewares(config.middlewares ?? [], route, plugin);
+      if (plugin) this.pluginAction(route, handler, plugin);
+      else this.action(route, handler, apiName);
     } catch (e) {
       if (e instanceof ProjectLoadError) throw e;
       throw new ProjectLoadError(`${where}: ${(e as Error)?.message ?? String(e)}`);
@@ -221,21 +287,21 @@ export class ProjectRuntime {
   }
 
   /** Strapi's createRouteScopeGenerator: a string handler's own permission unless config.auth says otherwise. */
-  private scope(config: RouteConfig, handler: unknown, apiName: string): string[] | null {
+  private scope(config: RouteConfig, handler: unknown, prefix: string): string[] | null {
     if (config.auth === false) return null;
     const given = config.auth?.scope;
     if (given !== undefined) return Array.isArray(given) ? given : [given];
     if (typeof handler !== 'string') return [];
-    const prefix = `api::${apiName}.`;
     return [handler.startsWith(prefix) ? handler : prefix + handler];
   }
 
-  private policies(list: unknown[], apiName: string, route: ProjectRoute): Policy[] {
+  private policies(list: unknown[], apiName: string, route: ProjectRoute, plugin?: ExtendedPlugin): Policy[] {
     return list.map((p) => {
       const name = typeof p === 'string' ? p : (p as { name?: unknown })?.name;
       const config = (typeof p === 'object' && p && (p as { config?: unknown }).config) as Record<string, unknown> || {};
       if (typeof name !== 'string') throw new ProjectLoadError(`${route.file}: Policy ${typeof p === 'function' ? (p as Function).name : String(name)} not found.`);
-      const found = this.strapi.policies.get(name) ?? this.strapi.policies.get(`api::${apiName}.${name}`);
+      const own = plugin ? pluginPolicy(plugin, name) : undefined;
+      const found = own ?? this.strapi.policies.get(name) ?? (plugin ? undefined : this.strapi.policies.get(`api::${apiName}.${name}`));
       if (!found) {
         if (/^(plugin|admin|strapi)::/.test(name)) { route.closed ??= `the policy ${name} is Strapi's own, which this server does not run`; return { name, handler: () => true, config }; }
         throw new ProjectLoadError(`${route.file}: Policy ${name} not found.`);
@@ -247,7 +313,7 @@ export class ProjectRuntime {
     });
   }
 
-  private middlewares(list: unknown[], route: ProjectRoute): Middleware[] {
+  private middlewares(list: unknown[], route: ProjectRoute, plugin?: ExtendedPlugin): Middleware[] {
     if (!Array.isArray(list)) throw new ProjectLoadError(`${route.file}: Route middlewares config must be an array`);
     return list.map((m) => {
       if (typeof m === 'function') return m as Middleware;
@@ -258,7 +324,8 @@ export class ProjectRuntime {
         return (_c: KoaContext, next: Next) => next();
       }
       if (typeof name !== 'string') throw new ProjectLoadError(`${route.file}: Middleware config must either be a string or an object {name?: string, resolve?: string, config: any}.`);
-      const found = this.strapi.middlewares.get(name);
+      const own = plugin ? pluginMember(plugin.plugin.middlewares, name) : undefined;
+      const found = typeof own === 'function' ? { file: plugin!.file, factory: own as MiddlewareFactory } : this.strapi.middlewares.get(name);
       if (!found) {
         if (/^(plugin|admin|strapi)::/.test(name)) { route.closed ??= `the middleware ${name} is Strapi's own, which this server does not run`; return (_c: KoaContext, next: Next) => next(); }
         throw new ProjectLoadError(`${route.file}: Middleware ${name} not found.`);
@@ -267,6 +334,18 @@ export class ProjectRuntime {
       try { mw = found.factory(config, { strapi: this.strapi.api }); } catch (e) { throw new ProjectLoadError(`${found.file}: Middleware "${name}": ${(e as Error)?.message}`); }
       return (typeof mw === 'function' ? mw : (_c: KoaContext, next: Next) => next()) as Middleware;
     });
+  }
+
+  /** A plugin route's handler: `<controller>.<action>` (or `plugin::<plugin>.<controller>.<action>`) of the plugin's controllers. */
+  private pluginAction(route: ProjectRoute, handler: unknown, ext: ExtendedPlugin): void {
+    if (typeof handler !== 'string') { this.action(route, handler, ''); return; }
+    const h = handler.trim().replace(`plugin::${UP_NAME}.`, '');
+    const dot = h.lastIndexOf('.');
+    const controller = dot > 0 && !h.includes('::') ? this.upController(ext, h.slice(0, dot)) : undefined;
+    const fn = controller?.[h.slice(dot + 1)];
+    if (typeof fn !== 'function') throw new ProjectLoadError(`${route.file}: Handler not found "${handler}"`);
+    route.action = (ctx) => (fn as (c: KoaContext) => unknown).call(controller, ctx);
+    route.native = ext.originals.actions.get(fn);
   }
 
   /** Strapi's getAction: `<controller>.<action>` in the route's api, else a full controller uid; or a function. */
@@ -299,7 +378,7 @@ export class ProjectRuntime {
    * path) answers it as it would without project code.
    */
   match(method: string, path: string, plugin?: string): Match | null {
-    if (plugin) {
+    if (plugin && !(plugin === UP_NAME && this.up)) {
       const file = this.extensions.get(plugin);
       if (!file && this.viaDocuments && plugin === 'users-permissions' && writesUsers(method, path)) {
         return { route: { ...CLOSED, method, path, file: this.strapi.documentMiddlewares.file, closed: 'strapi.documents.use registers document service middlewares, which Strapi runs around the users-permissions plugin\'s user writes and this server does not' }, params: {} };
@@ -321,7 +400,8 @@ export class ProjectRuntime {
     }
     // A GET no route takes is still matched by Strapi's public-files route: 404, never 405.
     if (pathMatched && method !== 'GET' && method !== 'HEAD') return { route: null, status: 405 };
-    if (pathMatched || this.routed.has(first)) return { route: null, status: 404 };
+    // An extended plugin's path no route takes (the extension may remove some): Strapi's router answers.
+    if (pathMatched || this.routed.has(first) || plugin) return { route: null, status: 404 };
     return null;
   }
 
@@ -339,7 +419,7 @@ export class ProjectRuntime {
       rest.access = r.scope === null ? NO_ACCESS : rest.auth.access(caller!);
       // One statement more for a logged-in user, as Strapi's strategy reads the user on every request.
       const user = r.scope !== null && caller?.kind === 'user' ? await this.readUser(rest, caller, state) : null;
-      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user, state);
+      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user, state, caller);
       if (wantsV4(task.headers)) await v4Format.run(true, () => this.run(r, ctx));
       else await this.run(r, ctx);
       return reply(ctx, r, rest, task);
@@ -371,17 +451,41 @@ export class ProjectRuntime {
   async bootstrap(): Promise<void> { await runHook(this.index, 'bootstrap', this.strapi.api, this.src); }
   get hasBootstrap(): boolean { return hasHook(this.index, 'bootstrap'); }
 
+  /**
+   * Why GraphQL may not answer the users-permissions action served natively at `method path` (its mutations
+   * call the plugin's controller actions, as Strapi's): the extension replaced that action or a service.
+   */
+  readonly usersGuard = (method: string, path: string): string | null => {
+    const ext = this.up;
+    if (!ext) return null;
+    if (ext.replacedServices.length) return `${ext.file}: it replaces the plugin's service ${ext.replacedServices.join(', ')}`;
+    // Literal paths first: GET /api/users/me is me's, not findOne's (/api/users/:id).
+    const entries = [...ext.originals.actions].sort(([, a], [, b]) => Number(nativePath(a).includes(':')) - Number(nativePath(b).includes(':')));
+    for (const [fn, name] of entries) {
+      const [controller, action] = name.split('.');
+      const [m, p] = NATIVE_ACTIONS[controller][action];
+      if (m !== method || !new RegExp(`^${p.replace(/:\w+/g, '[^/]+')}$`).test(path)) continue;
+      return this.upController(ext, controller)?.[action] === fn ? null : `${ext.file}: it replaces ${name}`;
+    }
+    return null;
+  };
+
+  /** The thread's plugins, which the extended plugin's own actions answer through. */
+  bindPlugins(plugins: Plugin[]): void { for (const p of plugins) this.natives.set(p.name, p); }
+
   /** Gives the project's `strapi` database access through `base` (a REST context of the thread's app). */
   bind(base: () => RestContext): void { this.db.base = base; }
 
-  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null, state?: KoaState): LinkedContext {
-    const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? undefined : jsonBody(task);
+  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null, state?: KoaState, callerOf: Caller | null = caller): LinkedContext {
+    // Without a JSON body, koa-body (strapi::body) leaves `{}`, as Strapi's routes see it.
+    const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? {} : jsonBody(task);
     const ctx: LinkedContext = new KoaContext({
       method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params, body,
       parse: (raw) => rest.compiler.parse(raw), caller, state,
     });
-    ctx[LINK] = { rest, task, canRead: rest.access!.canRead };
-    ctx.state.route = { method: r.method, path: r.declared, handler: r.handler, config: r.config, info: { apiName: r.apiName, type: 'content-api' } };
+    // The request's own caller, also on an `auth: false` route: the plugin's native actions check their permission with it.
+    ctx[LINK] = { rest, task, canRead: rest.access!.canRead, caller: callerOf };
+    ctx.state.route = { method: r.method, path: r.declared, handler: r.handler, config: r.config, info: r.plugin ? { pluginName: r.plugin, type: 'content-api' } : { apiName: r.apiName, type: 'content-api' } };
     if (caller) setState(ctx.state, caller, user);
     return ctx;
   }
@@ -413,7 +517,9 @@ async function core(ctx: LinkedContext, c: { ct: ContentType; action: CoreAction
   const id = ctx.params.id;
   const writeTask = (): Task => {
     const body = ctx.request.body;
-    return { ...task, query: qs, body: body === undefined ? null : Buffer.from(JSON.stringify(body)) };
+    // The `{}` of a request without a body, left as it was: still no body for the writer (its own error for that).
+    const none = body === undefined || (!task.body?.length && isEmptyObject(body));
+    return { ...task, query: qs, body: none ? null : Buffer.from(JSON.stringify(body)) };
   };
   let r: Reply;
   switch (c.action) {
@@ -446,6 +552,30 @@ function reply(ctx: KoaContext, r: ProjectRoute, rest: RestContext, task: Task):
   return withHeaders({ status: ctx.status, body: JSON.stringify(body) });
 }
 
+/** The path the native handler of `name` ('user.me') serves. */
+function nativePath(name: string): string {
+  const [controller, action] = name.split('.');
+  return NATIVE_ACTIONS[controller][action][1];
+}
+
+function isEmptyObject(v: unknown): boolean {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+}
+
+/** A plugin's policy by `plugin::<plugin>.<name>` or its bare name: a function or `{ handler, validator }`. */
+function pluginPolicy(ext: ExtendedPlugin, name: string): { file: string; handler: PolicyHandler; validator?: (c: unknown) => void } | undefined {
+  const v = pluginMember(ext.plugin.policies, name) as { handler?: unknown; validator?: unknown } | Function | undefined;
+  if (typeof v === 'function') return { file: ext.file, handler: v as PolicyHandler };
+  if (v && typeof v.handler === 'function') return { file: ext.file, handler: v.handler as PolicyHandler, validator: typeof v.validator === 'function' ? v.validator as (c: unknown) => void : undefined };
+  return undefined;
+}
+
+/** `plugin::users-permissions.<name>` or a bare name in one of the plugin object's registries. */
+function pluginMember(registry: Record<string, unknown>, name: string): unknown {
+  const local = name.startsWith(`plugin::${UP_NAME}.`) ? name.slice(UP_NAME.length + 9) : name.includes('::') ? null : name;
+  return local === null ? undefined : registry[local];
+}
+
 /** Strapi's ctx.state of an authenticated caller. */
 function setState(state: KoaState, caller: Caller, user: Record<string, unknown> | null): void {
   if (user) state.user = user;
@@ -471,9 +601,24 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
   await loadLifecycles(deps.config.modelsDir, strapi.hooks);
   // Strapi's global `strapi` (code often uses it instead of the { strapi } it is given): this thread's project.
   (globalThis as { strapi?: unknown }).strapi = strapi.api;
+  // Strapi's loader runs src/extensions/<plugin>/strapi-server before the app's register().
+  const natives = new Map<string, Plugin>();
+  const up = await extendUsersPermissions(schema, deps, code, natives);
   db.registering = true;
   try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; strapi.endRegister(); }
-  return new ProjectRuntime(schema, deps, code, strapi, db);
+  return new ProjectRuntime(schema, deps, code, strapi, db, { up, natives });
+}
+
+/** users-permissions' plugin object through the project's strapi-server, when it has one. */
+async function extendUsersPermissions(schema: Schema, deps: StrapiDeps, code: ProjectCode, natives: Map<string, Plugin>): Promise<ExtendedPlugin | null> {
+  const path = code.extensions.get(UP_NAME);
+  if (!path) return null;
+  const file = relative(dirname(code.src), path);
+  let replaced: string | null = null;
+  const { plugin, originals } = usersPermissionsObject(schema, deps.config, nativeCaller(UP_NAME, natives, () => replaced));
+  const ext = await runExtension(await loadFile(path, code.src), file, plugin, originals);
+  if (ext.replacedServices.length) replaced = `${file} replaces the plugin's service ${ext.replacedServices.join(', ')}`;
+  return ext;
 }
 
 const ALL = 2147483647;
@@ -505,7 +650,8 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
  */
 export async function checkProject(config: Config, schema: Schema): Promise<ProjectRuntime | null> {
   const p = await startProject(config, schema);
-  for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions: the ${plugin} plugin's routes answer 501`);
+  for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions of ${plugin}: its routes answer 501`);
+  if (p?.upFile) log.info(`${p.upFile}: users-permissions' routes as the project's strapi-server leaves them (what it replaces or adds runs as project code)`);
   if (p?.global) log.info(`the project's global middlewares run around every request: ${p.global.names.join(', ')}`);
   return p;
 }
