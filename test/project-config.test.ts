@@ -6,7 +6,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { readProjectConfig } from '../src/project/config-files.ts';
-import { startTestServer, createTestDatabase, TOKEN, type TestServer } from './helpers.ts';
+import { rmSync } from 'node:fs';
+import { startTestServer, createTestDatabase, copyModels, TOKEN, type TestServer } from './helpers.ts';
 
 const PROJECT = fileURLToPath(new URL('./fixtures/project-config', import.meta.url));
 
@@ -44,6 +45,17 @@ describe('the project\'s config files, read', () => {
   test('config/env/<NODE_ENV>/ merged over config/', async () => {
     const p = await readProjectConfig(PROJECT, { NODE_ENV: 'production' });
     assert.deepEqual(p?.overrides.api, { rest: { defaultLimit: 3, maxLimit: 4, withCount: true } });
+  });
+
+  test('v4CompatibilityMode keeps Strapi 5\'s flat shape (Strapi 5.54 only adds deprecated fields with it)', async () => {
+    for (const mode of [true, false]) {
+      const dir = copyModels(PROJECT, { 'config/plugins.js': `module.exports = { graphql: { config: { v4CompatibilityMode: ${mode}, defaultLimit: 3 } } };` });
+      try {
+        const p = await readProjectConfig(dir, {});
+        assert.equal(p?.overrides.graphql?.shape, 'v5');
+        assert.equal(p?.overrides.graphql?.defaultLimit, 3);
+      } finally { rmSync(dir, { recursive: true, force: true }); }
+    }
   });
 
   test('a models folder without config/ has none', async () => {
