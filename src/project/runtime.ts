@@ -138,7 +138,7 @@ export class ProjectRuntime {
    * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
    */
   readonly viaDocuments: boolean;
-  /** GraphQL's Shadow CRUD resolvers cannot run the middlewares: their answer (501 naming the file), or null. */
+  /** Paths that cannot run the middlewares (GraphQL's v4 shape, users-permissions' user mutations): their 501 naming the file, or null. */
   readonly shadowCrudClosed: ApiError | null;
   /** strapi.documents(uid) with the middlewares, for GraphQL's Shadow CRUD in Strapi 5's shape (null without middlewares). */
   readonly shadowDocuments: ((uid: string) => DocumentCalls) | null;
@@ -157,7 +157,7 @@ export class ProjectRuntime {
     this.hooks = strapi.hooks;
     this.users = new UsersQuery(schema, deps.config);
     this.viaDocuments = strapi.documentMiddlewares.size > 0;
-    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD resolvers read and write without them') : null;
+    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD in the v4 shape and users-permissions\' user writes run without them') : null;
     this.shadowDocuments = this.viaDocuments ? (uid) => strapi.documents(uid) : null;
     this.global = code.globalMiddlewares ? new GlobalChain(strapi, code.globalMiddlewares, code.src, (rest, caller, state) => this.fillState(rest, caller, state)) : null;
     for (const [apiName, api] of code.apis) {
