@@ -2,7 +2,8 @@
 // run where Strapi 5.54 runs them, compared with a live one (test/fixtures/doc-middlewares/strapi-5.54.json,
 // recorded by its record.ts with the same project and requests): the context each core REST action passes
 // (action, params), what a middleware changes (a filter, a field, the result) and a throw's answer; project
-// code's calls (bootstrap) go through them and their webhooks are sent; GraphQL's Shadow CRUD and the
+// code's calls (bootstrap) go through them and their webhooks are sent; GraphQL's Shadow CRUD in the v4
+// shape (this suite's default; Strapi 5's shape runs them: doc-middlewares-graphql.test.ts) and the
 // users-permissions user writes, which cannot run them, answer 501 naming the file.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -63,7 +64,7 @@ describe('document service middlewares on core REST routes', () => {
     assert.ok(tags.body.data.every((t: { name: string }) => !/hidden/i.test(t.name)));
   });
 
-  test('GraphQL\'s Shadow CRUD and users-permissions\' user writes answer 501 naming the file', async () => {
+  test('GraphQL\'s v4-shaped Shadow CRUD and users-permissions\' user writes answer 501 naming the file', async () => {
     const g = await s.fetchJson('POST', '/graphql', { query: '{ tags { data { attributes { name } } } }' }, TOKEN);
     assert.match(JSON.stringify(g.body), /src\/index\.js: strapi\.documents\.use registers document service middlewares/);
     assert.equal(g.body.data?.tags ?? null, null);

@@ -29,6 +29,7 @@ import type { SdlResult } from './sdl.ts';
 import type { AuthCheck, GqlContext } from './context.ts';
 import { crudRootPaths } from './shadow.ts';
 import { FILES } from '../../compiler/layout.ts';
+import { listParams, mergeEntries, oneParams, pageInfoOf, selects, writeParams } from './shadow-documents.ts';
 
 export type { GqlContext };
 
@@ -176,7 +177,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const authOf = new Map<string, AuthCheck>();
   const can = (ct: ContentType, action: Action): AuthCheck => (ctx) => {
     // A type whose reads have lifecycle hooks is not served (src/project/lifecycles.ts).
-    const closed = ctx.rest.lifecycles?.closedError(ct) ?? ctx.rest.shadowCrudClosed;
+    // With document middlewares, Strapi 5's shape runs them (viaChain below); v4's has no Strapi to follow.
+    const closed = ctx.rest.lifecycles?.closedError(ct) ?? (v4 ? ctx.rest.shadowCrudClosed : null);
     if (closed) throw closed;
     return ctx.rest.auth.allows(ctx.caller, ct.uid, action);
   };
@@ -396,6 +398,87 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), id);
       return { documentId: id };
     };
+  }
+  if (config.graphql.shadowCRUD && !v4) for (const ct of schema.contentTypes.values()) viaChain(ct);
+
+  // ------------------------------------------ through the project's document middlewares (Strapi 5's shape)
+
+  const chainLimits = { defaultLimit: defaultList, maxLimit: maxList };
+  const singleDocumentId = async (ctx: GqlContext, ct: ContentType): Promise<string | null> => {
+    const rows = await ctx.rest.db.unsafe<Array<{ document_id: string }>>(`select document_id from ${q(ct.table)} order by id limit 1`);
+    ctx.rest.count(1);
+    return rows[0]?.document_id ?? null;
+  };
+
+  /** The chain's entries rendered: the compiled read of the field's selection, by the entries' ids. */
+  const rendered = async (ctx: GqlContext, ct: ContentType, entries: unknown[], args: Args, info: GraphQLResolveInfo, wrapped: boolean): Promise<Row[]> => {
+    const ids = entries.map((e) => asRow(e).id).filter((id) => id !== undefined && id !== null).map(String);
+    const rows: unknown[] = [];
+    for (let i = 0; i < ids.length; i += maxList) {
+      const part = ids.slice(i, i + maxList);
+      const r = await read(ctx, ct, 'list', { status: args.status, locale: args.locale, filters: { id: { in: part } }, pagination: { start: 0, limit: part.length } }, info, { wrapped });
+      if (Array.isArray(r.data)) rows.push(...r.data);
+    }
+    return mergeEntries(ct, entries, rows);
+  };
+
+  /**
+   * Once the project registered document middlewares, each root field of `ct` calls strapi.documents(uid)
+   * as @strapi/plugin-graphql 5.54 does (./shadow-documents.ts), never the compiled read alone.
+   */
+  function viaChain(ct: ContentType): void {
+    const T = typeName(ct);
+    const docs = (ctx: GqlContext) => ctx.rest.shadowDocuments!(ct.uid);
+    const one = async (ctx: GqlContext, entry: unknown, args: Args, info: GraphQLResolveInfo) =>
+      (entry && typeof entry === 'object' ? (await rendered(ctx, ct, [entry], args, info, false))[0] ?? null : null);
+    const list = async (ctx: GqlContext, args: Args, info: GraphQLResolveInfo, wrapped: boolean) => {
+      const found = await docs(ctx).findMany(listParams(schema, ct, args, chainLimits));
+      return rendered(ctx, ct, Array.isArray(found) ? found : [], args, info, wrapped);
+    };
+    const chained: Record<string, Resolver> = {};
+    const mutations: Record<string, Resolver> = {};
+    if (ct.kind === 'singleType') {
+      chained[singularQuery(ct)] = async (_s, args, ctx, info) => one(ctx, await docs(ctx).findFirst(oneParams(args)), args, info);
+      mutations[`update${T}`] = async (_s, args, ctx, info) => {
+        const data = await restData(ctx, ct, args.data);
+        // Strapi finds the document with strapi.db.query (outside the chain), then updates or creates.
+        const id = await singleDocumentId(ctx, ct);
+        return one(ctx, await (id ? docs(ctx).update(writeParams(args, data, id)) : docs(ctx).create(writeParams(args, data))), args, info);
+      };
+      mutations[`delete${T}`] = async (_s, args, ctx) => {
+        const id = await singleDocumentId(ctx, ct);
+        if (!id) throw new ApiError(404, 'NotFoundError', 'Document not found', {});
+        await docs(ctx).delete({ ...(args.locale !== undefined ? { locale: args.locale } : {}), documentId: id });
+        return { documentId: id };
+      };
+    } else {
+      chained[singularQuery(ct)] = async (_s, args, ctx, info) => one(ctx, await docs(ctx).findOne(oneParams(args, String(args.documentId))), args, info);
+      chained[pluralQuery(ct)] = async (_s, args, ctx, info) => list(ctx, args, info, false);
+      chained[`${pluralQuery(ct)}_connection`] = async (_s, args, ctx, info) => {
+        const nodes = await list(ctx, args, info, true);
+        // pageInfo (and its v4 alias meta) is Strapi's field resolver: a count only when selected.
+        if (!selects(info, ['pageInfo', 'meta'])) return { nodes, data: nodes, pageInfo: null, meta: null };
+        const p = listParams(schema, ct, args, chainLimits);
+        const info2 = pageInfoOf(Number(p.start), Number(p.limit), Number(await docs(ctx).count(p)));
+        return { nodes, data: nodes, pageInfo: info2, meta: { pagination: info2 } };
+      };
+      mutations[`create${T}`] = async (_s, args, ctx, info) => one(ctx, await docs(ctx).create(writeParams(args, await restData(ctx, ct, args.data))), args, info);
+      mutations[`update${T}`] = async (_s, args, ctx, info) =>
+        one(ctx, await docs(ctx).update(writeParams(args, await restData(ctx, ct, args.data), String(args.documentId))), args, info);
+      mutations[`delete${T}`] = async (_s, args, ctx) => {
+        // Strapi's collection-type delete passes the document id alone.
+        await docs(ctx).delete({ documentId: String(args.documentId) });
+        return { documentId: String(args.documentId) };
+      };
+    }
+    const around = (target: Record<string, Resolver>, own: Record<string, Resolver>) => {
+      for (const [name, via] of Object.entries(own)) {
+        const compiled = target[name];
+        if (compiled) target[name] = (s, a, ctx, i) => (ctx.rest.shadowDocuments ? via(s, a, ctx, i) : compiled(s, a, ctx, i));
+      }
+    };
+    around(Query, chained);
+    around(Mutation, mutations);
   }
 
   /** v4 queries and mutations of a content-type: numeric ids, publicationState, `{data}` responses. */

@@ -18,7 +18,7 @@ import { toApiError } from '../db/errors.ts';
 import { log } from '../log.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { errorReply, methodNotAllowed, type Reply } from '../rest/reply.ts';
-import type { RestContext } from '../rest/router.ts';
+import type { DocumentCalls, RestContext } from '../rest/router.ts';
 import { toV4, wantsV4 } from '../rest/v4-format.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
 import { jsonBody, type Task } from '../task.ts';
@@ -138,8 +138,10 @@ export class ProjectRuntime {
    * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
    */
   readonly viaDocuments: boolean;
-  /** GraphQL's Shadow CRUD resolvers cannot run the middlewares: their answer (501 naming the file), or null. */
+  /** Paths that cannot run the middlewares (GraphQL's v4 shape, users-permissions' user mutations): their 501 naming the file, or null. */
   readonly shadowCrudClosed: ApiError | null;
+  /** strapi.documents(uid) with the middlewares, for GraphQL's Shadow CRUD in Strapi 5's shape (null without middlewares). */
+  readonly shadowDocuments: ((uid: string) => DocumentCalls) | null;
   /** The users-permissions strapi-server this runtime runs, if any. */
   get upFile(): string | null { return this.up?.file ?? null; }
 
@@ -155,7 +157,8 @@ export class ProjectRuntime {
     this.hooks = strapi.hooks;
     this.users = new UsersQuery(schema, deps.config);
     this.viaDocuments = strapi.documentMiddlewares.size > 0;
-    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD resolvers read and write without them') : null;
+    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD in the v4 shape and users-permissions\' user writes run without them') : null;
+    this.shadowDocuments = this.viaDocuments ? (uid) => strapi.documents(uid) : null;
     this.global = code.globalMiddlewares ? new GlobalChain(strapi, code.globalMiddlewares, code.src, (rest, caller, state) => this.fillState(rest, caller, state)) : null;
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);

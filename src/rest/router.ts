@@ -14,7 +14,16 @@ export interface RestContext extends ReadContext, WriteContext {
   schema: Schema; auth: Authorizer;
   /** Set when the project's document service middlewares close GraphQL's Shadow CRUD (src/project/document-paths.ts). */
   shadowCrudClosed?: ApiError | null;
+  /**
+   * The project's `strapi.documents(uid)`, its document service middlewares included, when it registered
+   * some: GraphQL's Shadow CRUD (Strapi 5's shape) then calls it as Strapi's (src/graphql/shadow-documents.ts).
+   */
+  shadowDocuments?: ((uid: string) => DocumentCalls) | null;
 }
+
+export type DocumentCall = (params: Record<string, unknown>) => Promise<unknown>;
+/** The document service actions GraphQL's Shadow CRUD calls. */
+export interface DocumentCalls { findMany: DocumentCall; findFirst: DocumentCall; findOne: DocumentCall; count: DocumentCall; create: DocumentCall; update: DocumentCall; delete: DocumentCall }
 
 
 function guard(ctx: RestContext, caller: Caller, ct: ContentType, action: Action): void {
