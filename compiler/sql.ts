@@ -537,10 +537,11 @@ class Gen extends RowGen {
   private relationConds(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType | null, src: string, a: string): string[] {
     const conds: string[] = [];
     if (p.status) conds.push(`${a}.${R.publishedAt} is ${p.status === 'published' ? 'not null' : 'null'}`);
-    // A non-localized row's links to a localized type reach every locale (REST answers them all, as
-    // Strapi); GraphQL keeps to the request's locale (relLocaleParam).
-    if (p.target.localized && ct?.localized) conds.push(`${a}.${R.locale} = ${src}.${R.locale}`);
-    else if (p.target.localized && this.query.relLocaleParam) conds.push(`${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
+    // A row's links are answered whatever the linked row's locale, as Strapi's populate (it filters by
+    // status only): links Strapi writes join rows of one locale, but data a v4 migration or an i18n
+    // switch left joins other locales too, and Strapi shows them (checked live after localizing a type).
+    // GraphQL keeps a non-localized row's links to the request's locale (relLocaleParam).
+    if (p.target.localized && !ct?.localized && this.query.relLocaleParam) conds.push(`${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
     if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
     return conds;
   }
