@@ -517,8 +517,8 @@ class Gen extends RowGen {
   }
 
   /**
-   * Links connect specific rows (a draft to drafts, a published row to published ones, per locale); the
-   * status and locale conditions still apply, as Strapi's populate filters the targets the same way.
+   * Links connect specific rows (a draft to drafts, a published row to published ones); the status
+   * condition still applies, as Strapi's populate filters the targets by it (see relationConds).
    */
   private relation(p: Extract<Populate, { kind: 'relation' }>, ct: ContentType | null, src: string): string {
     const a = this.alias();
