@@ -138,7 +138,7 @@ export class ProjectRuntime {
    * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
    */
   readonly viaDocuments: boolean;
-  /** Paths that cannot run the middlewares (GraphQL's v4 shape, users-permissions' user mutations): their 501 naming the file, or null. */
+  /** GraphQL's v4-shaped Shadow CRUD, which cannot run the middlewares: its 501 naming the file, or null. */
   readonly shadowCrudClosed: ApiError | null;
   /** strapi.documents(uid) with the middlewares, for GraphQL's Shadow CRUD in Strapi 5's shape (null without middlewares). */
   readonly shadowDocuments: ((uid: string) => DocumentCalls) | null;
