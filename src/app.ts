@@ -93,7 +93,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   // The project's own code (routes, middlewares, policies, controllers, services), when MODELS_DIR has some:
   // undefined until loaded, null when there is none.
   let project: ProjectRuntime | null | undefined;
-  const base = (): RestContext => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, reader, primaryReads, customReads });
+  const base = (): RestContext => ({ db, compiler, schema, auth, config, count: () => {}, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads });
   let projectReady: Promise<void>;
   if (opts.project !== undefined) {
     project = opts.project;
@@ -150,7 +150,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       }
       let statements = 0;
       if (project === undefined) await projectReady.catch(() => { /* answered below, as without global middlewares */ });
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, reader, primaryReads, customReads, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal };
       // The project's global middlewares run around everything (no response cache: they may decide per request).
       if (project?.global) {
         let reply: Reply;

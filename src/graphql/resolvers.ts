@@ -721,13 +721,6 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   Object.assign(Mutation, upMutations.Mutation);
   for (const [path, check] of upMutations.auth) authOf.set(path, check);
 
-  // Strapi's users-permissions writes users through strapi.documents: a project's document middlewares would run there.
-  for (const path of ['Mutation.register', 'Mutation.forgotPassword', 'Mutation.resetPassword', 'Mutation.changePassword', 'Mutation.emailConfirmation',
-    'Mutation.createUsersPermissionsUser', 'Mutation.updateUsersPermissionsUser']) {
-    const check = authOf.get(path);
-    if (check) authOf.set(path, (ctx) => { if (ctx.rest.shadowCrudClosed) throw ctx.rest.shadowCrudClosed; return check(ctx); });
-  }
-
   map.Query = Query;
   map.Mutation = Mutation;
   if (config.graphql.shadowCRUD) {

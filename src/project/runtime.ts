@@ -18,7 +18,7 @@ import { toApiError } from '../db/errors.ts';
 import { log } from '../log.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { errorReply, methodNotAllowed, type Reply } from '../rest/reply.ts';
-import type { DocumentCalls, RestContext } from '../rest/router.ts';
+import type { DocumentCalls, RestContext, UserDocumentChain } from '../rest/router.ts';
 import { toV4, wantsV4 } from '../rest/v4-format.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
 import { jsonBody, type Task } from '../task.ts';
@@ -30,7 +30,7 @@ import { v4Format } from './request-format.ts';
 import { hasHook, runHook } from './boot.ts';
 import { PolicyError } from './errors.ts';
 import { createCoreRouter, isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
-import { documentsClosed, writesUsers } from './document-paths.ts';
+import { documentsClosed } from './document-paths.ts';
 import { loadFile, loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
 import type { Plugin } from '../plugins/types.ts';
 import { UP_NAME, usersPermissionsObject } from './up-plugin.ts';
@@ -138,10 +138,12 @@ export class ProjectRuntime {
    * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
    */
   readonly viaDocuments: boolean;
-  /** Paths that cannot run the middlewares (GraphQL's v4 shape, users-permissions' user mutations): their 501 naming the file, or null. */
+  /** GraphQL's v4-shaped Shadow CRUD, which cannot run the middlewares: its 501 naming the file, or null. */
   readonly shadowCrudClosed: ApiError | null;
   /** strapi.documents(uid) with the middlewares, for GraphQL's Shadow CRUD in Strapi 5's shape (null without middlewares). */
   readonly shadowDocuments: ((uid: string) => DocumentCalls) | null;
+  /** users-permissions' user writes through the middlewares, as Strapi's plugin makes them (null without middlewares). */
+  readonly userDocuments: UserDocumentChain | null;
   /** The users-permissions strapi-server this runtime runs, if any. */
   get upFile(): string | null { return this.up?.file ?? null; }
 
@@ -157,8 +159,9 @@ export class ProjectRuntime {
     this.hooks = strapi.hooks;
     this.users = new UsersQuery(schema, deps.config);
     this.viaDocuments = strapi.documentMiddlewares.size > 0;
-    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD in the v4 shape and users-permissions\' user writes run without them') : null;
+    this.shadowCrudClosed = this.viaDocuments ? documentsClosed(strapi.documentMiddlewares.file, 'GraphQL\'s Shadow CRUD in the v4 shape runs without them') : null;
     this.shadowDocuments = this.viaDocuments ? (uid) => strapi.documents(uid) : null;
+    this.userDocuments = this.viaDocuments ? strapi.userDocuments() : null;
     this.global = code.globalMiddlewares ? new GlobalChain(strapi, code.globalMiddlewares, code.src, (rest, caller, state) => this.fillState(rest, caller, state)) : null;
     for (const [apiName, api] of code.apis) {
       if (api.routes.length) for (const ct of schema.contentTypes.values()) if (ct.uid.startsWith(`api::${apiName}.`)) this.routed.add(ct.kind === 'singleType' ? ct.singularName : ct.pluralName);
@@ -202,11 +205,6 @@ export class ProjectRuntime {
       const r = this.route(spec, '', '', ext.file, ext);
       const b = builtins.find((x) => x.method === spec.method && x.path === spec.path && x.handler === spec.handler);
       if (r.native && closed) r.closed ??= closed;
-      // Native user writes skip the project's document service middlewares (Strapi runs them there).
-      if (r.native && !r.closed && this.viaDocuments && writesUsers(String(spec.method), `/api${String(spec.path)}`)) {
-        r.closed = 'strapi.documents.use registers document service middlewares, which Strapi runs around the users-permissions plugin\'s user writes and this server does not';
-        r.file = this.strapi.documentMiddlewares.file;
-      }
       r.plain = !!b && r.native === b.handler && !r.closed && sameRateLimit
         && JSON.stringify(spec.config ?? {}) === JSON.stringify(b.config ?? {});
       this.add(r);
@@ -383,9 +381,6 @@ export class ProjectRuntime {
   match(method: string, path: string, plugin?: string): Match | null {
     if (plugin && !(plugin === UP_NAME && this.up)) {
       const file = this.extensions.get(plugin);
-      if (!file && this.viaDocuments && plugin === 'users-permissions' && writesUsers(method, path)) {
-        return { route: { ...CLOSED, method, path, file: this.strapi.documentMiddlewares.file, closed: 'strapi.documents.use registers document service middlewares, which Strapi runs around the users-permissions plugin\'s user writes and this server does not' }, params: {} };
-      }
       return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
     }
     if (!path.startsWith('/api/')) return null;

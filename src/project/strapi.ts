@@ -5,7 +5,8 @@
 import { Lifecycles } from './lifecycles.ts';
 import type { Config } from '../../config.ts';
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
-import type { RestContext } from '../rest/router.ts';
+import type { RestContext, UserDocumentChain } from '../rest/router.ts';
+import { usersPermissionsTypes } from '../plugin-types.ts';
 import { log } from '../log.ts';
 import { BUILD, CORE_FACTORY, isCoreFactory, type CoreFactory, type UserPart } from './factories.ts';
 import { documentService, type Around, type DocumentService } from './documents.ts';
@@ -199,6 +200,16 @@ export class ProjectStrapi {
     return d;
   }
 
+  /**
+   * The chain around strapi.documents('plugin::users-permissions.user')'s create and update, which Strapi's
+   * users-permissions plugin calls for its user writes; the write itself is the native one (src/users/user-documents.ts).
+   */
+  userDocuments(): UserDocumentChain {
+    const uid = 'plugin::users-permissions.user';
+    const model = { ...strapiModel(usersPermissionsTypes(this.deps.schema).users), uid };
+    return (action, params, write) => this.documentMiddlewares.run({ uid, contentType: model, action, params }, write);
+  }
+
   /** register() ran: what the extension service gets from now on does not reach the GraphQL schema. */
   endRegister(): void { this.registered = true; }
 
@@ -231,7 +242,7 @@ export class ProjectStrapi {
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
       // Document service middlewares: with one registered, core routes run Strapi's controller and service
-      // through strapi.documents (src/project/runtime.ts), GraphQL's Shadow CRUD is closed.
+      // through strapi.documents (src/project/runtime.ts), GraphQL's Shadow CRUD (Strapi 5's shape) and users-permissions' user writes run through it too.
       documents: Object.assign((uid: string) => this.documents(uid), {
         use: (mw: unknown) => this.documentMiddlewares.use(mw),
       }),

@@ -19,7 +19,15 @@ export interface RestContext extends ReadContext, WriteContext {
    * some: GraphQL's Shadow CRUD (Strapi 5's shape) then calls it as Strapi's (src/graphql/shadow-documents.ts).
    */
   shadowDocuments?: ((uid: string) => DocumentCalls) | null;
+  /**
+   * The project's document service middlewares around `strapi.documents('plugin::users-permissions.user')`'s
+   * `create`/`update`, when it registered some: users-permissions' user writes run their native write as
+   * the chain's last step (src/users/user-documents.ts). Null without middlewares: the native path alone.
+   */
+  userDocuments?: UserDocumentChain | null;
 }
+
+export type UserDocumentChain = (action: 'create' | 'update', params: Record<string, unknown>, write: DocumentCall) => Promise<unknown>;
 
 export type DocumentCall = (params: Record<string, unknown>) => Promise<unknown>;
 /** The document service actions GraphQL's Shadow CRUD calls. */

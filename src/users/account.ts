@@ -15,6 +15,7 @@ import { readAdvanced, readEmailTemplates } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, type Body } from './validate.ts';
 import { userWritten } from './announce.ts';
+import { editUser } from './user-documents.ts';
 
 export interface AccountDeps { config: Config; email: EmailProvider }
 
@@ -35,6 +36,8 @@ const authReply = async (ctx: RestContext, id: number, user: string | null): Pro
   ({ status: 200, body: `{"jwt":${JSON.stringify(await ctx.auth.jwt.sign(id))},"user":${user ?? 'null'}}` });
 
 async function setPassword(ctx: RestContext, id: number, password: string, clearResetToken: boolean): Promise<void> {
+  // With document middlewares: Strapi's user service edit, the password checked and hashed by its last step.
+  if (ctx.userDocuments) { await editUser(ctx, ctx.userDocuments, id, clearResetToken ? { resetPasswordToken: null, password } : { password }); return; }
   validate({ password }, [{ key: 'password', ...PASSWORD_MIN }]);
   const hash = await hashPassword(password);
   await ctx.db.unsafe(`update ${UP.users} set password = $2, ${clearResetToken ? 'reset_password_token = null, ' : ''}updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id, hash]);
@@ -42,12 +45,18 @@ async function setPassword(ctx: RestContext, id: number, password: string, clear
   userWritten(ctx, 'entry.update', id);
 }
 
+/** A token stored on the user (`data`: Strapi's user service edit of it, with document middlewares). */
+async function storeToken(ctx: RestContext, id: number, column: 'confirmation_token' | 'reset_password_token', data: Record<string, unknown>, token: string): Promise<void> {
+  if (ctx.userDocuments) { await editUser(ctx, ctx.userDocuments, id, data); return; }
+  await ctx.db.unsafe(`update ${UP.users} set ${column} = $2, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id, token]);
+  ctx.count(1);
+  userWritten(ctx, 'entry.update', id);
+}
+
 /** Strapi's user service sendConfirmationEmail: a new token, then the templated message. */
 export async function sendConfirmationEmail(deps: AccountDeps, ctx: RestContext, id: number): Promise<void> {
   const token = randomBytes(20).toString('hex');
-  await ctx.db.unsafe(`update ${UP.users} set confirmation_token = $2, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id, token]);
-  ctx.count(1);
-  userWritten(ctx, 'entry.update', id);
+  await storeToken(ctx, id, 'confirmation_token', { confirmationToken: token }, token);
   const user = JSON.parse((await userJson(ctx, id)) ?? 'null') as Record<string, unknown> | null;
   if (!user) return;
   const t = (await readEmailTemplates(ctx.db)).email_confirmation;
@@ -78,9 +87,7 @@ export async function forgotPassword(deps: AccountDeps, ctx: RestContext, body: 
   const url = absoluteUrl(deps.config);
   const message = renderTemplate(t.message, { URL: advanced.email_reset_password, SERVER_URL: url, ADMIN_URL: `${url}/admin`, USER: user, TOKEN: token });
   // Stored before sending, as Strapi does, so an administrator can still build the link if sending fails.
-  await ctx.db.unsafe(`update ${UP.users} set reset_password_token = $2, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id, token]);
-  ctx.count(1);
-  userWritten(ctx, 'entry.update', id);
+  await storeToken(ctx, id, 'reset_password_token', { resetPasswordToken: token }, token);
   await deps.email.send({
     to: String(user.email),
     from: t.from.email || t.from.name ? `${t.from.name} <${t.from.email}>` : undefined,
@@ -130,9 +137,12 @@ export async function emailConfirmation(deps: AccountDeps, ctx: RestContext, con
   if (!rows.length) throw invalid('Invalid token');
   const id = Number(rows[0].id);
   const user = await userJson(ctx, id);
-  await ctx.db.unsafe(`update ${UP.users} set confirmed = true, confirmation_token = null, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id]);
-  ctx.count(2);
-  userWritten(ctx, 'entry.update', id);
+  if (ctx.userDocuments) await editUser(ctx, ctx.userDocuments, id, { confirmed: true, confirmationToken: null });
+  else {
+    await ctx.db.unsafe(`update ${UP.users} set confirmed = true, confirmation_token = null, updated_at = ${NOW}, published_at = ${NOW} where id = $1`, [id]);
+    ctx.count(2);
+    userWritten(ctx, 'entry.update', id);
+  }
   if (returnUser) return authReply(ctx, id, user);
   const target = (await readAdvanced(ctx.db, deps.config.usersPermissions)).email_confirmation_redirection || '/';
   ctx.count(1);

@@ -27,6 +27,8 @@ import * as account from './account.ts';
 import { createUser, deleteUser, updateUser } from './users-crud.ts';
 import { lockIdentities } from './identity-lock.ts';
 import { userWritten } from './announce.ts';
+import { addUser, sanitizedUser } from './user-documents.ts';
+import type { Body } from './validate.ts';
 import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, updateRole } from './roles.ts';
 
 const L = UP.userRole;
@@ -83,14 +85,24 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     ctx.count(1);
     if (!roles.length) throw new ApiError(400, 'ApplicationError', 'Impossible to find the default role', {});
     // Strapi's identifier filter: either value may already be someone's email (lower-cased) or username.
-    const taken = async (db: Sql | TransactionSql) => {
+    const takenBy = async (db: Sql | TransactionSql, e: unknown, u: unknown) => {
       const rows = await db.unsafe(`select 1 from ${UP.users} where (email = lower($1) or username = lower($1) or username = $2 or email = $2)
-        ${settings.unique_email ? '' : "and provider = 'local'"} limit 1`, [email, username]);
+        ${settings.unique_email ? '' : "and provider = 'local'"} limit 1`, [typeof e === 'string' ? e : null, typeof u === 'string' ? u : null]);
       ctx.count(1);
       if (rows.length) throw new ApiError(400, 'ApplicationError', 'Email or Username are already taken', {});
     };
+    const taken = (db: Sql | TransactionSql) => takenBy(db, email, username);
     // Checked first without a lock, so that a taken name costs no password hash.
     await taken(ctx.db);
+    if (ctx.userDocuments) {
+      // Strapi's controller: the allowed keys picked in their order, then provider, the default role, the
+      // email lower-cased, confirmed; its user service add is the document service's create.
+      const data: Body = {};
+      for (const k of ['username', 'password', 'email', ...config.usersPermissions.registerAllowedFields]) if (k in b) data[k] = b[k];
+      Object.assign(data, { provider: 'local', role: roles[0].id, email: email.toLowerCase(), username, confirmed: !settings.email_confirmation });
+      const { result } = await addUser(ctx, ctx.userDocuments, data, (tx, d) => takenBy(tx, d.email, d.username));
+      return registered(ctx, settings.email_confirmation, Number((result as { id?: unknown } | null)?.id), sanitizedUser(result, false));
+    }
     const hash = await hashPassword(password);
     const documentId = newDocumentId();
     const id = await ctx.db.begin(async (tx) => {
@@ -111,8 +123,12 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     userWritten(ctx, 'entry.create', id);
     const user = await userJson(ctx, id);
     ctx.count(1);
-    // With email confirmation on, Strapi answers the user without a JWT and mails the confirmation link.
-    if (settings.email_confirmation) {
+    return registered(ctx, settings.email_confirmation, id, user);
+  }
+
+  /** A registration's answer: `{jwt, user}`, or with email confirmation on `{user}` once the link is mailed. */
+  async function registered(ctx: RestContext, confirm: boolean | null | undefined, id: number, user: string | null): Promise<Reply> {
+    if (confirm) {
       try {
         await account.sendConfirmationEmail(deps, ctx, id);
       } catch {

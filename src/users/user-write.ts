@@ -1,0 +1,139 @@
+// A user's row written as Strapi's document service writes `plugin::users-permissions.user`: the user
+// model's own checks, its role relation, the columns a project's extension adds, in one transaction that
+// locks the username and email it sets and checks them again (src/users/identity-lock.ts). Shared by the
+// native users routes (users-crud.ts) and their runs through a project's document middlewares
+// (user-documents.ts), so that both write alike.
+import type { Sql, TransactionSql } from 'postgres';
+import type { RestContext } from '../rest/router.ts';
+import { ApiError } from '../../compiler/errors.ts';
+import { newDocumentId } from '../db/document-id.ts';
+import { UP } from '../auth/tables.ts';
+import { hashPassword } from './password.ts';
+import { validate, validationError, type Body } from './validate.ts';
+import { writeAddedLinks } from './user-columns.ts';
+import { lockIdentities } from './identity-lock.ts';
+
+const L = UP.userRole;
+const NOW = `date_trunc('milliseconds', now())`;
+const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
+
+/** A role reference as Strapi's relation inputs take it: an id, a documentId, or `{connect: [{id | documentId}]}`. */
+export type RoleRef = { id: number } | { documentId: string };
+
+export function roleRef(v: unknown, required: boolean): RoleRef | null | undefined {
+  const fail = (message: string) => validationError([{ path: ['role'], message, name: 'ValidationError' }]);
+  if (v === undefined || v === null) { if (required) throw fail('role is a required field'); return undefined; }
+  const one = (x: unknown): RoleRef => {
+    if (typeof x === 'number' && Number.isInteger(x)) return { id: x };
+    if (typeof x === 'string' && /^\d+$/.test(x)) return { id: Number(x) };
+    if (typeof x === 'string' && x) return { documentId: x };
+    throw fail(`role must be a \`strapiID\` type, but the final value was: \`${JSON.stringify(x)}\`.`);
+  };
+  if (typeof v !== 'object' || Array.isArray(v)) return one(v);
+  const r = v as Body;
+  const entries = (list: unknown): RoleRef[] => {
+    if (list === undefined) return [];
+    if (!Array.isArray(list)) throw fail('role.connect must be a `array` type');
+    return list.map((e) => {
+      const o = e && typeof e === 'object' ? e as Body : {};
+      if (o.id != null) return one(typeof o.id === 'string' && !/^\d+$/.test(o.id) ? '' : o.id);
+      if (o.documentId != null) return one(String(o.documentId));
+      throw fail('Relation entry must include an id or documentId');
+    });
+  };
+  const connect = entries(r.connect);
+  const disconnect = entries(r.disconnect);
+  if (required && connect.length === 0) throw fail('Users must have a role');
+  if (!connect.length && disconnect.length) throw fail('Cannot remove role');
+  // A manyToOne keeps the last connected target.
+  return connect.length ? connect[connect.length - 1] : null;
+}
+
+export async function resolveRole(db: Sql, ref: RoleRef): Promise<number> {
+  const rows = 'id' in ref
+    ? await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where id = $1`, [ref.id > 2147483647 ? 0 : ref.id])
+    : await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where document_id = $1 order by id limit 1`, [ref.documentId]);
+  if (!rows.length) throw appError(`Document with id "${'id' in ref ? ref.id : ref.documentId}", locale "null" not found`);
+  return Number(rows[0].id);
+}
+
+/** The attributes a body may set, checked as the user model's validator does. */
+export interface UserWrite { username?: string; email?: string; password?: string; provider?: string; confirmed?: boolean; blocked?: boolean;
+  resetPasswordToken?: string | null; confirmationToken?: string | null }
+
+export function modelChecks(b: Body): UserWrite {
+  validate(b, [
+    { key: 'username', minLength: 3 }, { key: 'email', minLength: 6, email: true }, { key: 'password', minLength: 6, secret: true },
+    { key: 'provider' }, { key: 'resetPasswordToken', secret: true }, { key: 'confirmationToken', secret: true },
+  ]);
+  for (const k of ['confirmed', 'blocked'] as const) {
+    if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'boolean') {
+      throw validationError([{ path: [k], message: `${k} must be a \`boolean\` type, but the final value was: \`${JSON.stringify(b[k])}\`.`, name: 'ValidationError', value: b[k] }]);
+    }
+  }
+  const out: UserWrite = {};
+  for (const k of ['username', 'email', 'password', 'provider', 'resetPasswordToken', 'confirmationToken', 'confirmed', 'blocked'] as const) {
+    // An empty password (allowed for users of other providers) leaves the stored one alone.
+    if (b[k] !== undefined && !(k === 'password' && !b[k])) (out as Record<string, unknown>)[k] = b[k];
+  }
+  return out;
+}
+
+const COLUMNS: Record<keyof UserWrite, string> = {
+  username: 'username', email: 'email', password: 'password', provider: 'provider', confirmed: 'confirmed', blocked: 'blocked',
+  resetPasswordToken: 'reset_password_token', confirmationToken: 'confirmation_token',
+};
+
+export async function columnsOf(w: UserWrite): Promise<Array<[string, unknown]>> {
+  const out: Array<[string, unknown]> = [];
+  for (const [k, v] of Object.entries(w) as Array<[keyof UserWrite, unknown]>) {
+    out.push([COLUMNS[k], k === 'password' && typeof v === 'string' ? await hashPassword(v) : k === 'email' && typeof v === 'string' ? v.toLowerCase() : v]);
+  }
+  return out;
+}
+
+export async function setRole(tx: TransactionSql, user: number, role: number): Promise<void> {
+  await tx.unsafe(`delete from ${L.table} where ${L.user} = $1`, [user]);
+  await tx.unsafe(`insert into ${L.table} (${L.user}, ${L.role}, ${L.order})
+    select $1, $2, coalesce(max(${L.order}), 0) + 1 from ${L.table} where ${L.role} = $2`, [user, role]);
+}
+
+
+/** Checks again, under the identity locks, that nobody took the names meanwhile (throws the route's own error). */
+export type Recheck = (tx: TransactionSql) => Promise<void>;
+
+/**
+ * Inserts the user with columns `cols` and role `role`, in one transaction under the locks of `names`
+ * (`recheck` runs under them first), then the added links `b` sets (`only`: of these names alone). Its id.
+ */
+export async function insertUser(ctx: RestContext, cols: Array<[string, unknown]>, role: number, b: Body, names: unknown[], recheck: Recheck, only?: ReadonlySet<string>): Promise<number> {
+  const id = await ctx.db.begin(async (tx) => {
+    ctx.count(await lockIdentities(tx, names) + 1);
+    await recheck(tx);
+    const cs = cols.map(([c]) => c);
+    const documentId = newDocumentId();
+    const rows = await tx.unsafe<Array<{ id: number }>>(
+      `insert into ${UP.users} (document_id, ${cs.join(', ')}, created_at, updated_at, published_at)
+       values ($1, ${cs.map((_, i) => `$${i + 2}`).join(', ')}, ${NOW}, ${NOW}, ${NOW}) returning id`, [documentId, ...cols.map(([, x]) => x)] as never[]);
+    const uid = Number(rows[0].id);
+    await setRole(tx, uid, role);
+    ctx.count(await writeAddedLinks(ctx.schema, tx, uid, documentId, b, true, only));
+    return uid;
+  });
+  ctx.count(3);
+  return id;
+}
+
+/** Updates user `id` (document `documentId`) as insertUser writes: columns, role when given, added links, one transaction. */
+export async function updateUserRow(ctx: RestContext, id: number, documentId: string, cols: Array<[string, unknown]>, role: number | null, b: Body, names: unknown[], recheck: Recheck): Promise<void> {
+  await ctx.db.begin(async (tx) => {
+    ctx.count(await lockIdentities(tx, names));
+    await recheck(tx);
+    const sets = cols.map(([c], i) => `${c} = $${i + 2}`);
+    // Strapi's user service stamps publishedAt again on every edit (a type without draft & publish).
+    await tx.unsafe(`update ${UP.users} set ${[...sets, `updated_at = ${NOW}`, `published_at = ${NOW}`].join(', ')} where id = $1`, [id, ...cols.map(([, x]) => x)] as never[]);
+    if (role !== null) await setRole(tx, id, role);
+    ctx.count(await writeAddedLinks(ctx.schema, tx, id, documentId, b, false));
+  });
+  ctx.count(2);
+}
