@@ -11,13 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
-import { DEFAULT_STEPS, GRAPHQL_STEPS, STEPS } from './fixtures/users-ext-cases/steps.ts';
+import { DEFAULT_STEPS, GRAPHQL_STEPS, STEPS, V4_STEPS } from './fixtures/users-ext-cases/steps.ts';
 import { loadModels, ModelError } from '../src/models.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const PROJECT = here('./fixtures/users-ext');
 recordedSuite('users-ext', PROJECT, here('./fixtures/users-ext-cases'), STEPS);
 recordedSuite('users-ext, GraphQL', PROJECT, here('./fixtures/users-ext-cases/graphql'), GRAPHQL_STEPS);
+recordedSuite('users-ext, key order and GraphQL v4', PROJECT, here('./fixtures/users-ext-cases/v4'), V4_STEPS, { GRAPHQL_SHAPE: 'v5', AUTHENTICATED_PERMISSIONS: '*:find,findOne' });
 recordedSuite('users-ext (no allowedFields)', PROJECT, here('./fixtures/users-ext-cases/register-default'), DEFAULT_STEPS, { UP_NO_ALLOWED_FIELDS: 'true' });
 
 /** The fixture project with its user extension replaced by `schema`. */

@@ -451,8 +451,10 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
         default: return [];
       }
     });
+    // username and email are required in the plugin's schema: non-null, as Strapi's type builder makes them (recorded).
+    const outAttrs = attrs.map((a) => (a.kind === 'scalar' && (a.name === 'username' || a.name === 'email') ? { ...a, required: true } : a));
     const fields = ['  id: ID! @deprecated(reason: "Use `documentId` instead")', '  documentId: ID!', `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`,
-      ...fieldLines(n, attrs), '  createdAt: DateTime', '  updatedAt: DateTime', '  publishedAt: DateTime'];
+      ...fieldLines(n, outAttrs), '  createdAt: DateTime', '  updatedAt: DateTime', '  publishedAt: DateTime'];
     return types
       .replace(/input UsersPermissionsUserFiltersInput \{[\s\S]*?\n\}/, `input ${n}FiltersInput {\n${filters.join('\n')}\n}`)
       .replace(/input UsersPermissionsUserInput \{[\s\S]*?\n\}/, `input ${n}Input {\n${[...inputs, '  publishedAt: DateTime', '  locale: String'].join('\n')}\n}`)

@@ -121,11 +121,13 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
   }, ['auth', 'transfer', 'secrets', 'flags', 'serveAdminPanel', 'url', 'path', 'host', 'port', 'autoOpen', 'watchIgnoreFiles', 'rateLimit', 'forgotPassword', 'auditLogs', 'ai']);
 
   const plugins = isObject(v.plugins) ? v.plugins : {};
-  // The GraphQL plugin's defaults where the project leaves them: the flat shape (only
-  // `v4CompatibilityMode: true` asks for v4's), and pages of 10 (@strapi/utils' pagination default,
-  // used when the plugin's `defaultLimit` is not set).
+  // The GraphQL plugin's defaults where the project leaves them: the flat shape, and pages of 10
+  // (@strapi/utils' pagination default, used when the plugin's `defaultLimit` is not set). Strapi 5.54's
+  // `v4CompatibilityMode: true` keeps the flat shape too, only adding the deprecated `id`, `attributes` and
+  // `data` fields this server's flat shape always has (recorded live: test/fixtures/users-ext-cases/v4);
+  // v4's Entity shape is GRAPHQL_SHAPE=v4's alone.
   const gql = isObject(plugins.graphql) && isObject(plugins.graphql.config) ? plugins.graphql.config : {};
-  set('graphql.shape', gql.v4CompatibilityMode === true ? 'v4' : 'v5');
+  set('graphql.shape', 'v5');
   if (gql.defaultLimit === undefined) set('graphql.defaultLimit', 10);
   for (const [name, entry] of Object.entries(plugins)) {
     const cfg = isObject(entry) ? entry.config : undefined;
