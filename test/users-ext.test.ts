@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
+import { startTestServer, TOKEN } from './helpers.ts';
 import { DEFAULT_STEPS, GRAPHQL_STEPS, STEPS, V4_STEPS } from './fixtures/users-ext-cases/steps.ts';
 import { loadModels, ModelError } from '../src/models.ts';
 
@@ -63,4 +64,34 @@ test('extending a plugin type this server does not extend stops the start, namin
     cpSync(join(dir, 'src/extensions/users-permissions/content-types/user'), join(dir, 'src/extensions/upload/content-types/file'), { recursive: true });
     assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /extensions\/upload\/content-types\/file\/schema\.json: extending plugin::upload\.file is not supported/);
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+// GRAPHQL_SHAPE=v4 (Strapi v4's Entity shape, which Strapi 5.54 no longer serves: its v4CompatibilityMode keeps the
+// flat shape, recorded in users-ext-cases/v4) with the extended user: its type, filters and input from its attributes.
+test('GraphQL in v4\'s Entity shape serves the extended user', async () => {
+  const s = await startTestServer({ modelsDir: PROJECT, env: { GRAPHQL_SHAPE: 'v4', LOCALES: 'en,fr' } });
+  try {
+    await s.sql().unsafe(`insert into files (document_id, name, hash, ext, mime, size, url, provider, folder_path, created_at, updated_at, published_at)
+      values ('file0000000000000000000001', 'f1.png', 'h1', '.png', 'image/png', 1, '/uploads/h1.png', 'local', '/', now(), now(), now())`);
+    const team = await s.fetchJson('POST', '/api/teams', { data: { name: 'red' } }, TOKEN);
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'alice', email: 'alice@x.io', password: 'secret1', firstName: 'Al', credits: 7 }, null);
+    assert.equal(reg.status, 200);
+    const id = (reg.body as { user: { id: number } }).user.id;
+    const put = await s.fetchJson('PUT', `/api/users/${id}`, { image: 1, social: { twitter: '@al' }, favoriteTeam: (team.body as { data: { documentId: string } }).data.documentId }, TOKEN);
+    assert.equal(put.status, 200);
+    const q = await s.fetchJson('POST', '/graphql', { query: `{ usersPermissionsUsers(filters: { credits: { gt: 5 }, favoriteTeam: { name: { eq: "red" } } }) {
+      data { id attributes { username firstName credits image { data { attributes { url } } } favoriteTeam { data { attributes { name } } } social { twitter } role { data { attributes { type } } } } }
+      meta { pagination { total } } } }` }, TOKEN);
+    assert.deepEqual(q.body, { data: { usersPermissionsUsers: {
+      data: [{ id: String(id), attributes: { username: 'alice', firstName: 'Al', credits: 7, image: { data: { attributes: { url: '/uploads/h1.png' } } }, favoriteTeam: { data: { attributes: { name: 'red' } } }, social: { twitter: '@al' }, role: { data: { attributes: { type: 'authenticated' } } } } }],
+      meta: { pagination: { total: 1 } },
+    } } });
+    const m = await s.fetchJson('POST', '/graphql', { query: `mutation { updateUsersPermissionsUser(id: ${id}, data: { lastName: "Ice", credits: 3 }) { data { attributes { lastName credits } } } }` }, TOKEN);
+    assert.deepEqual(m.body, { data: { updateUsersPermissionsUser: { data: { attributes: { lastName: 'Ice', credits: 3 } } } } });
+    await s.fetchJson('POST', '/api/posts', { data: { title: 'p1', author: id } }, TOKEN);
+    const post = await s.fetchJson('POST', '/graphql', { query: '{ posts(filters: { author: { username: { eq: "alice" } } }) { data { attributes { title author { data { id attributes { username credits } } } } } } }' }, TOKEN);
+    assert.deepEqual(post.body, { data: { posts: { data: [{ attributes: { title: 'p1', author: { data: { id: String(id), attributes: { username: 'alice', credits: 3 } } } } }] } } });
+    const hidden = await s.fetchJson('POST', '/graphql', { query: '{ usersPermissionsUsers { data { attributes { secretNote } } } }' }, TOKEN);
+    assert.equal(hidden.status, 400);
+  } finally { await s.stop(); }
 });
