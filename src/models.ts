@@ -211,11 +211,22 @@ function adminUsersModel(): ContentType {
 const EXTENDED = new WeakSet<ContentType>();
 export function isExtended(ct: ContentType): boolean { return EXTENDED.has(ct); }
 
-/** Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`), and whether this server honours it. */
-const EXTENSIBLE: Record<string, Record<string, boolean>> = {
-  'users-permissions': { user: true, role: false, permission: false },
-  upload: { file: false, folder: false },
-  i18n: { locale: false },
+/**
+ * Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`, merged alike): true where
+ * this server honours it, else where Strapi 5.54 serves the merged attributes (recorded live for role, file and
+ * locale: test/fixtures/plugin-ext-cases), which this server would answer without them.
+ */
+const EXTENSIBLE: Record<string, Record<string, true | string>> = {
+  'users-permissions': {
+    user: true,
+    role: 'Strapi 5.54 answers its added attributes on /api/users-permissions/roles, a populated role and GraphQL\'s UsersPermissionsRole',
+    permission: 'Strapi 5.54 answers its added attributes on GraphQL\'s UsersPermissionsPermission',
+  },
+  upload: {
+    file: 'Strapi 5.54 answers its added attributes on /api/upload/files, every populated media field and GraphQL\'s UploadFile',
+    folder: 'Strapi 5.54 adds its attributes to the upload folders\' table',
+  },
+  i18n: { locale: 'Strapi 5.54 answers its added attributes on /api/i18n/locales and GraphQL\'s I18NLocale' },
 };
 
 /**
@@ -231,8 +242,9 @@ function readExtensions(dir: string, root: string): Raw[] {
     if (!EXTENSIBLE[plugin] || !existsSync(ctDir)) continue;
     for (const name of readdirSync(ctDir).sort()) {
       const file = join(ctDir, name, 'schema.json');
-      if (!existsSync(file) || EXTENSIBLE[plugin][name] === undefined) continue;
-      if (!EXTENSIBLE[plugin][name]) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only plugin::users-permissions.user)`);
+      const honoured = EXTENSIBLE[plugin][name];
+      if (!existsSync(file) || honoured === undefined) continue;
+      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only plugin::users-permissions.user); ${honoured}`);
       out.push({ file, json: readJson(file, root) });
     }
   }

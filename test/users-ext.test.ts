@@ -58,6 +58,25 @@ test('an extension leaving out one of the plugin\'s attributes stops the start (
   refused('{"attributes": {"username": {"type": "string"}}}', /user\/schema\.json: attribute "email" is missing/);
 });
 
+// Strapi 5.54 serves each of these extensions (recorded: test/fixtures/plugin-ext-cases); this server refuses them.
+test('the project extending role, file and locale stops the start, naming each file in turn', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-plugin-ext-'));
+  try {
+    cpSync(here('./fixtures/plugin-ext'), dir, { recursive: true });
+    const ext = join(dir, 'src/extensions');
+    for (const [file, uid, where] of [
+      ['i18n/content-types/locale/schema.json', 'plugin::i18n.locale', '/api/i18n/locales'],
+      ['upload/content-types/file/schema.json', 'plugin::upload.file', '/api/upload/files'],
+      ['users-permissions/content-types/role/schema.json', 'plugin::users-permissions.role', '/api/users-permissions/roles'],
+    ]) {
+      const re = new RegExp(`src/extensions/${file.replace(/\./g, '\\.')}: extending ${uid.replace(/\./g, '\\.')} is not supported .*${where.replace(/\//g, '\\/')}`);
+      assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), re);
+      rmSync(join(ext, file));
+    }
+    assert.ok(loadModels(dir, { defaultLocale: 'en', locales: ['en'] }).contentTypes.has('plugin::users-permissions.user'));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 test('extending a plugin type this server does not extend stops the start, naming the file', () => {
   const dir = withExtension(BASE(''));
   try {
