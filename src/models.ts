@@ -156,7 +156,7 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
   // The extended plugin types, with their attributes, beside the models' own (relations checked alike).
-  const extended = extensions.map((raw) => extendUsers(raw, schema, dir, customField));
+  const extended = extensions.map((raw) => extendPluginType(raw, schema, dir, customField));
   const compList = [...components.values()];
   rawComponents.forEach((raw, i) => {
     const c = compList[i];
@@ -211,11 +211,22 @@ function adminUsersModel(): ContentType {
 const EXTENDED = new WeakSet<ContentType>();
 export function isExtended(ct: ContentType): boolean { return EXTENDED.has(ct); }
 
-/** Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`), and whether this server honours it. */
-const EXTENSIBLE: Record<string, Record<string, boolean>> = {
-  'users-permissions': { user: true, role: false, permission: false },
-  upload: { file: false, folder: false },
-  i18n: { locale: false },
+/**
+ * Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`, merged alike): true where
+ * this server honours it, else where Strapi 5.54 serves the merged attributes (recorded live for role, file and
+ * locale: test/fixtures/plugin-ext-cases), which this server would answer without them.
+ */
+const EXTENSIBLE: Record<string, Record<string, true | string>> = {
+  'users-permissions': {
+    user: true,
+    role: true,
+    permission: 'Strapi 5.54 answers its added attributes on GraphQL\'s UsersPermissionsPermission',
+  },
+  upload: {
+    file: 'Strapi 5.54 answers its added attributes on /api/upload/files, every populated media field and GraphQL\'s UploadFile',
+    folder: 'Strapi 5.54 adds its attributes to the upload folders\' table',
+  },
+  i18n: { locale: 'Strapi 5.54 answers its added attributes on /api/i18n/locales and GraphQL\'s I18NLocale' },
 };
 
 /**
@@ -223,17 +234,18 @@ const EXTENSIBLE: Record<string, Record<string, boolean>> = {
  * for the content-types its plugins have and ignores any other file; this server serves the user's extension and
  * refuses to start on the others (served without them, their answers would differ).
  */
-function readExtensions(dir: string, root: string): Raw[] {
+function readExtensions(dir: string, root: string): Array<Raw & { uid: string }> {
   if (!existsSync(dir)) return [];
-  const out: Raw[] = [];
+  const out: Array<Raw & { uid: string }> = [];
   for (const plugin of readdirSync(dir).sort()) {
     const ctDir = join(dir, plugin, 'content-types');
     if (!EXTENSIBLE[plugin] || !existsSync(ctDir)) continue;
     for (const name of readdirSync(ctDir).sort()) {
       const file = join(ctDir, name, 'schema.json');
-      if (!existsSync(file) || EXTENSIBLE[plugin][name] === undefined) continue;
-      if (!EXTENSIBLE[plugin][name]) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only plugin::users-permissions.user)`);
-      out.push({ file, json: readJson(file, root) });
+      const honoured = EXTENSIBLE[plugin][name];
+      if (!existsSync(file) || honoured === undefined) continue;
+      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only users-permissions' user and role); ${honoured}`);
+      out.push({ file, json: readJson(file, root), uid: `plugin::${plugin}.${name}` });
     }
   }
   return out;
@@ -241,35 +253,38 @@ function readExtensions(dir: string, root: string): Raw[] {
 
 /**
  * Strapi's merge of an extension (`{ ...plugin's schema, ...extension }`): top-level keys replace the plugin's,
- * so the file's `attributes` are the user's whole list, in its order. The plugin's own attributes keep their
+ * so the file's `attributes` are the type's whole list, in its order (the user's, a role's). The plugin's own attributes keep their
  * definitions here (users-permissions' code relies on them and refuses without them); the others are parsed as
- * any model's, stored as Strapi stores them for `up_users`.
+ * any model's, stored as Strapi stores them for `up_users` / `up_roles`.
  */
-function extendUsers(raw: Raw, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): { ct: ContentType; file: string } {
-  const users = schema.contentTypes.get(USERS_UID)!;
+function extendPluginType(raw: Raw & { uid: string }, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): { ct: ContentType; file: string } {
+  const ct = schema.contentTypes.get(raw.uid)!;
   const file = relative(root, raw.file);
   const json = raw.json;
-  if (json.collectionName !== undefined && json.collectionName !== users.table) throw new ModelError(`${file}: collectionName "${String(json.collectionName)}": users stay in ${users.table} here`);
-  if (json.attributes === undefined) return { ct: users, file: raw.file };
+  if (json.collectionName !== undefined && json.collectionName !== ct.table) throw new ModelError(`${file}: collectionName "${String(json.collectionName)}": ${raw.uid} stays in ${ct.table} here`);
+  if (json.attributes === undefined) return { ct: ct, file: raw.file };
   const attrs = json.attributes;
   if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) throw new ModelError(`${file}: "attributes" must be an object`);
   const given = attrs as Json;
-  const plugin = new Map(users.attributes.map((a) => [a.name, a]));
-  for (const a of users.attributes) {
+  const plugin = new Map(ct.attributes.map((a) => [a.name, a]));
+  for (const a of ct.attributes) {
     const d = given[a.name] as Json | undefined;
     const type = a.kind === 'scalar' ? a.type : a.kind;
     if (!d || typeof d !== 'object') throw new ModelError(`${file}: attribute "${a.name}" is missing: the extension's attributes replace the plugin's (Strapi merges the schema's top-level keys), and users-permissions needs it`);
     if (d.type !== type) throw new ModelError(`${file}: attribute "${a.name}": type "${String(d.type)}", users-permissions needs "${type}"`);
   }
   const added = Object.fromEntries(Object.entries(given).filter(([k]) => !plugin.has(k)));
-  const parsed = parseAttributes({ file: raw.file, json: { collectionName: users.table, attributes: added } }, schema, root, users, false, customField);
-  const columns = new Set(users.attributes.flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])));
+  const parsed = parseAttributes({ file: raw.file, json: { collectionName: ct.table, attributes: added } }, schema, root, ct, false, customField);
+  // A role answers its added scalars (on /api/users-permissions/roles, populated, in GraphQL); nothing else yet.
+  const other = raw.uid !== USERS_UID && parsed.find((a) => a.kind !== 'scalar');
+  if (other) throw new ModelError(`${file}: attribute "${other.name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
+  const columns = new Set(ct.attributes.flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])));
   for (const a of parsed) if (a.kind === 'scalar' && columns.has(a.column)) throw new ModelError(`${file}: attribute "${a.name}": its column name "${a.column}" collides with another attribute`);
   const byName = new Map<string, Attribute>([...plugin, ...parsed.map((a) => [a.name, a] as const)]);
-  users.attributes = Object.keys(given).map((k) => byName.get(k)!);
-  users.byName = new Map(users.attributes.map((a) => [a.name, a]));
-  EXTENDED.add(users);
-  return { ct: users, file: raw.file };
+  ct.attributes = Object.keys(given).map((k) => byName.get(k)!);
+  ct.byName = new Map(ct.attributes.map((a) => [a.name, a]));
+  EXTENDED.add(ct);
+  return { ct: ct, file: raw.file };
 }
 
 /** Strapi's relation name for a one-way spelling. */

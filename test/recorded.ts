@@ -33,6 +33,8 @@ export interface Step {
   defect?: string;
   /** Only the status, error name and message must match (a detail this server leaves out, said here). */
   loose?: string;
+  /** Everything must match but the order of keys in objects (Strapi's order is not deterministic there, said here). */
+  anyKeyOrder?: string;
   /** Keep the answer's `jwt` (a users-permissions login or register) under this name. */
   saveJwt?: string;
   /** Send as the user whose JWT a previous step kept under this name (instead of the full-access token). */
@@ -41,7 +43,7 @@ export interface Step {
   saveIds?: Record<string, string>;
 }
 
-export interface Answer { name: string; status: number; body: unknown; defect?: string; loose?: string }
+export interface Answer { name: string; status: number; body: unknown; defect?: string; loose?: string; anyKeyOrder?: string }
 
 export interface Target {
   /** Sends a request; returns the status and the parsed JSON body (null when empty). */
@@ -95,19 +97,19 @@ export async function runSteps(t: Target, steps: Step[]): Promise<Answer[]> {
     const jwt = (r.body as { jwt?: unknown } | null)?.jwt;
     if (step.saveJwt && typeof jwt === 'string') jwts.set(step.saveJwt, jwt);
     const names = new Map([...keys].map(([k, id]) => [id, `@@${k}@@`]));
-    out.push({ name: step.name, status: r.status, body: normalize(r.body, names), ...(step.defect ? { defect: step.defect } : {}), ...(step.loose ? { loose: step.loose } : {}) });
+    out.push({ name: step.name, status: r.status, body: normalize(r.body, names), ...(step.defect ? { defect: step.defect } : {}), ...(step.loose ? { loose: step.loose } : {}), ...(step.anyKeyOrder ? { anyKeyOrder: step.anyKeyOrder } : {}) });
   }
   return out;
 }
 
 /** Where two answers first differ (a JSON path with both values), or null when they are equal. */
-export function firstDiff(a: unknown, b: unknown, path = '$'): string | null {
+export function firstDiff(a: unknown, b: unknown, path = '$', anyKeyOrder = false): string | null {
   if (Object.is(a, b)) return null;
   const show = (v: unknown) => JSON.stringify(v)?.slice(0, 300);
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.max(a.length, b.length); i++) {
       if (i >= a.length || i >= b.length) return `${path}: length ${a.length}, want ${b.length}`;
-      const d = firstDiff(a[i], b[i], `${path}[${i}]`);
+      const d = firstDiff(a[i], b[i], `${path}[${i}]`, anyKeyOrder);
       if (d) return d;
     }
     return null;
@@ -117,10 +119,10 @@ export function firstDiff(a: unknown, b: unknown, path = '$'): string | null {
     for (const k of kb) if (!ka.includes(k)) return `${path}.${k}: missing, want ${show((b as Record<string, unknown>)[k])}`;
     for (const k of ka) if (!kb.includes(k)) return `${path}.${k}: unexpected ${show((a as Record<string, unknown>)[k])}`;
     for (const k of kb) {
-      const d = firstDiff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+      const d = firstDiff((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`, anyKeyOrder);
       if (d) return d;
     }
-    if (ka.join() !== kb.join()) return `${path}: key order ${ka.join(',')}, want ${kb.join(',')}`;
+    if (!anyKeyOrder && ka.join() !== kb.join()) return `${path}: key order ${ka.join(',')}, want ${kb.join(',')}`;
     return null;
   }
   return `${path}: ${show(a)}, want ${show(b)}`;
@@ -141,7 +143,8 @@ export function compareAnswers(recorded: Answer[], answers: Answer[]): string[] 
     } else if (got.status !== want.status) {
       failures.push(`${want.name}: status ${got.status}, want ${want.status}: ${JSON.stringify(got.body).slice(0, 300)}`);
     } else {
-      const d = firstDiff(got.body, want.body);
+      // The step's own flag (recordings made before it existed do not hold it).
+      const d = firstDiff(got.body, want.body, '$', !!(got.anyKeyOrder ?? want.anyKeyOrder));
       if (d) failures.push(`${want.name}: ${d}`);
     }
   });

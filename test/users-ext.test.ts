@@ -6,18 +6,23 @@
 // for them (the extended up_users, its link and component tables) against Strapi's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, cpSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
-import { DEFAULT_STEPS, GRAPHQL_STEPS, STEPS } from './fixtures/users-ext-cases/steps.ts';
+import { startTestServer, TOKEN } from './helpers.ts';
+import { DEFAULT_STEPS, GRAPHQL_STEPS, STEPS, V4_STEPS } from './fixtures/users-ext-cases/steps.ts';
+import { STEPS as ROLE_STEPS } from './fixtures/role-ext-cases/steps.ts';
 import { loadModels, ModelError } from '../src/models.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const PROJECT = here('./fixtures/users-ext');
 recordedSuite('users-ext', PROJECT, here('./fixtures/users-ext-cases'), STEPS);
 recordedSuite('users-ext, GraphQL', PROJECT, here('./fixtures/users-ext-cases/graphql'), GRAPHQL_STEPS);
+recordedSuite('users-ext, key order and GraphQL v4', PROJECT, here('./fixtures/users-ext-cases/v4'), V4_STEPS, { GRAPHQL_SHAPE: 'v5', AUTHENTICATED_PERMISSIONS: '*:find,findOne' });
+// The role extended too (badge, a private secretCode), as the live Strapi's bootstrap grants the authenticated role reads.
+recordedSuite('role-ext', here('./fixtures/role-ext'), here('./fixtures/role-ext-cases'), ROLE_STEPS, { AUTHENTICATED_PERMISSIONS: '*:find,findOne' });
 recordedSuite('users-ext (no allowedFields)', PROJECT, here('./fixtures/users-ext-cases/register-default'), DEFAULT_STEPS, { UP_NO_ALLOWED_FIELDS: 'true' });
 
 /** The fixture project with its user extension replaced by `schema`. */
@@ -56,10 +61,83 @@ test('an extension leaving out one of the plugin\'s attributes stops the start (
   refused('{"attributes": {"username": {"type": "string"}}}', /user\/schema\.json: attribute "email" is missing/);
 });
 
+// Strapi 5.54 serves each of these extensions (recorded: test/fixtures/plugin-ext-cases); this server refuses file
+// and locale, and serves the role's (role-ext above).
+test('the project extending role, file and locale stops the start, naming the file and locale files in turn', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-plugin-ext-'));
+  try {
+    cpSync(here('./fixtures/plugin-ext'), dir, { recursive: true });
+    const ext = join(dir, 'src/extensions');
+    for (const [file, uid, where] of [
+      ['i18n/content-types/locale/schema.json', 'plugin::i18n.locale', '/api/i18n/locales'],
+      ['upload/content-types/file/schema.json', 'plugin::upload.file', '/api/upload/files'],
+    ]) {
+      const re = new RegExp(`src/extensions/${file.replace(/\./g, '\\.')}: extending ${uid.replace(/\./g, '\\.')} is not supported .*${where.replace(/\//g, '\\/')}`);
+      assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), re);
+      rmSync(join(ext, file));
+    }
+    assert.ok(loadModels(dir, { defaultLocale: 'en', locales: ['en'] }).contentTypes.get('plugin::users-permissions.role')?.byName.has('badge'));
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+test('a role extension adding a non-scalar attribute stops the start, naming the file and attribute', () => {
+  const dir = withExtension(BASE(''));
+  try {
+    const role = join(dir, 'src/extensions/users-permissions/content-types/role');
+    cpSync(here('./fixtures/role-ext/src/extensions/users-permissions/content-types/role'), role, { recursive: true });
+    const file = join(role, 'schema.json');
+    const json = JSON.parse(readFileSync(file, 'utf8')) as { attributes: Record<string, unknown> };
+    json.attributes.icon = { type: 'media', multiple: false };
+    writeFileSync(file, JSON.stringify(json));
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /role\/schema\.json: attribute "icon": only scalar attributes can be added to plugin::users-permissions\.role here/);
+  } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
 test('extending a plugin type this server does not extend stops the start, naming the file', () => {
   const dir = withExtension(BASE(''));
   try {
     cpSync(join(dir, 'src/extensions/users-permissions/content-types/user'), join(dir, 'src/extensions/upload/content-types/file'), { recursive: true });
     assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /extensions\/upload\/content-types\/file\/schema\.json: extending plugin::upload\.file is not supported/);
   } finally { rmSync(dir, { recursive: true, force: true }); }
+});
+
+// GRAPHQL_SHAPE=v4 (Strapi v4's Entity shape, which Strapi 5.54 no longer serves: its v4CompatibilityMode keeps the
+// flat shape, recorded in users-ext-cases/v4) with the extended user: its type, filters and input from its attributes.
+test('GraphQL in v4\'s Entity shape serves the extended user', async () => {
+  const s = await startTestServer({ modelsDir: PROJECT, env: { GRAPHQL_SHAPE: 'v4', LOCALES: 'en,fr' } });
+  try {
+    await s.sql().unsafe(`insert into files (document_id, name, hash, ext, mime, size, url, provider, folder_path, created_at, updated_at, published_at)
+      values ('file0000000000000000000001', 'f1.png', 'h1', '.png', 'image/png', 1, '/uploads/h1.png', 'local', '/', now(), now(), now())`);
+    const team = await s.fetchJson('POST', '/api/teams', { data: { name: 'red' } }, TOKEN);
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'alice', email: 'alice@x.io', password: 'secret1', firstName: 'Al', credits: 7 }, null);
+    assert.equal(reg.status, 200);
+    const id = (reg.body as { user: { id: number } }).user.id;
+    const put = await s.fetchJson('PUT', `/api/users/${id}`, { image: 1, social: { twitter: '@al' }, favoriteTeam: (team.body as { data: { documentId: string } }).data.documentId }, TOKEN);
+    assert.equal(put.status, 200);
+    const q = await s.fetchJson('POST', '/graphql', { query: `{ usersPermissionsUsers(filters: { credits: { gt: 5 }, favoriteTeam: { name: { eq: "red" } } }) {
+      data { id attributes { username firstName credits image { data { attributes { url } } } favoriteTeam { data { attributes { name } } } social { twitter } role { data { attributes { type } } } } }
+      meta { pagination { total } } } }` }, TOKEN);
+    assert.deepEqual(q.body, { data: { usersPermissionsUsers: {
+      data: [{ id: String(id), attributes: { username: 'alice', firstName: 'Al', credits: 7, image: { data: { attributes: { url: '/uploads/h1.png' } } }, favoriteTeam: { data: { attributes: { name: 'red' } } }, social: { twitter: '@al' }, role: { data: { attributes: { type: 'authenticated' } } } } }],
+      meta: { pagination: { total: 1 } },
+    } } });
+    const m = await s.fetchJson('POST', '/graphql', { query: `mutation { updateUsersPermissionsUser(id: ${id}, data: { lastName: "Ice", credits: 3 }) { data { attributes { lastName credits } } } }` }, TOKEN);
+    assert.deepEqual(m.body, { data: { updateUsersPermissionsUser: { data: { attributes: { lastName: 'Ice', credits: 3 } } } } });
+    await s.fetchJson('POST', '/api/posts', { data: { title: 'p1', author: id } }, TOKEN);
+    const post = await s.fetchJson('POST', '/graphql', { query: '{ posts(filters: { author: { username: { eq: "alice" } } }) { data { attributes { title author { data { id attributes { username credits } } } } } } }' }, TOKEN);
+    assert.deepEqual(post.body, { data: { posts: { data: [{ attributes: { title: 'p1', author: { data: { id: String(id), attributes: { username: 'alice', credits: 3 } } } } }] } } });
+    const hidden = await s.fetchJson('POST', '/graphql', { query: '{ usersPermissionsUsers { data { attributes { secretNote } } } }' }, TOKEN);
+    assert.equal(hidden.status, 400);
+  } finally { await s.stop(); }
+});
+
+test('GraphQL in v4\'s Entity shape serves a role\'s added attributes', async () => {
+  const s = await startTestServer({ modelsDir: here('./fixtures/role-ext'), env: { GRAPHQL_SHAPE: 'v4', LOCALES: 'en,fr' } });
+  try {
+    await s.sql().unsafe(`update up_roles set badge = 'member', secret_code = 'x' where type = 'authenticated'`);
+    const q = await s.fetchJson('POST', '/graphql', { query: '{ usersPermissionsRoles(filters: { badge: { eq: "member" } }) { data { attributes { type badge } } } }' }, TOKEN);
+    assert.deepEqual(q.body, { data: { usersPermissionsRoles: { data: [{ attributes: { type: 'authenticated', badge: 'member' } }] } } });
+    const hidden = await s.fetchJson('POST', '/graphql', { query: '{ usersPermissionsRoles { data { attributes { secretCode } } } }' }, TOKEN);
+    assert.equal(hidden.status, 400);
+  } finally { await s.stop(); }
 });

@@ -39,7 +39,7 @@ type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0
 /** The executable schema: Shadow CRUD (pruned by shadowCRUD switches) + the extensions' types and resolvers. */
 export function buildGraphqlSchema(config: Config, schema: Schema, users: Plugin, ext: ExtensionService | null, upload?: Plugin, policy?: PolicyResolver, plugin: PluginTypes = usersPermissionsTypes()): GraphQLSchema {
   const gc = config.graphql;
-  const sdl = gc.shape === 'v5' ? buildSdlV5(schema, { ...gc, plugin }) : buildSdlV4(schema, gc);
+  const sdl = gc.shape === 'v5' ? buildSdlV5(schema, { ...gc, plugin }) : buildSdlV4(schema, { ...gc, plugin });
   const built = buildResolvers({ schema, config, users, upload, sdl, plugin });
   const service = ext ?? new ExtensionService();
   const strapi = strapiLike(config, schema, service);
@@ -93,12 +93,11 @@ function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlCon
 }
 
 /**
- * The models as GraphQL sees them: plugin types that models relate to (users-permissions users) keep
- * their own plugin queries, so they and the relations to them are left out of Shadow CRUD.
+ * The models as GraphQL sees them: plugin types that models relate to keep their own plugin queries, so they
+ * are left out of Shadow CRUD; relations to them too, but for users (UsersPermissionsUser, as Strapi's GraphQL).
  */
-function withoutBuiltins(schema: Schema, keepUsers: boolean): Schema {
-  // Strapi's GraphQL shows a relation to a users-permissions user (UsersPermissionsUser); v4's shape here does not yet.
-  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && !(keepUsers && uid === USERS_UID);
+function withoutBuiltins(schema: Schema): Schema {
+  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID;
   const keep = <M extends ContentType | Component>(m: M): M => {
     const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && dropped(a.target)));
     return attributes.length === m.attributes.length ? m : { ...m, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
@@ -116,7 +115,7 @@ function withoutBuiltins(schema: Schema, keepUsers: boolean): Schema {
  * registering after it into the same service.
  */
 export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>): Plugin {
-  const schema = withoutBuiltins(fullSchema, config.graphql.shape === 'v5');
+  const schema = withoutBuiltins(fullSchema);
   // The plugin's types as the models made them (a project may extend the user: src/extensions).
   const plugin = usersPermissionsTypes(fullSchema);
   const gc = config.graphql;

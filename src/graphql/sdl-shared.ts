@@ -1,4 +1,6 @@
 // SDL both GraphQL shapes share: the locale scalar, users-permissions auth types and PaginationArg.
+import type { ContentType, ScalarAttr } from '../../compiler/schema.ts';
+import { FILTER_INPUT } from './names.ts';
 // Only v5 gives the logged-in user a documentId.
 export const sharedAuthSdl = (withDocumentId: boolean): string => `"""A string used to identify an i18n locale"""
 scalar I18NLocaleCode
@@ -101,4 +103,23 @@ export function usersPermissionsInputs(v5: boolean): { user: string; role: strin
   users: [ID]${extra}
 }`,
   };
+}
+
+/** users-permissions' own role attributes; the others a project's extension added (scalars only, src/models.ts). */
+const ROLE_OWN = new Set(['name', 'description', 'type', 'permissions', 'users']);
+
+/**
+ * The plugin's role blocks of `types` (either shape) with the scalars a project's extension added to the role, in
+ * attribute order after the plugin's relations, as Strapi 5.54's type builder places them (recorded:
+ * test/fixtures/role-ext-cases): public ones in the type and its filters, every one in its input.
+ */
+export function withRoleScalars(types: string, roles: ContentType, out: (a: ScalarAttr) => string): string {
+  const added = roles.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && !ROLE_OWN.has(a.name));
+  if (!added.length) return types;
+  const shown = added.filter((a) => !a.private && a.type !== 'password');
+  const insert = (block: RegExp, before: string, lines: string[]) => types.replace(block, (b) => b.replace(before, `${lines.map((l) => `${l}\n`).join('')}${before}`));
+  types = insert(/type UsersPermissionsRole \{[\s\S]*?\n\}/, '  createdAt: DateTime\n', shown.map((a) => `  ${a.name}: ${out(a)}${a.required ? '!' : ''}`));
+  types = insert(/input UsersPermissionsRoleFiltersInput \{[\s\S]*?\n\}/, '  createdAt: DateTimeFilterInput\n', shown.map((a) => `  ${a.name}: ${FILTER_INPUT[a.type]}`));
+  // The input's added fields follow `users` (its last plugin field).
+  return types.replace(/input UsersPermissionsRoleInput \{[\s\S]*?\n\}/, (b) => b.replace('  users: [ID]', ['  users: [ID]', ...added.map((a) => `  ${a.name}: ${out(a)}`)].join('\n')));
 }

@@ -4,7 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
 import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { isExtended } from '../models.ts';
 
@@ -451,8 +451,10 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
         default: return [];
       }
     });
+    // username and email are required in the plugin's schema: non-null, as Strapi's type builder makes them (recorded).
+    const outAttrs = attrs.map((a) => (a.kind === 'scalar' && (a.name === 'username' || a.name === 'email') ? { ...a, required: true } : a));
     const fields = ['  id: ID! @deprecated(reason: "Use `documentId` instead")', '  documentId: ID!', `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`,
-      ...fieldLines(n, attrs), '  createdAt: DateTime', '  updatedAt: DateTime', '  publishedAt: DateTime'];
+      ...fieldLines(n, outAttrs), '  createdAt: DateTime', '  updatedAt: DateTime', '  publishedAt: DateTime'];
     return types
       .replace(/input UsersPermissionsUserFiltersInput \{[\s\S]*?\n\}/, `input ${n}FiltersInput {\n${filters.join('\n')}\n}`)
       .replace(/input UsersPermissionsUserInput \{[\s\S]*?\n\}/, `input ${n}Input {\n${[...inputs, '  publishedAt: DateTime', '  locale: String'].join('\n')}\n}`)
@@ -468,7 +470,9 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
     }
     out.push(`type ${n} {\n${['  id: ID!', `  attributes: ${n}! ${DEPRECATED_SELF}`, `  data: ${n}! ${DEPRECATED_SELF}`, ...fieldLines(n, c.attributes)].join('\n')}\n}`);
   }
-  out.push(users ? extendedUserTypes(FILE_TYPES, users.attributes) : FILE_TYPES);
+  const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
+  const pluginTypes = users ? extendedUserTypes(FILE_TYPES, users.attributes) : FILE_TYPES;
+  out.push(roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes);
 
   // Content-types
   for (const ct of schema.contentTypes.values()) {

@@ -3,11 +3,13 @@
 // `<Type>EntityResponseCollection {data, meta}`; relations and media answer with the same wrappers;
 // documents are addressed by numeric `id` and read with `publicationState`.
 import type { Attribute, ScalarAttr, Schema } from '../../compiler/schema.ts';
+import { isExtended } from '../models.ts';
+import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRoleScalars } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -185,11 +187,14 @@ enum PublicationState {
   PREVIEW
 }`;
 
-export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { shadowCRUD: true }): SdlResult {
+export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean; plugin?: PluginTypes } = { shadowCRUD: true }): SdlResult {
   const out: string[] = [];
   const enums = new Map<string, Map<string, string>>();
   const unions = new Map<string, string[]>();
-  const scalarNames = new Set(['JSON', 'DateTime', 'Date', ...[...usedScalars(schema)].map((t) => OUTPUT_SCALAR[t])]);
+  // A user the project extended (src/extensions): its type, filters and input made from its attributes (as v5's).
+  const users = opts.plugin && isExtended(opts.plugin.users) ? opts.plugin.users : null;
+  const withUsers: Schema = users ? { ...schema, contentTypes: new Map([...schema.contentTypes, [users.uid, users]]) } : schema;
+  const scalarNames = new Set(['JSON', 'DateTime', 'Date', ...[...usedScalars(withUsers)].map((t) => OUTPUT_SCALAR[t])]);
   for (const s of ['JSON', 'DateTime', 'Date', 'Time', 'Long']) if (scalarNames.has(s)) out.push(`"""\n${SCALAR_DOCS[s]}\n"""\nscalar ${s}`);
   const filterScalars: Array<[string, string]> = [['IDFilterInput', 'ID'], ['BooleanFilterInput', 'Boolean'], ['StringFilterInput', 'String'], ['IntFilterInput', 'Int']];
   if (scalarNames.has('Long')) filterScalars.push(['LongFilterInput', 'Long']);
@@ -197,8 +202,11 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   if (scalarNames.has('Time')) filterScalars.push(['TimeFilterInput', 'Time']);
   filterScalars.push(['DateTimeFilterInput', 'DateTime'], ['JSONFilterInput', 'JSON']);
   for (const [n, s] of filterScalars) out.push(filterInput(n, s));
-  out.push(PLUGIN_TYPES);
-  const asAttr = componentsAsAttributes(schema);
+  const pluginAt = out.push(PLUGIN_TYPES) - 1;
+  const asAttr = componentsAsAttributes(withUsers);
+  // Relations of the extended user name users-permissions' own types.
+  const targetName = (uid: string) => (uid === USERS_UID ? 'UsersPermissionsUser' : uid === 'plugin::users-permissions.role' ? 'UsersPermissionsRole' : typeName(schema.contentTypes.get(uid)!));
+  const toManyTarget = (uid: string) => (uid === USERS_UID || uid === 'plugin::users-permissions.role' ? false : schema.contentTypes.get(uid)!.draftAndPublish);
 
   const scalarOut = (owner: string, a: ScalarAttr) => {
     if (a.type !== 'enumeration') return OUTPUT_SCALAR[a.type];
@@ -224,9 +232,8 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
             : `  ${a.name}: UploadFileEntityResponse${a.required ? '!' : ''}`);
           break;
         case 'relation': {
-          const target = schema.contentTypes.get(a.target)!;
-          const t = typeName(target);
-          lines.push(a.toMany ? `  ${a.name}${ARGS(`${t}FiltersInput`, target.draftAndPublish)}: ${t}RelationResponseCollection` : `  ${a.name}: ${t}EntityResponse`);
+          const t = targetName(a.target);
+          lines.push(a.toMany ? `  ${a.name}${ARGS(`${t}FiltersInput`, toManyTarget(a.target))}: ${t}RelationResponseCollection` : `  ${a.name}: ${t}EntityResponse`);
           break;
         }
         // Strapi's GraphQL: the morphTo sides are GenericMorph (any type); morphOne/morphMany are not shown.
@@ -256,7 +263,7 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   const filterLines = (attrs: Attribute[]): string[] => attrs.flatMap((a) => {
     if (a.private) return [];
     if (a.kind === 'scalar') return a.type === 'password' ? [] : [`  ${a.name}: ${FILTER_INPUT[a.type]}`];
-    if (a.kind === 'relation') return [`  ${a.name}: ${typeName(schema.contentTypes.get(a.target)!)}FiltersInput`];
+    if (a.kind === 'relation') return [`  ${a.name}: ${targetName(a.target)}FiltersInput`];
     if (a.kind === 'component') return [`  ${a.name}: ${componentTypeName(schema.components.get(a.component)!)}FiltersInput`];
     return [];
   });
@@ -276,6 +283,21 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
       case 'morph': return [];
     }
   });
+
+  /** The plugin's user blocks made again from the extended user's attributes, in their order. */
+  const extendedUser = (types: string, attrs: Attribute[]): string => {
+    const n = 'UsersPermissionsUser';
+    const filters = ['  id: IDFilterInput', ...filterLines(attrs), '  createdAt: DateTimeFilterInput', '  updatedAt: DateTimeFilterInput',
+      `  and: [${n}FiltersInput]`, `  or: [${n}FiltersInput]`, `  not: ${n}FiltersInput`];
+    // Its input takes every attribute, private ones too (as Strapi 5.54's flat shape, recorded).
+    const inputs = inputLines(n, attrs.map((a) => (a.private ? { ...a, private: false } : a)));
+    const outAttrs = attrs.map((a) => (a.kind === 'scalar' && (a.name === 'username' || a.name === 'email') ? { ...a, required: true } : a));
+    const fields = [...fieldLines(n, outAttrs), '  createdAt: DateTime', '  updatedAt: DateTime'];
+    return types
+      .replace(/input UsersPermissionsUserFiltersInput \{[\s\S]*?\n\}/, `input ${n}FiltersInput {\n${filters.join('\n')}\n}`)
+      .replace(/input UsersPermissionsUserInput \{[\s\S]*?\n\}/, `input ${n}Input {\n${inputs.join('\n')}\n}`)
+      .replace(/type UsersPermissionsUser \{[\s\S]*?\n\}/, `type ${n} {\n${fields.join('\n')}\n}`);
+  };
 
   for (const c of schema.components.values()) {
     const n = componentTypeName(c);
@@ -337,6 +359,9 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean } = { sha
   m.push(...USERS_PERMISSIONS_MUTATIONS);
   m.push('  login(input: UsersPermissionsLoginInput!): UsersPermissionsLoginPayload!');
   m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
+  const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
+  const pluginTypes = users ? extendedUser(PLUGIN_TYPES, users.attributes) : PLUGIN_TYPES;
+  out[pluginAt] = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
   out.push(`type Query {\n${q.join('\n')}\n}`);
   out.push(`type Mutation {\n${m.join('\n')}\n}`);
   return { typeDefs: out.join('\n\n') + '\n', enums, unions };

@@ -121,11 +121,11 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
   }, ['auth', 'transfer', 'secrets', 'flags', 'serveAdminPanel', 'url', 'path', 'host', 'port', 'autoOpen', 'watchIgnoreFiles', 'rateLimit', 'forgotPassword', 'auditLogs', 'ai']);
 
   const plugins = isObject(v.plugins) ? v.plugins : {};
-  // The GraphQL plugin's defaults where the project leaves them: Strapi 5's flat shape, and pages of 10
-  // (@strapi/utils' pagination default, used when the plugin's `defaultLimit` is not set). The shape is
-  // flat with `v4CompatibilityMode: true` too: Strapi 5.54's plugin then only adds deprecated fields
-  // (`id`, `attributes`, `data`, `meta`: its type and response-collection builders), which this
-  // server's v5 shape has always; Strapi 4's nested shape (`v4`) is no Strapi 5 project's.
+  // The GraphQL plugin's defaults where the project leaves them: the flat shape, and pages of 10
+  // (@strapi/utils' pagination default, used when the plugin's `defaultLimit` is not set). Strapi 5.54's
+  // `v4CompatibilityMode: true` keeps the flat shape too, only adding the deprecated `id`, `attributes` and
+  // `data` fields this server's flat shape always has (recorded live: test/fixtures/users-ext-cases/v4);
+  // v4's Entity shape is GRAPHQL_SHAPE=v4's alone.
   const gql = isObject(plugins.graphql) && isObject(plugins.graphql.config) ? plugins.graphql.config : {};
   set('graphql.shape', 'v5');
   if (gql.defaultLimit === undefined) set('graphql.defaultLimit', 10);

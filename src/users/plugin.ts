@@ -193,7 +193,10 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     }
     if (rest.length !== 1) throw notFound();
     if (rest[0] === 'me' && m === 'GET') {
-      if (caller.kind !== 'user' || !caller.userId || !ctx.auth.allowsPlugin(caller, `${UPP}.user.me`)) throw forbidden();
+      if (!ctx.auth.allowsPlugin(caller, `${UPP}.user.me`)) throw forbidden();
+      // Allowed but no user behind the caller (a full-access API token, a public role granted `me`): Strapi's
+      // controller answers `ctx.unauthorized()` (checked live on 5.54).
+      if (caller.kind !== 'user' || !caller.userId) throw new ApiError(401, 'UnauthorizedError', 'Unauthorized', {});
       const user = await query.one(ctx, caller, caller.userId, task.query);
       if (!user) throw unauthorized();
       return { status: 200, body: user };

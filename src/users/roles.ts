@@ -9,7 +9,8 @@ import type { Reply } from '../rest/reply.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { UP } from '../auth/tables.ts';
-import { ROLE_FIELDS } from './user-json.ts';
+import { pluginFields } from './user-json.ts';
+import { usersPermissionsTypes } from '../plugin-types.ts';
 import { actionMap, enabledActions } from './actions.ts';
 import { validate, type Body } from './validate.ts';
 import { announce, ROLE_TABLES, USER_TABLES } from './announce.ts';
@@ -36,7 +37,7 @@ export async function listRoles(ctx: RestContext): Promise<Reply> {
   const rows = await ctx.db.unsafe<Array<{ data: string | null }>>(
     // string_agg of row_to_json, not json_agg: json_agg separates its items with ", " and a newline.
     `select '[' || coalesce(string_agg(row_to_json(x)::text, ',' order by x.name, x.id), '') || ']' as data from (
-       select ${ROLE_FIELDS('r')}, (select count(*)::int from ${L.table} l where l.${L.role} = r.id) as nb_users from ${UP.roles} r) x`, [], { prepare: true });
+       select ${pluginFields(usersPermissionsTypes(ctx.schema).roles, 'r', true)}, (select count(*)::int from ${L.table} l where l.${L.role} = r.id) as nb_users from ${UP.roles} r) x`, [], { prepare: true });
   ctx.count(1);
   return { status: 200, body: `{"roles":${rows[0]?.data ?? '[]'}}` };
 }
@@ -46,7 +47,7 @@ export async function findRole(ctx: RestContext, schema: Schema, id: number | nu
   const rows = await ctx.db.unsafe<Array<{ data: string; actions: string[] }>>(
     `select row_to_json(x)::text as data, coalesce((select array_agg(p.action order by l.${P.order}, p.id) from ${P.table} l join ${UP.permissions} p on p.id = l.${P.permission}
        where l.${P.role} = $1 and p.action is not null), '{}') as actions
-     from (select ${ROLE_FIELDS('r')} from ${UP.roles} r where r.id = $1) x`, [id], { prepare: true });
+     from (select ${pluginFields(usersPermissionsTypes(schema).roles, 'r', true)} from ${UP.roles} r where r.id = $1) x`, [id], { prepare: true });
   ctx.count(1);
   if (!rows.length) throw roleNotFound();
   const role = JSON.parse(rows[0].data) as Record<string, unknown>;

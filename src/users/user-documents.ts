@@ -11,7 +11,7 @@ import { isoTs, scalarOut } from '../../compiler/sql.ts';
 import type { ScalarAttr } from '../../compiler/schema.ts';
 import { UP } from '../auth/tables.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
-import { ROLE_FIELDS } from './user-json.ts';
+import { pluginFields } from './user-json.ts';
 import { addedColumns } from './user-columns.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
 import { columnsOf, insertUser, modelChecks, resolveRole, roleRef, updateUserRow, type Recheck, type UserWrite } from './user-write.ts';
@@ -35,7 +35,7 @@ function entityFields(ctx: RestContext): string {
 
 /** The entity Strapi's document service answers for user `id`: every attribute, `locale`, the populated role. */
 export async function userEntity(ctx: RestContext, id: number): Promise<Record<string, unknown> | null> {
-  const role = `(select row_to_json(r) from (select ${ROLE_FIELDS('r')}, null::text as locale from ${L.table} l join ${UP.roles} r on r.id = l.${L.role}
+  const role = `(select row_to_json(r) from (select ${pluginFields(usersPermissionsTypes(ctx.schema).roles, 'r')}, null::text as locale from ${L.table} l join ${UP.roles} r on r.id = l.${L.role}
     where l.${L.user} = u.id order by l.id limit 1) r) as role`;
   const rows = await ctx.db.unsafe<Array<{ data: Record<string, unknown> }>>(
     `select row_to_json(x) as data from (select ${entityFields(ctx)}, ${role} from ${UP.users} u where u.id = $1) x`, [id]);

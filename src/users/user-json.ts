@@ -1,7 +1,7 @@
 // A user as Strapi's content API sanitizes it: no password or tokens; `role` only when the answer
 // comes from a write that populated it (Strapi's user service add/edit) and the caller may read roles.
 import type { Sql } from 'postgres';
-import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { ContentType, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { visibleScalars } from '../../compiler/schema.ts';
 import { isoTs, scalarOut } from '../../compiler/sql.ts';
 import { UP } from '../auth/tables.ts';
@@ -10,26 +10,33 @@ import { usersPermissionsTypes } from '../plugin-types.ts';
 const L = UP.userRole;
 const ts = (t: string) => `${isoTs(`${t}.created_at`)} as "createdAt", ${isoTs(`${t}.updated_at`)} as "updatedAt", ${isoTs(`${t}.published_at`)} as "publishedAt"`;
 
-export const ROLE_FIELDS = (t: string) => `${t}.id, ${t}.document_id as "documentId", ${t}.name, ${t}.description, ${t}.type, ${ts(t)}`;
-/** A user's fields as answered: its public scalars in attribute order (a project's extension adds some), then the timestamps. */
-const FIELDS = new WeakMap<ContentType, string>();
-function userFields(users: ContentType): string {
-  let f = FIELDS.get(users);
+/**
+ * A user's or role's fields as answered, from the row aliased `t`: its public scalars in attribute order (a
+ * project's extension adds some: `name`, `description`, `type`, then a role's added ones, as Strapi 5.54), then the
+ * timestamps. `unsanitized`: private scalars too, as Strapi 5.54's role controller answers the role's row (recorded).
+ */
+const FIELDS = new WeakMap<ContentType, Map<string, string>>();
+export function pluginFields(ct: ContentType, t: string, unsanitized = false): string {
+  let byAlias = FIELDS.get(ct);
+  if (!byAlias) FIELDS.set(ct, byAlias = new Map());
+  const key = `${t}${unsanitized ? '+' : ''}`;
+  let f = byAlias.get(key);
   if (f === undefined) {
-    f = ['u.id', 'u.document_id as "documentId"', ...visibleScalars(users.attributes).map((a) => `${scalarOut(a, 'u')} as "${a.name}"`), ts('u')].join(', ');
-    FIELDS.set(users, f);
+    const scalars = unsanitized ? ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar') : visibleScalars(ct.attributes);
+    f = [`${t}.id`, `${t}.document_id as "documentId"`, ...scalars.map((a) => `${scalarOut(a, t)} as "${a.name}"`), ts(t)].join(', ');
+    byAlias.set(key, f);
   }
   return f;
 }
-const ROLE_OF = `(select row_to_json(r) from (select ${ROLE_FIELDS('r')} from ${L.table} l join ${UP.roles} r on r.id = l.${L.role}
+const roleOf = (roles: ContentType) => `(select row_to_json(r) from (select ${pluginFields(roles, 'r')} from ${L.table} l join ${UP.roles} r on r.id = l.${L.role}
   where l.${L.user} = u.id order by l.id limit 1) r) as role`;
 
 /** One user's JSON text, or null; `withRole` adds the populated role (null when it has none). */
 export async function userJson(ctx: { db: Sql; schema: Schema }, id: number, withRole = false): Promise<string | null> {
   if (!Number.isSafeInteger(id) || id < 1 || id > 2147483647) return null;
-  const fields = userFields(usersPermissionsTypes(ctx.schema).users);
+  const { users, roles } = usersPermissionsTypes(ctx.schema);
   const rows = await ctx.db.unsafe<Array<{ data: string }>>(
-    `select row_to_json(x)::text as data from (select ${fields}${withRole ? `, ${ROLE_OF}` : ''} from ${UP.users} u where u.id = $1) x`, [id], { prepare: true });
+    `select row_to_json(x)::text as data from (select ${pluginFields(users, 'u')}${withRole ? `, ${roleOf(roles)}` : ''} from ${UP.users} u where u.id = $1) x`, [id], { prepare: true });
   return rows[0]?.data ?? null;
 }
 
