@@ -462,3 +462,34 @@ for (const shape of ['v5', 'v4'] as const) {
     });
   });
 }
+
+// The user model's own rules (username ≥ 3, password ≥ 6 characters) as Strapi 5.54's document service
+// checks them on register and PUT /api/users/:id: after the taken check, every error at once, every value
+// echoed, the password's too (answers recorded from a live Strapi 5.54 on the blog database).
+describe('users-permissions: the user model\'s rules on register and update', () => {
+  let s: TestServer;
+  before(async () => { s = await startTestServer({ env: { AUTH_RATE_LIMIT: '1000' } }); });
+  after(() => s.stop());
+  const short = (path: string, value: unknown) => ({ path: [path], message: `${path} must be at least ${path === 'username' ? 3 : 6} characters`, name: 'ValidationError', value });
+  const error = (errors: unknown[]) => ({ status: 400, name: 'ValidationError', message: errors.length === 1 ? (errors[0] as { message: string }).message : `${errors.length} errors occurred`, details: { errors } });
+
+  test('register: a short username, a short password, both', async () => {
+    const r1 = await s.fetchJson('POST', '/api/auth/local/register', { username: 'ab', email: 'ab-rule@example.test', password: 'longenough' });
+    assert.deepEqual(r1.body, { data: null, error: error([short('username', 'ab')]) });
+    const r2 = await s.fetchJson('POST', '/api/auth/local/register', { username: 'abc-rule', email: 'abc-rule@example.test', password: 'short' });
+    assert.deepEqual(r2.body, { data: null, error: error([short('password', 'short')]) });
+    const r3 = await s.fetchJson('POST', '/api/auth/local/register', { username: 'ab', email: 'abd-rule@example.test', password: 'short' });
+    assert.deepEqual(r3.body, { data: null, error: error([short('username', 'ab'), short('password', 'short')]) });
+    const users = await s.sql()`select count(*)::int as n from up_users where email like '%-rule@example.test'`;
+    assert.equal(users[0].n, 0);
+  });
+
+  test('PUT /api/users/:id: both rules at once, nothing written', async () => {
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'rule-user', email: 'rule-user@example.test', password: 'longenough' });
+    assert.equal(reg.status, 200, reg.text);
+    const put = await s.fetchJson('PUT', `/api/users/${reg.body.user.id}`, { username: 'ab', password: 'short' }, TOKEN);
+    assert.deepEqual(put.body, { data: null, error: error([short('username', 'ab'), short('password', 'short')]) });
+    const rows = await s.sql()`select username from up_users where id = ${reg.body.user.id}`;
+    assert.equal(rows[0].username, 'rule-user');
+  });
+});

@@ -28,6 +28,7 @@ import { createUser, deleteUser, updateUser } from './users-crud.ts';
 import { lockIdentities } from './identity-lock.ts';
 import { userWritten } from './announce.ts';
 import { addUser, sanitizedUser } from './user-documents.ts';
+import { modelChecks } from './user-write.ts';
 import type { Body } from './validate.ts';
 import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, updateRole } from './roles.ts';
 
@@ -80,7 +81,6 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     const { username, email, password } = b;
     if (typeof username !== 'string' || typeof email !== 'string' || typeof password !== 'string') throw validation('username, email and password must be strings');
     if (!EMAIL.test(email)) throw validation('email must be a valid email', { errors: [{ path: ['email'], message: 'email must be a valid email', name: 'ValidationError' }] });
-    if (password.length < 6) throw validation('password must be at least 6 characters', { errors: [{ path: ['password'], message: 'password must be at least 6 characters', name: 'ValidationError' }] });
     const roles = await ctx.db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where type = $1 order by id limit 1`, [settings.default_role]);
     ctx.count(1);
     if (!roles.length) throw new ApiError(400, 'ApplicationError', 'Impossible to find the default role', {});
@@ -103,6 +103,9 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
       const { result } = await addUser(ctx, ctx.userDocuments, data, (tx, d) => takenBy(tx, d.email, d.username));
       return registered(ctx, settings.email_confirmation, Number((result as { id?: unknown } | null)?.id), sanitizedUser(result, false));
     }
+    // The user model's own rules (username ≥ 3, email ≥ 6, password ≥ 6 characters): Strapi's document
+    // service checks them when its user service adds the user, after the taken check.
+    modelChecks({ username, email: email.toLowerCase(), password, provider: 'local' });
     const hash = await hashPassword(password);
     const documentId = newDocumentId();
     const id = await ctx.db.begin(async (tx) => {
