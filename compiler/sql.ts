@@ -817,6 +817,29 @@ function sizeChecked(select: CompiledRead, max: number | undefined): CompiledRea
   };
 }
 
+/**
+ * A page sorted first by a to-one relation's field, ascending (a category's articles by author name):
+ * the first `n` matches whose related row has a value, read by walking the related rows in the field's
+ * order through their links, with the rest of the sort after it. Without it every match's related value
+ * was looked up and all of them sorted (20,000 author lookups at 1M articles for a page of 25); with it
+ * PostgreSQL may start from the related rows and stop at the page. Rows without a related value (no link,
+ * or a null field) sort last, after every walked row (ascending puts nulls last), so the walk's first `n`
+ * rows are the sort's first `n` whenever it finds `n`. Null when the sort is of another kind.
+ */
+function relationWalk(schema: Schema, g: Gen, query: ReadQuery, root: string, where: string, order: string[], n: number): string | null {
+  const first = query.sort[0];
+  const step = first && first.path.length === 1 ? first.path[0] : null;
+  if (!step || step.kind !== 'relation' || step.toMany || first.desc || first.field.status) return null;
+  const target = schema.contentTypes.get(step.target);
+  if (!target) return null;
+  const a = g.alias();
+  const src = g.relationSource(step, target, root, a);
+  const key = `${a}.${q(first.field.column)}`;
+  const conds = [src.where.replace(/^where /, ''), `${key} is not null`, ...(where ? [where.replace(/^where /, '')] : [])];
+  const rest = query.sort.slice(1).map((_, i) => `, ${order[i + 1].replace(/ (asc|desc)$/, '')} as _s${i + 1}`).join('');
+  return `select ${root}.id, ${key} as _s0${rest} ${src.from} join ${q(query.ct.table)} ${root} on true where ${conds.join(' and ')} order by ${[`${key} asc`, ...order.slice(1)].join(', ')} limit ${n}`;
+}
+
 /** From this offset on, a page reads ids first and then its rows, as a sorted one does (compileRead). */
 const LATE_OFFSET = 100;
 
@@ -841,13 +864,19 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const byIds = query.shape === 'list' && (offset >= LATE_OFFSET || query.sort.length > 0);
   // A filtered list whose page needs every match anyway (sorted, or late) finds the matches once for
   // the page and the count: the filter (a category's 44,000 links at 100k articles) was evaluated twice.
-  const shared = byIds && query.pagination.withCount && !!query.where;
+  const walk = byIds ? relationWalk(schema, g, query, inner, where, order, limit + offset) : null;
+  const shared = byIds && query.pagination.withCount && !!query.where && !walk;
   const ids = (k: string) => `select rp.*${query.sort.map((_, i) => `, k._s${i}`).join('')} from (${k}) k join ${q(ct.table)} rp on rp.id = k.id`;
   const matches = `select ${inner}.id${sortCols} from ${q(ct.table)} ${inner} ${where}`;
+  const ordered = (m: string, cond = '') => `select ${m}.* from ${m}${cond} order by ${[...query.sort.map((s, i) => `${m}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${m}.id asc`].join(', ')} limit ${limit}${offset ? ` offset ${offset}` : ''}`;
+  // The walk's rows are the page when they reach it; else (the page reaches rows without a related value)
+  // the page is the matches' as without the walk: one of the two one-time filters holds, the other
+  // branch is never read.
+  const reached = `(select count(*) from w) >= ${limit + offset}`;
   const page = !byIds ? `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} ${bounds}`
-    : shared
-      ? ids(`select m.* from m order by ${[...query.sort.map((s, i) => `m._s${i} ${s.desc ? 'desc' : 'asc'}`), 'm.id asc'].join(', ')} limit ${limit}${offset ? ` offset ${offset}` : ''}`)
-      : ids(`${matches} ${bounds}`);
+    : walk ? ids(`(${ordered('w', ` where ${reached}`)}) union all (select f.* from (${matches} ${bounds}) f where not ${reached})`)
+      : shared ? ids(ordered('m'))
+        : ids(`${matches} ${bounds}`);
   const joins: string[] = [];
   const row = g.rowText(ct, query.select, t, joins);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
@@ -855,6 +884,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   // they read (the rows' own links), once, beside the page read as before.
   const own = ct.attributes.flatMap((a) => (a.kind === 'morph' && a.columns ? [a.columns.id, a.columns.type] : []));
   const ctes = [
+    ...(walk ? [`w as materialized (${walk})`] : []),
     ...(shared ? [`m as materialized (${matches})`] : []),
     ...(g.usesPage ? [`pg as materialized (select ${['id', R.documentId, R.locale, ...own.map(q)].map((c) => `z.${c}`).join(', ')} from (${page}) z)`] : []),
   ];
