@@ -281,17 +281,17 @@ describe('graphql (v5 shape)', () => {
   });
 
   test('users-permissions: register, login, me; permissions of the role apply to mutations', async () => {
-    const reg = await gql('mutation { register(input: { username: "gq", email: "gq@example.com", password: "Passw0rd!" }) { jwt user { username email role { name } } } }');
+    const reg = await gql('mutation { register(input: { username: "gql-user", email: "gq@example.com", password: "Passw0rd!" }) { jwt user { username email role { name } } } }');
     assert.equal(reg.status, 200, reg.text);
-    assert.equal(reg.body.data.register.user.username, 'gq');
-    const dup = await gql('mutation { register(input: { username: "gq", email: "gq@example.com", password: "Passw0rd!" }) { jwt } }');
+    assert.equal(reg.body.data.register.user.username, 'gql-user');
+    const dup = await gql('mutation { register(input: { username: "gql-user", email: "gq@example.com", password: "Passw0rd!" }) { jwt } }');
     assert.equal(dup.body.errors[0].extensions.code, 'STRAPI_APPLICATION_ERROR');
     const login = await gql('mutation { login(input: { identifier: "gq@example.com", password: "Passw0rd!" }) { jwt user { username } } }');
     const jwt = login.body.data.login.jwt as string;
     const wrong = await gql('mutation { login(input: { identifier: "gq@example.com", password: "nope" }) { jwt } }');
     assert.equal(wrong.body.errors[0].extensions.code, 'BAD_USER_INPUT');
     const me = await gql('{ me { username email confirmed blocked role { name type } } }', undefined, jwt);
-    assert.deepEqual(me.body.data.me, { username: 'gq', email: 'gq@example.com', confirmed: true, blocked: false, role: { name: 'Authenticated', type: 'authenticated' } });
+    assert.deepEqual(me.body.data.me, { username: 'gql-user', email: 'gq@example.com', confirmed: true, blocked: false, role: { name: 'Authenticated', type: 'authenticated' } });
     const allowed = await gql('mutation { createTag(data: { name: "By JWT" }) { name } }', undefined, jwt);
     assert.deepEqual(allowed.body.data, { createTag: { name: 'By JWT' } });
     const forbidden = await gql('mutation { createArticle(data: { title: "x" }) { title } }', undefined, jwt);
