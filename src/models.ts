@@ -278,8 +278,8 @@ function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: stri
 
 /**
  * The project's extended plugin content-types. Strapi reads `extensions/<plugin>/content-types/<name>/schema.json`
- * for the content-types its plugins have and ignores any other file; this server serves the user's extension and
- * refuses to start on the others (served without them, their answers would differ).
+ * for the content-types its plugins have and ignores any other file; this server serves the user's, role's, file's and
+ * locale's extensions and refuses to start on the others (served without them, their answers would differ).
  */
 function readExtensions(dir: string, root: string): Array<Raw & { uid: string }> {
   if (!existsSync(dir)) return [];
@@ -291,7 +291,7 @@ function readExtensions(dir: string, root: string): Array<Raw & { uid: string }>
       const file = join(ctDir, name, 'schema.json');
       const honoured = EXTENSIBLE[plugin][name];
       if (!existsSync(file) || honoured === undefined) continue;
-      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only users-permissions' user and role); ${honoured}`);
+      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only users-permissions' user and role, upload's file, i18n's locale); ${honoured}`);
       out.push({ file, json: readJson(file, root), uid: `plugin::${plugin}.${name}` });
     }
   }

@@ -155,3 +155,51 @@ test('GraphQL in v4\'s Entity shape serves a role\'s added attributes', async ()
     assert.equal(hidden.status, 400);
   } finally { await s.stop(); }
 });
+
+// What the plugin-ext recording does not hold, on the same project: an upload's answer (Strapi's upload service
+// answers the created row through the content API's output sanitizer: every public attribute, so the added ones, as
+// its /files do), the render cache's file record, sort and filters on the added attribute (REST files, a media
+// filter of a content-type, GraphQL's UploadFile), a private added attribute nowhere, the locale's in GraphQL.
+test('an extended file is answered with its added attributes by uploads, the render cache, sorts and filters', async () => {
+  const s = await startTestServer({ modelsDir: here('./fixtures/plugin-ext'), env: { RENDER_CACHE_REFRESH: '100', LOCALES: 'en,fr' } });
+  try {
+    const f = new FormData();
+    f.append('files', new Blob([new Uint8Array(Buffer.from('hello'))], { type: 'text/plain' }), 'a.txt');
+    const res = await fetch(`${s.url}/api/upload`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: f });
+    const [rec] = await res.json() as Array<Record<string, unknown>>;
+    assert.equal(res.status, 201);
+    const keys = Object.keys(rec);
+    assert.deepEqual(keys.slice(keys.indexOf('provider_metadata'), keys.indexOf('provider_metadata') + 3), ['provider_metadata', 'credit', 'createdAt']);
+    assert.equal(rec.credit, null);
+    assert.ok(!('license' in rec) && !('folderPath' in rec));
+    await s.sql().unsafe(`update files set credit = 'z-credit', license = 'secret', updated_at = now() where id = ${Number(rec.id)}`);
+    await s.sql().unsafe(`insert into files (document_id, name, hash, ext, mime, size, url, provider, folder_path, credit, license, created_at, updated_at, published_at)
+      values ('file0000000000000000000002', 'b.png', 'h2', '.png', 'image/png', 1, '/uploads/h2.png', 'local', '/', 'a-credit', 'x', now(), now(), now())`);
+    const sorted = await s.fetchJson('GET', '/api/upload/files?sort=credit:desc', undefined, TOKEN);
+    assert.deepEqual((sorted.body as Array<{ credit: string }>).map((x) => x.credit), ['z-credit', 'a-credit']);
+    assert.equal((await s.fetchJson('GET', '/api/upload/files?filters[license][$eq]=x', undefined, TOKEN)).status, 400);
+    // The background refresh renders the changed rows: their cached record holds the added public attribute.
+    await s.server.renderCacheReady();
+    let docs: string[] = [];
+    for (let i = 0; i < 100 && docs.length < 2; i++) {
+      docs = (await s.sql().unsafe<Array<{ doc: string }>>(`select c.doc from fastrapi."files" c join files f on f.id = c.id and f.updated_at = c.updated_at order by c.id`)).map((r) => r.doc);
+      if (docs.length < 2) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(docs.length, 2);
+    assert.match(docs[0], /"provider_metadata":null,"credit":"z-credit","createdAt":/);
+    assert.doesNotMatch(docs.join(), /secret|license/);
+    // A media field of a content-type (the user's image) filtered on it, and populated from the cache.
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'alice', email: 'alice@x.io', password: 'secret1', image: 2 }, null);
+    assert.equal(reg.status, 200);
+    const users = await s.fetchJson('GET', '/api/users?filters[image][credit][$eq]=a-credit&populate=image', undefined, TOKEN);
+    assert.deepEqual((users.body as Array<{ image: { credit: string } }>).map((u) => u.image.credit), ['a-credit']);
+    assert.equal((await s.fetchJson('GET', '/api/users?filters[image][credit][$eq]=nope', undefined, TOKEN)).body.length, 0);
+    assert.equal((await s.fetchJson('GET', '/api/users?populate[image][fields][0]=license', undefined, TOKEN)).status, 400);
+    const q = await s.fetchJson('POST', '/graphql', { query: '{ uploadFiles(filters: { credit: { startsWith: "z" } }) { name credit } }' }, TOKEN);
+    assert.deepEqual(q.body, { data: { uploadFiles: [{ name: 'a.txt', credit: 'z-credit' }] } });
+    assert.equal((await s.fetchJson('POST', '/graphql', { query: '{ uploadFiles { license } }' }, TOKEN)).status, 400);
+    await s.sql().unsafe(`update i18n_locale set flag = 'fr-flag' where code = 'fr'`);
+    const l = await s.fetchJson('POST', '/graphql', { query: '{ i18NLocales { code flag } }' }, TOKEN);
+    assert.deepEqual(l.body, { data: { i18NLocales: [{ code: 'en', flag: null }, { code: 'fr', flag: 'fr-flag' }] } });
+  } finally { await s.stop(); }
+});
