@@ -70,6 +70,23 @@ export const FILE_RECORD_KEYS = [
   'size', 'url', 'previewUrl', 'provider', 'provider_metadata', 'createdAt', 'updatedAt', 'publishedAt',
 ];
 
+const EXTENDED_FILE = new WeakMap<Schema, { fields: Record<string, FieldRef>; keys: string[] }>();
+/** The file's fields and record keys with the public scalars a project's extension added (schema.pluginRecords). */
+function extendedFile(schema: Schema): { fields: Record<string, FieldRef>; keys: string[] } {
+  const added = schema.pluginRecords?.file ? visibleScalars(schema.pluginRecords.file.added) : [];
+  if (!added.length) return { fields: FILE_FIELDS, keys: FILE_RECORD_KEYS };
+  let e = EXTENDED_FILE.get(schema);
+  if (!e) {
+    e = { fields: { ...FILE_FIELDS, ...Object.fromEntries(added.map((a) => [a.name, { column: a.column, type: a.type }])) }, keys: [...FILE_RECORD_KEYS, ...added.map((a) => a.name)] };
+    EXTENDED_FILE.set(schema, e);
+  }
+  return e;
+}
+/** The file fields a filter or sort on files may name. */
+export const fileFields = (schema: Schema): Record<string, FieldRef> => extendedFile(schema).fields;
+/** The keys a populated media's `fields` may pick. */
+export const fileRecordKeys = (schema: Schema): string[] => extendedFile(schema).keys;
+
 export class ParamBuilder {
   readonly values: unknown[] = [];
   relLocale = 0;
@@ -165,7 +182,10 @@ function componentScope(comp: Component, path: string | null): FilterScope {
   };
 }
 
-const fileScope = (path: string | null): FilterScope => ({ path, field: (n) => (Object.hasOwn(FILE_FIELDS, n) ? FILE_FIELDS[n] : null), attr: () => null });
+function fileScope(schema: Schema, path: string | null): FilterScope {
+  const fields = fileFields(schema);
+  return { path, field: (n) => (Object.hasOwn(fields, n) ? fields[n] : null), attr: () => null };
+}
 
 const join = (path: string | null, key: string) => (path ? `${path}.${key}` : key);
 
@@ -229,7 +249,7 @@ export class FilterParser {
       return sub ? { t: 'morph', attr, target, by: morphBy(this.schema, attr), sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     if (attr.kind === 'media') {
-      const sub = this.relationSub(v, fileScope(path), key);
+      const sub = this.relationSub(v, fileScope(this.schema, path), key);
       return sub ? { t: 'media', attr, sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     if (attr.kind === 'component') {
@@ -845,7 +865,7 @@ export class PopulateParser {
       case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
         const names = fieldList(o.fields);
-        if (names) for (const n of names) if (!FILE_RECORD_KEYS.includes(n)) throw invalidKey('populate', n, null);
+        if (names) for (const n of names) if (!fileRecordKeys(this.schema).includes(n)) throw invalidKey('populate', n, null);
         return { kind: 'media', attr: a, fields: names };
       }
       case 'component': {

@@ -63,9 +63,10 @@ function cacheTable(schema: Schema, model: ContentType | null): CacheTable {
   };
 }
 
-/** The attributes of a content-type and of every component it reaches, as text. */
+/** The attributes of a content-type and of every component it reaches (or of an extended file), as text. */
 function modelShape(schema: Schema, model: ContentType | null): string {
-  if (!model) return '';
+  // Files: their record's attributes when a project's extension added some (schema.pluginRecords).
+  if (!model) return schema.pluginRecords?.file ? JSON.stringify(schema.pluginRecords.file.ct.attributes) : '';
   const seen = new Set<string>();
   const parts: unknown[] = [model.attributes];
   const visit = (attrs: ContentType['attributes']) => {

@@ -156,6 +156,21 @@ export interface Schema {
   routes: Map<string, ContentType>;
   defaultLocale: string;
   locales: string[];
+  /**
+   * Upload's file and i18n's locale as a project's `src/extensions/<plugin>/content-types/<name>/schema.json`
+   * merges them; absent when not extended, so their fixed records render (the same SQL as without one).
+   */
+  pluginRecords?: { file?: ExtendedRecord; locale?: ExtendedRecord };
+}
+
+/** A plugin type this server renders from a fixed list (file, locale), as a project's extension changed it. */
+export interface ExtendedRecord {
+  /** Its table, and its scalars (the plugin's own and the added ones) in the merged attribute order. */
+  ct: ContentType;
+  /** Every attribute name in the merged order, relations too (GraphQL places its fields by them). */
+  order: string[];
+  /** The scalars the project added. */
+  added: ScalarAttr[];
 }
 
 export function isToMany(a: Attribute): boolean {

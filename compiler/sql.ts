@@ -130,7 +130,7 @@ export function defaultSelection(ct: ContentType): Selection {
 }
 
 /** A response key and the SQL expression of its value. */
-type Col = [key: string, expr: string];
+export type Col = [key: string, expr: string];
 
 /** Output columns of a content-type row, in Strapi's key order. */
 function scalarCols(sel: Selection, alias: string, ct?: ContentType): Col[] {
@@ -198,8 +198,20 @@ function concatAll(args: string[]): string {
   return concatAll(chunks);
 }
 
-/** The media library's file record, in Strapi's key order. */
-function fileRecordColumns(f: string): Col[] {
+/**
+ * The media library's file record, in Strapi's key order: its public scalars in attribute order between
+ * documentId and the timestamps (a project's extension adds some, schema.pluginRecords; without one the
+ * plugin's fixed list, the same SQL as ever).
+ */
+export function fileRecordColumns(schema: Schema, f: string): Col[] {
+  const fixed = pluginFileColumns(f);
+  const ext = schema.pluginRecords?.file;
+  if (!ext) return fixed;
+  const own = new Map(fixed);
+  return [...fixed.slice(0, 2), ...visibleScalars(ext.ct.attributes).map((a): Col => [a.name, own.get(a.name) ?? scalarOut(a, f)]), ...fixed.slice(-3)];
+}
+
+function pluginFileColumns(f: string): Col[] {
   return [
     ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
     ['caption', `${f}.caption`], ['focalPoint', `${f}.focal_point`], ['width', `${f}.width`], ['height', `${f}.height`],
@@ -451,7 +463,7 @@ class RowGen extends FilterGen {
   protected media(attr: MediaAttr, fields: string[] | null, src: string): string {
     const f = this.alias('f');
     const s = this.mediaSource(attr, src, f);
-    const all = fileRecordColumns(f);
+    const all = fileRecordColumns(this.schema, f);
     // Picked fields answer in the order named, after id and documentId (Strapi's select, then its row's keys).
     const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId').concat([...new Set(fields)].flatMap((n) => all.filter(([k]) => k === n && k !== 'id' && k !== 'documentId'))) : all;
     const joins: string[] = [];
@@ -912,7 +924,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
 export function cacheRenders(schema: Schema, model: ContentType | null, alias: string): { renders: Array<[column: string, expr: string]>; joins: string[] } {
   const g = new RowGen(schema, { maxRelationRows: 0 });
   const joins: string[] = [];
-  if (!model) return { renders: [[RENDER.doc, jsonText(fileRecordColumns(alias), joins, g.alias('o'))]], joins };
+  if (!model) return { renders: [[RENDER.doc, jsonText(fileRecordColumns(schema, alias), joins, g.alias('o'))]], joins };
   const renders: Array<[string, string]> = [[RENDER.doc, `left(${jsonText(scalarCols(defaultSelection(model), alias), joins, g.alias('o'))}, -1)`]];
   for (const a of model.attributes) {
     if (a.kind === 'component' || a.kind === 'dynamiczone') renders.push([RENDER.component(a.name), `(${g.populate(defaultComponentPopulate(schema, a), model, alias)})`]);

@@ -8,7 +8,7 @@ import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
   type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
-import { pluginTypes, USERS_UID } from './plugin-types.ts';
+import { pluginTypes, RECORD_PLUGIN_ATTRIBUTES, USERS_UID } from './plugin-types.ts';
 import { customFieldResolver, type CustomFieldAnswer } from './project/custom-fields.ts';
 import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
@@ -155,8 +155,10 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
     ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized, customField);
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
-  // The extended plugin types, with their attributes, beside the models' own (relations checked alike).
-  const extended = extensions.map((raw) => extendPluginType(raw, schema, dir, customField));
+  // The extended plugin types, with their attributes, beside the models' own (relations checked alike); upload's
+  // file and i18n's locale are rendered from their own lists (schema.pluginRecords), added scalars only.
+  const extended = extensions.filter((raw) => !RECORD_TYPES.has(raw.uid)).map((raw) => extendPluginType(raw, schema, dir, customField));
+  for (const raw of extensions) if (RECORD_TYPES.has(raw.uid)) extendRecordType(raw, schema, dir, customField);
   const compList = [...components.values()];
   rawComponents.forEach((raw, i) => {
     const c = compList[i];
@@ -223,16 +225,61 @@ const EXTENSIBLE: Record<string, Record<string, true | string>> = {
     permission: 'Strapi 5.54 answers its added attributes on GraphQL\'s UsersPermissionsPermission',
   },
   upload: {
-    file: 'Strapi 5.54 answers its added attributes on /api/upload/files, every populated media field and GraphQL\'s UploadFile',
+    file: true,
     folder: 'Strapi 5.54 adds its attributes to the upload folders\' table',
   },
-  i18n: { locale: 'Strapi 5.54 answers its added attributes on /api/i18n/locales and GraphQL\'s I18NLocale' },
+  i18n: { locale: true },
 };
+
+/** Plugin types whose records this server renders from fixed lists, which an extension's scalars join. */
+const RECORD_TYPES = new Map(Object.entries(RECORD_PLUGIN_ATTRIBUTES).map(([k, v]) => [v.uid, k as 'file' | 'locale']));
+
+/**
+ * An extension of upload's file or i18n's locale, merged as Strapi merges it (its `attributes` the type's whole
+ * list): the plugin's attributes must stay with their types; the added scalars join the type's columns (in the
+ * table before the timestamps, as Strapi's schema sync puts them) and its answers, in attribute order. Other added
+ * kinds stop the start: their link tables and populates are not served here.
+ */
+function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): void {
+  const key = RECORD_TYPES.get(raw.uid)!;
+  const def = RECORD_PLUGIN_ATTRIBUTES[key];
+  const file = relative(root, raw.file);
+  const json = raw.json;
+  if (json.collectionName !== undefined && json.collectionName !== def.table) throw new ModelError(`${file}: collectionName "${String(json.collectionName)}": ${raw.uid} stays in ${def.table} here`);
+  if (json.attributes === undefined) return;
+  const attrs = json.attributes;
+  if (!attrs || typeof attrs !== 'object' || Array.isArray(attrs)) throw new ModelError(`${file}: "attributes" must be an object`);
+  const given = attrs as Json;
+  const own = new Map(def.attributes.map(([name, type, isPrivate]) => [name, { type, isPrivate }]));
+  for (const [name, { type }] of own) {
+    const d = given[name] as Json | undefined;
+    if (!d || typeof d !== 'object') throw new ModelError(`${file}: attribute "${name}" is missing: the extension's attributes replace the plugin's (Strapi merges the schema's top-level keys), and the plugin needs it`);
+    if (d.type !== type) throw new ModelError(`${file}: attribute "${name}": type "${String(d.type)}", the plugin needs "${type}"`);
+  }
+  const ct: ContentType = {
+    uid: raw.uid, kind: 'collectionType', singularName: key, pluralName: `${key}s`, apiName: key, table: def.table,
+    draftAndPublish: false, localized: false, attributes: [], byName: new Map(),
+  };
+  const added = Object.fromEntries(Object.entries(given).filter(([k]) => !own.has(k)));
+  const parsed = parseAttributes({ file: raw.file, json: { collectionName: def.table, attributes: added } }, schema, root, ct, false, customField);
+  const other = parsed.find((a) => a.kind !== 'scalar');
+  if (other) throw new ModelError(`${file}: attribute "${other.name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
+  const scalars = parsed as ScalarAttr[];
+  const ownScalars = new Map([...own].filter(([, d]) => d.type !== 'relation')
+    .map(([name, d]) => [name, scalar(name, d.type as ScalarType, { private: d.isPrivate })] as const));
+  const columns = new Set([...ownScalars.values()].map((a) => a.column));
+  for (const a of scalars) if (columns.has(a.column)) throw new ModelError(`${file}: attribute "${a.name}": its column name "${a.column}" collides with another attribute`);
+  const byName = new Map<string, ScalarAttr>([...ownScalars, ...scalars.map((a) => [a.name, a] as const)]);
+  const order = Object.keys(given);
+  ct.attributes = order.flatMap((k) => byName.get(k) ?? []);
+  ct.byName = new Map(ct.attributes.map((a) => [a.name, a]));
+  schema.pluginRecords = { ...schema.pluginRecords, [key]: { ct, order, added: scalars } };
+}
 
 /**
  * The project's extended plugin content-types. Strapi reads `extensions/<plugin>/content-types/<name>/schema.json`
- * for the content-types its plugins have and ignores any other file; this server serves the user's extension and
- * refuses to start on the others (served without them, their answers would differ).
+ * for the content-types its plugins have and ignores any other file; this server serves the user's, role's, file's and
+ * locale's extensions and refuses to start on the others (served without them, their answers would differ).
  */
 function readExtensions(dir: string, root: string): Array<Raw & { uid: string }> {
   if (!existsSync(dir)) return [];
@@ -244,7 +291,7 @@ function readExtensions(dir: string, root: string): Array<Raw & { uid: string }>
       const file = join(ctDir, name, 'schema.json');
       const honoured = EXTENSIBLE[plugin][name];
       if (!existsSync(file) || honoured === undefined) continue;
-      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only users-permissions' user and role); ${honoured}`);
+      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only users-permissions' user and role, upload's file, i18n's locale); ${honoured}`);
       out.push({ file, json: readJson(file, root), uid: `plugin::${plugin}.${name}` });
     }
   }

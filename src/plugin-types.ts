@@ -20,13 +20,41 @@ function synthetic(uid: string, table: string, singular: string, plural: string,
 }
 
 export function filesType(schema: Schema): ContentType {
-  return synthetic('plugin::upload.file', FILES.table, 'file', 'files', [
+  const own = pluginFileAttributes();
+  const ext = schema.pluginRecords?.file;
+  if (!ext) return synthetic('plugin::upload.file', FILES.table, 'file', 'files', own);
+  // A project's extension: its added scalars among the plugin's, in the merged attribute order.
+  const byName = new Map<string, Attribute>([...own.map((a) => [a.name, a] as const), ...ext.added.map((a) => [a.name, a] as const)]);
+  return synthetic('plugin::upload.file', FILES.table, 'file', 'files', ext.order.flatMap((n) => byName.get(n) ?? []));
+}
+
+function pluginFileAttributes(): Attribute[] {
+  return [
     scalar('name', 'string'), scalar('alternativeText', 'string'), scalar('caption', 'string'), scalar('focalPoint', 'json'),
     scalar('width', 'integer'), scalar('height', 'integer'), scalar('formats', 'json'), scalar('hash', 'string'),
     scalar('ext', 'string'), scalar('mime', 'string'), scalar('size', 'decimal'), scalar('url', 'string'),
     scalar('previewUrl', 'string'), scalar('provider', 'string'), scalar('provider_metadata', 'json', 'provider_metadata'),
-  ]);
+  ];
 }
+
+/**
+ * upload's file and i18n's locale as their plugins define them (Strapi 5.54's schemas): each attribute's type in the
+ * order of the plugin's schema, and whether it is private. A project's extension must keep them (src/models.ts);
+ * relations have no column here (a file's `related` morph and private `folder` link are the plugin's own).
+ */
+export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale', { uid: string; table: string; attributes: Array<[name: string, type: string, isPrivate: boolean]> }> = {
+  file: {
+    uid: 'plugin::upload.file', table: FILES.table,
+    attributes: [
+      ['name', 'string', false], ['alternativeText', 'text', false], ['caption', 'text', false], ['focalPoint', 'json', false],
+      ['width', 'integer', false], ['height', 'integer', false], ['formats', 'json', false], ['hash', 'string', false],
+      ['ext', 'string', false], ['mime', 'string', false], ['size', 'decimal', false], ['url', 'text', false],
+      ['previewUrl', 'text', false], ['provider', 'string', false], ['provider_metadata', 'json', false],
+      ['related', 'relation', false], ['folder', 'relation', true], ['folderPath', 'string', true],
+    ],
+  },
+  locale: { uid: 'plugin::i18n.locale', table: 'i18n_locale', attributes: [['name', 'string', false], ['code', 'string', false]] },
+};
 
 /** users-permissions roles (`up_roles`), populated as a user's `role`. */
 function rolesType(): ContentType {

@@ -165,6 +165,8 @@ export function modelTables(schema: Schema): TableDef[] {
     if ('kind' in m) out.push(m.builtin ? { ...contentTypeTable(m), internal: true } : contentTypeTable(m));
     else out.push({ name: m.table, columns: [ID, ...scalarColumns(m.attributes)], indexes: [], uniques: [], foreignKeys: [] });
   }
+  // Upload's file and i18n's locale extended by the project: Strapi's own tables with the added columns.
+  for (const ext of [schema.pluginRecords?.file, schema.pluginRecords?.locale]) if (ext) out.push({ ...contentTypeTable(ext.ct), internal: true });
   for (const m of models) {
     for (const a of m.attributes) {
       // A plugin type's relation to another (a user's role) is the plugin's own link table.

@@ -607,7 +607,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const canLocales = (ctx: GqlContext) => ctx.caller.kind !== 'public' || ctx.rest.auth.allowsPlugin(ctx.caller, 'plugin::i18n.locales.listLocales');
   // Strapi's i18n reads its locales from `i18n_locale` (its admin adds and removes them).
   const locales = async (ctx: GqlContext): Promise<Row[]> => {
-    const list = await listLocales(ctx.rest.db);
+    const list = await listLocales(ctx.rest.db, schema);
     ctx.rest.count(1);
     return list.map(({ isDefault: _d, ...l }) => l);
   };

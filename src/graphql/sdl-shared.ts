@@ -1,5 +1,5 @@
 // SDL both GraphQL shapes share: the locale scalar, users-permissions auth types and PaginationArg.
-import type { ContentType, ScalarAttr } from '../../compiler/schema.ts';
+import type { ContentType, ExtendedRecord, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { FILTER_INPUT } from './names.ts';
 // Only v5 gives the logged-in user a documentId.
 export const sharedAuthSdl = (withDocumentId: boolean): string => `"""A string used to identify an i18n locale"""
@@ -122,4 +122,31 @@ export function withRoleScalars(types: string, roles: ContentType, out: (a: Scal
   types = insert(/input UsersPermissionsRoleFiltersInput \{[\s\S]*?\n\}/, '  createdAt: DateTimeFilterInput\n', shown.map((a) => `  ${a.name}: ${FILTER_INPUT[a.type]}`));
   // The input's added fields follow `users` (its last plugin field).
   return types.replace(/input UsersPermissionsRoleInput \{[\s\S]*?\n\}/, (b) => b.replace('  users: [ID]', ['  users: [ID]', ...added.map((a) => `  ${a.name}: ${out(a)}`)].join('\n')));
+}
+
+/**
+ * The plugin blocks of `types` (either shape) with the public scalars a project's extension added to upload's file
+ * (`UploadFile`) and i18n's locale (`I18NLocale`), each before the next attribute of the merged order the block
+ * lists (the timestamps after the last), as Strapi 5.54's type builder places them (recorded:
+ * test/fixtures/plugin-ext-cases): in the type and its filters (both shapes have no input for them).
+ */
+export function withRecordScalars(types: string, schema: Schema, out: (typeName: string, a: ScalarAttr) => string): string {
+  const place = (name: string, ext: ExtendedRecord | undefined) => {
+    const shown = ext ? ext.added.filter((a) => !a.private && a.type !== 'password') : [];
+    for (const a of shown) {
+      const after = ext!.order.slice(ext!.order.indexOf(a.name) + 1);
+      const into = (block: RegExp, line: string) => {
+        types = types.replace(block, (b) => {
+          const next = after.find((n) => b.includes(`\n  ${n}:`));
+          const before = next ? `\n  ${next}:` : '\n  createdAt:';
+          return b.replace(before, `\n${line}${before}`);
+        });
+      };
+      into(new RegExp(`\ntype ${name} \\{[\\s\\S]*?\\n\\}`), `  ${a.name}: ${out(name, a)}${a.required ? '!' : ''}`);
+      into(new RegExp(`input ${name}FiltersInput \\{[\\s\\S]*?\\n\\}`), `  ${a.name}: ${FILTER_INPUT[a.type]}`);
+    }
+  };
+  place('UploadFile', schema.pluginRecords?.file);
+  place('I18NLocale', schema.pluginRecords?.locale);
+  return types;
 }

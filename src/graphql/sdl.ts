@@ -4,7 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { withRecordScalars, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
 import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { isExtended } from '../models.ts';
 
@@ -472,7 +472,8 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   }
   const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
   const pluginTypes = users ? extendedUserTypes(FILE_TYPES, users.attributes) : FILE_TYPES;
-  out.push(roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes);
+  const withRoles = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
+  out.push(schema.pluginRecords ? withRecordScalars(withRoles, schema, scalarOut) : withRoles);
 
   // Content-types
   for (const ct of schema.contentTypes.values()) {

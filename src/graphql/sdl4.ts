@@ -9,7 +9,7 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRoleScalars } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRecordScalars, withRoleScalars } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -361,7 +361,8 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
   const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
   const pluginTypes = users ? extendedUser(PLUGIN_TYPES, users.attributes) : PLUGIN_TYPES;
-  out[pluginAt] = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
+  const withRoles = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
+  out[pluginAt] = schema.pluginRecords ? withRecordScalars(withRoles, schema, scalarOut) : withRoles;
   out.push(`type Query {\n${q.join('\n')}\n}`);
   out.push(`type Mutation {\n${m.join('\n')}\n}`);
   return { typeDefs: out.join('\n\n') + '\n', enums, unions };

@@ -1,7 +1,8 @@
 // i18n locales as Strapi's `listLocales` answers them: the rows of `i18n_locale` (Strapi's admin adds
 // and removes them), each flagged `isDefault` against the default locale of Strapi's core store.
 import type { Sql } from 'postgres';
-import { isoTs } from '../../compiler/sql.ts';
+import { isoTs, scalarOut } from '../../compiler/sql.ts';
+import { visibleScalars, type Schema } from '../../compiler/schema.ts';
 import { CORE_STORE } from '../auth/tables.ts';
 
 export interface Locale {
@@ -10,20 +11,37 @@ export interface Locale {
 }
 
 // Compact, as Strapi's JSON.stringify (json_agg would separate the items with ", " and a newline).
-const SQL = `select '[' || coalesce(string_agg(row_to_json(x)::text, ',' order by x.id), '') || ']' as data from (
-  select l.id, l.document_id as "documentId", l.name, l.code,
+const localesSql = (fields: string) => `select '[' || coalesce(string_agg(row_to_json(x)::text, ',' order by x.id), '') || ']' as data from (
+  select l.id, l.document_id as "documentId", ${fields},
     ${isoTs('l.created_at')} as "createdAt", ${isoTs('l.updated_at')} as "updatedAt", ${isoTs('l.published_at')} as "publishedAt",
     coalesce(l.code = (select s.value::json #>> '{}' from ${CORE_STORE.table} s where s.key = '${CORE_STORE.i18nDefaultLocale}' order by s.id limit 1), false) as "isDefault"
   from i18n_locale l) x`;
+const SQL = localesSql('l.name, l.code');
+
+/**
+ * The statement for `schema`'s locales: a project's extension of the locale (schema.pluginRecords) adds its public
+ * scalars in attribute order before the timestamps, as Strapi 5.54's sanitized locales (recorded: plugin-ext-cases).
+ */
+const EXTENDED = new WeakMap<Schema, string>();
+function sqlOf(schema: Schema | undefined): string {
+  const ext = schema?.pluginRecords?.locale;
+  if (!schema || !ext) return SQL;
+  let text = EXTENDED.get(schema);
+  if (text === undefined) {
+    text = localesSql(visibleScalars(ext.ct.attributes).map((a) => `${scalarOut(a, 'l')} as "${a.name}"`).join(', '));
+    EXTENDED.set(schema, text);
+  }
+  return text;
+}
 
 /** The locales as JSON text (an array), one statement. */
-export async function localesJson(db: Sql): Promise<string> {
-  const rows = await db.unsafe<Array<{ data: string | null }>>(SQL, [], { prepare: true });
+export async function localesJson(db: Sql, schema?: Schema): Promise<string> {
+  const rows = await db.unsafe<Array<{ data: string | null }>>(sqlOf(schema), [], { prepare: true });
   return rows[0]?.data ?? '[]';
 }
 
-export async function listLocales(db: Sql): Promise<Locale[]> {
-  return JSON.parse(await localesJson(db)) as Locale[];
+export async function listLocales(db: Sql, schema?: Schema): Promise<Locale[]> {
+  return JSON.parse(await localesJson(db, schema)) as Locale[];
 }
 
 /**

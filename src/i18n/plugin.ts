@@ -13,7 +13,7 @@ export function i18nPlugin(): Plugin {
       if (task.path !== '/api/i18n/locales') throw notFound();
       if (task.method !== 'GET') return methodNotAllowed();
       if (!ctx.auth.allowsPlugin(caller, 'plugin::i18n.locales.listLocales')) throw forbidden();
-      const body = await localesJson(ctx.db);
+      const body = await localesJson(ctx.db, ctx.schema);
       ctx.count(1);
       return { status: 200, body };
     },

@@ -39,7 +39,7 @@ export async function signRecords(storage: Storage, json: string): Promise<strin
 export async function listFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
   const { where, orderBy, limit, params } = listSql(ctx.schema, ctx.compiler.parse(task.query), ctx.config.api.rest);
   // Compact, as Strapi's JSON.stringify: json_agg would separate the records with ", " and a newline.
-  const text = `select '[' || coalesce(string_agg(row_to_json(x)::text, ','), '') || ']' as data from (select ${recordColumns('f')} from ${q(FILES.table)} f ${where} ${orderBy}${limit}) x`;
+  const text = `select '[' || coalesce(string_agg(row_to_json(x)::text, ','), '') || ']' as data from (select ${recordColumns('f', ctx.schema)} from ${q(FILES.table)} f ${where} ${orderBy}${limit}) x`;
   const rows = await ctx.db.unsafe<Array<{ data: string }>>(text, params as never[]);
   ctx.count(1);
   return { status: 200, body: await signRecords(deps.storage, rows[0].data) };

@@ -2,7 +2,7 @@
 // the compiler's FilterParser over the file fields), `sort` and `pagination`. Like Strapi's upload
 // service findMany, no pagination parameter means every file, oldest first.
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { FILE_FIELDS, FilterParser, ParamBuilder, fileScope, parsePagination, pushPage, type ReadLimits } from '../../compiler/params.ts';
+import { FilterParser, ParamBuilder, fileFields, fileScope, parsePagination, pushPage, type ReadLimits } from '../../compiler/params.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { invalidKey, validation } from '../../compiler/errors.ts';
 import { filterSql } from '../../compiler/sql.ts';
@@ -11,10 +11,11 @@ export interface ListSql { where: string; orderBy: string; limit: string; params
 
 const DIRS = new Set(['asc', 'desc']);
 
-function sortOf(value: QueryValue | undefined, a: string): string[] {
+function sortOf(schema: Schema, value: QueryValue | undefined, a: string): string[] {
   const out: string[] = [];
+  const fields = fileFields(schema);
   const term = (name: string, dir: string) => {
-    const f = Object.hasOwn(FILE_FIELDS, name) ? FILE_FIELDS[name] : undefined;
+    const f = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!f) throw invalidKey('sort', name, null);
     if (!DIRS.has(dir.toLowerCase())) throw validation('Invalid order. order can only be one of asc|desc|ASC|DESC');
     out.push(`${a}.${f.column} ${dir.toLowerCase()}`);
@@ -31,8 +32,8 @@ function sortOf(value: QueryValue | undefined, a: string): string[] {
 
 export function listSql(schema: Schema, q: { [k: string]: QueryValue }, limits: ReadLimits, alias = 'f'): ListSql {
   const params = new ParamBuilder(schema.defaultLocale);
-  const filter = q.filters === undefined ? null : new FilterParser(schema, params).parse(q.filters, fileScope(null));
-  const order = [...sortOf(q.sort, alias), `${alias}.id asc`];
+  const filter = q.filters === undefined ? null : new FilterParser(schema, params).parse(q.filters, fileScope(schema, null));
+  const order = [...sortOf(schema, q.sort, alias), `${alias}.id asc`];
   let limit = '';
   if (q.pagination !== undefined) {
     const [lp, op] = pushPage(params, parsePagination(q.pagination, limits));

@@ -30,7 +30,7 @@ export function createStorage(upload: Config['upload']): Storage {
 }
 
 export function uploadPlugin(config: Config, schema: Schema): Plugin {
-  const deps: UploadDeps = { records: new FileRecords(), storage: createStorage(config.upload), maxFileSize: config.upload.maxFileSize };
+  const deps: UploadDeps = { records: new FileRecords(schema), storage: createStorage(config.upload), maxFileSize: config.upload.maxFileSize };
   return {
     name: 'upload',
     claims: (path) => path === '/api/upload' || path.startsWith('/api/upload/'),

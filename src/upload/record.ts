@@ -5,7 +5,8 @@
 // uploads in ("API Uploads", see folder.ts): `folder_path` and a `files_folder_lnk` row, as Strapi writes.
 import type { Sql, TransactionSql } from 'postgres';
 import { FILES } from '../../compiler/layout.ts';
-import { isoTs } from '../../compiler/sql.ts';
+import { fileRecordColumns, isoTs } from '../../compiler/sql.ts';
+import type { Schema } from '../../compiler/schema.ts';
 import { UPLOAD_FOLDERS } from '../auth/tables.ts';
 import type { Folder } from './folder.ts';
 
@@ -15,8 +16,14 @@ const FF = UPLOAD_FOLDERS.fileFolder;
 // Strapi writes JavaScript Dates: millisecond precision, UTC wall-clock (the session runs in UTC).
 const NOW = `date_trunc('milliseconds', now())`;
 
-/** Select list of one file record from the row aliased `f`. */
-export function recordColumns(f: string): string {
+/**
+ * Select list of one file record from the row aliased `f`: with a project's extension of the file
+ * (schema.pluginRecords), the populate's record (its added public scalars in attribute order) and `isUrlSigned`.
+ */
+export function recordColumns(f: string, schema?: Schema): string {
+  if (schema?.pluginRecords?.file) {
+    return [...fileRecordColumns(schema, f).map(([k, e]) => `${e} as ${q(k)}`), `false as "isUrlSigned"`].join(', ');
+  }
   return [
     `${f}.id as "id"`, `${f}.document_id as "documentId"`, `${f}.name as "name"`, `${f}.alternative_text as "alternativeText"`,
     `${f}.caption as "caption"`, `${f}.focal_point as "focalPoint"`, `${f}.width as "width"`, `${f}.height as "height"`,
@@ -60,6 +67,9 @@ const one = async (run: Runner, text: string, params: unknown[]): Promise<string
 
 export class FileRecords {
   private t = q(FILES.table);
+  /** The record's select list from `f` (the models may extend the file). */
+  private readonly cols: string;
+  constructor(schema?: Schema) { this.cols = recordColumns('f', schema); }
 
   /** A new record in `folder` (its path in folder_path, the file last in the folder's list). */
   insert(run: Runner, documentId: string, r: FileRow, folder: Folder): Promise<string | null> {
@@ -67,13 +77,13 @@ export class FileRecords {
       values ($1::text, $2::text, $3::text, $4::text, $5::integer, $6::integer, $7::text::jsonb, $8::text, $9::text, $10::text, $11::numeric, $12::text, $13::text, $14::text, ${NOW}, ${NOW}, ${NOW}) returning *),
       l as (insert into ${FF.table} (${FF.file}, ${FF.folder}, ${FF.order})
         select f.id, $15::integer, coalesce((select max(${FF.order}) from ${FF.table} where ${FF.folder} = $15::integer), 0) + 1 from f)
-      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
+      select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
     [documentId, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.hash, r.ext, r.mime, r.size, r.url, r.provider,
       folder.path, folder.id]);
   }
 
   findOne(run: Runner, id: number): Promise<string | null> {
-    return one(run, `select row_to_json(x)::text as data from (select ${recordColumns('f')} from ${this.t} f where f.id = $1::integer) x`, [id]);
+    return one(run, `select row_to_json(x)::text as data from (select ${this.cols} from ${this.t} f where f.id = $1::integer) x`, [id]);
   }
 
   /** Where a record's files are, or null; `lock` (inside a transaction) holds the row for a change. */
@@ -88,7 +98,7 @@ export class FileRecords {
   updateInfo(run: Runner, id: number, info: { name?: string | null; alternativeText?: string | null; caption?: string | null }): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = coalesce($2::text, name), alternative_text = coalesce($3::text, alternative_text),
       caption = coalesce($4::text, caption), updated_at = ${NOW} where id = $1::integer returning *)
-      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
+      select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
     [id, info.name ?? null, info.alternativeText ?? null, info.caption ?? null]);
   }
 
@@ -99,14 +109,14 @@ export class FileRecords {
   replace(run: Runner, id: number, r: FileRow): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = $5::integer,
       height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text, updated_at = ${NOW} where id = $1::integer returning *)
-      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`,
+      select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
     [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size, r.url, r.provider]);
   }
 
   /** Deletes the record; its folder link and its uses (files_related_mph) go by their foreign keys' cascade. */
   delete(run: Runner, id: number): Promise<string | null> {
     return one(run, `with f as (delete from ${this.t} where id = $1::integer returning *)
-      select row_to_json(x)::text as data from (select ${recordColumns('f')} from f) x`, [id]);
+      select row_to_json(x)::text as data from (select ${this.cols} from f) x`, [id]);
   }
 }
 
