@@ -89,14 +89,14 @@ test('GraphQL\'s login runs natively unless the extension replaced auth.callback
     return plugin;
   };`), env: { GRAPHQL_SHAPE: 'v5' } });
   try {
-    const register = 'mutation { register(input: { username: "gq", email: "gq@x.io", password: "secret1" }) { user { username } } }';
-    const login = 'mutation { login(input: { identifier: "gq", password: "secret1" }) { user { username } } }';
-    for (const s of [keep, replaced]) assert.equal((await s.fetchJson('POST', '/graphql', { query: register })).body.data?.register?.user?.username, 'gq');
-    assert.equal((await keep.fetchJson('POST', '/graphql', { query: login })).body.data?.login?.user?.username, 'gq');
+    const register = 'mutation { register(input: { username: "gqq", email: "gq@x.io", password: "secret1" }) { user { username } } }';
+    const login = 'mutation { login(input: { identifier: "gqq", password: "secret1" }) { user { username } } }';
+    for (const s of [keep, replaced]) assert.equal((await s.fetchJson('POST', '/graphql', { query: register })).body.data?.register?.user?.username, 'gqq');
+    assert.equal((await keep.fetchJson('POST', '/graphql', { query: login })).body.data?.login?.user?.username, 'gqq');
     const r = await replaced.fetchJson('POST', '/graphql', { query: login });
     assert.equal(r.body.data, null);
     assert.match(JSON.stringify(r.body.errors), /strapi-server\.js: it replaces auth\.callback/);
     // REST runs the replacement.
-    assert.deepEqual((await replaced.fetchJson('POST', '/api/auth/local', { identifier: 'gq', password: 'secret1' })).body, { mine: true });
+    assert.deepEqual((await replaced.fetchJson('POST', '/api/auth/local', { identifier: 'gqq', password: 'secret1' })).body, { mine: true });
   } finally { await keep.stop(); await replaced.stop(); }
 });
