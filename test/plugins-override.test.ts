@@ -11,6 +11,8 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
 import { startTestServer, TOKEN } from './helpers.ts';
+import { loadModels } from '../src/models.ts';
+import { startProject } from '../src/project/runtime.ts';
 import { STEPS } from './fixtures/plugins-override/steps.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
@@ -40,12 +42,14 @@ function project(files: Record<string, string>): string {
 
 const server = recordedSuite('plugins-override', project({ [UPLOAD_FILE]: fixture('upload-strapi-server.js'), [I18N_FILE]: fixture('i18n-strapi-server.js') }), here('./fixtures/plugins-override'), STEPS);
 
-test('an extension\'s added route on a file the native handler answers, and an upload through the wrapped plugin\'s untouched route', async () => {
-  const s = server();
-  // file 1 is still there (the steps deleted file 2 only).
-  const r = await s.fetchJson('GET', '/api/upload/files/1/name', undefined, TOKEN);
-  assert.equal(r.status, 200);
-  assert.equal(r.body.name, 'f1.png');
+test('untouched built-in routes stay the native plugins\' (no project code runs there); replaced and added ones run as project code', async () => {
+  const config = server().server.config;
+  const p = await startProject(config, loadModels(config.modelsDir, { defaultLocale: 'en', locales: ['en', 'fr'] }));
+  assert.ok(p);
+  for (const [method, path] of [['GET', '/api/upload/files/1'], ['DELETE', '/api/upload/files/1'], ['POST', '/api/upload']]) assert.equal(p.match(method, path, 'upload'), null, `${method} ${path}`);
+  for (const [method, path, plugin] of [['GET', '/api/upload/files', 'upload'], ['GET', '/api/upload/files/1/name', 'upload'], ['GET', '/api/upload/ping', 'upload'], ['GET', '/api/i18n/locales', 'i18n']]) {
+    assert.equal(p.match(method, path, plugin)?.route?.plugin, plugin, `${method} ${path}`);
+  }
 });
 
 describe('what the server cannot honour, and files that cannot run', () => {

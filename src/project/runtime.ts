@@ -268,8 +268,10 @@ export class ProjectRuntime {
     const config = (r.config ?? {}) as RouteConfig & { prefix?: unknown };
     // A plugin's route is under /<plugin name> unless its config sets a prefix ('' included).
     if (plugin) prefix = typeof config.prefix === 'string' ? config.prefix : `/${plugin.name}`;
-    // Strapi trims the path (compose-endpoint's getPath) and the router prefixes it.
-    const path = `/api${prefix}${r.path.trim()}`;
+    // Strapi trims the path (compose-endpoint's getPath) and the router prefixes it; @koa/router makes a plugin
+    // route's '/' its prefix itself (upload's POST / is POST /api/upload, with or without the final slash).
+    const own = r.path.trim();
+    const path = `/api${prefix}${plugin && prefix && own === '/' ? '' : own}`;
     const compiled = parsePath(path, method, r.path, file);
     const handler = r.handler as string | Function;
     const where = `${file} (${method} ${r.path})`;
