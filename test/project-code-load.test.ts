@@ -120,21 +120,22 @@ describe('a project that cannot load does not start', () => {
   });
 });
 
-test('a plugin extension this server does not run (upload) has its routes closed, naming the file; users-permissions\' runs; lifecycles run', async () => {
+test('a plugin extension this server does not run (graphql) has its routes closed, naming the file; users-permissions\' and upload\'s run; lifecycles run', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
   cpSync(TS_PROJECT, dir, { recursive: true });
-  mkdirSync(join(dir, 'src/extensions/users-permissions'), { recursive: true });
-  mkdirSync(join(dir, 'src/extensions/upload'), { recursive: true });
-  writeFileSync(join(dir, 'src/extensions/users-permissions/strapi-server.ts'), 'export default (plugin) => plugin;');
-  writeFileSync(join(dir, 'src/extensions/upload/strapi-server.ts'), 'export default (plugin) => plugin;');
+  for (const plugin of ['users-permissions', 'upload', 'graphql']) {
+    mkdirSync(join(dir, `src/extensions/${plugin}`), { recursive: true });
+    writeFileSync(join(dir, `src/extensions/${plugin}/strapi-server.ts`), 'export default (plugin) => plugin;');
+  }
   writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, async bootstrap() {} };');
   writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate(e: { params: { data: { name: string } } }) { e.params.data.name += " (hooked)"; } };');
   const s = await startTestServer({ modelsDir: dir });
   try {
-    const r = await s.fetchJson('GET', '/api/upload/files', undefined, TOKEN);
+    const r = await s.fetchJson('POST', '/graphql', { query: '{ __typename }' }, TOKEN);
     assert.equal(r.status, 501);
-    assert.match(r.body.error.message, /src\/extensions\/upload\/strapi-server\.ts: the project changes the upload plugin/);
-    // users-permissions' extension leaves the plugin as it was: its routes answer natively.
+    assert.match(r.body.error.message, /src\/extensions\/graphql\/strapi-server\.ts: the project changes the graphql plugin/);
+    // users-permissions' and upload's extensions leave the plugins as they were: their routes answer natively.
+    assert.equal((await s.fetchJson('GET', '/api/upload/files', undefined, TOKEN)).status, 200);
     assert.equal((await s.fetchJson('GET', '/api/users', undefined, TOKEN)).status, 200);
     assert.equal((await s.fetchJson('POST', '/api/auth/local', { identifier: 'x', password: 'y' }, null)).status, 400);
     assert.equal((await s.fetchJson('GET', '/api/tags', undefined, null)).status, 200);

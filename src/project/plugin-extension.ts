@@ -3,9 +3,11 @@
 // server cannot honour: what throws stops the start naming the file; changes to contentTypes or config (read
 // at start by this server, from schema.json and config/plugins) stop it too, pointing at those files.
 import { ProjectLoadError, type LoadedFile } from './load.ts';
-import type { Originals, PluginObject } from './up-plugin.ts';
+import type { Originals, PluginObject } from './plugin-object.ts';
 
 export interface ExtendedPlugin {
+  /** The plugin's name ('upload'): its routes' default prefix and the `plugin::<name>.` of its handlers. */
+  name: string;
   /** The project's file (relative to the project's root). */
   file: string;
   plugin: PluginObject;
@@ -14,7 +16,7 @@ export interface ExtendedPlugin {
   replacedServices: string[];
 }
 
-export async function runExtension(loaded: LoadedFile, file: string, plugin: PluginObject, originals: Originals): Promise<ExtendedPlugin> {
+export async function runExtension(name: string, loaded: LoadedFile, file: string, plugin: PluginObject, originals: Originals): Promise<ExtendedPlugin> {
   if (typeof loaded.value !== 'function') throw new ProjectLoadError(`${file}: a strapi-server file must export a function (plugin) => plugin`);
   let out: unknown;
   try { out = await (loaded.value as (p: PluginObject) => unknown)(plugin); } catch (e) {
@@ -35,5 +37,5 @@ export async function runExtension(loaded: LoadedFile, file: string, plugin: Plu
   p.middlewares ??= {};
   p.services ??= {};
   const replacedServices = Object.keys(originals.services).filter((k) => p.services[k] !== originals.services[k]);
-  return { file, plugin: p, originals, replacedServices };
+  return { name, file, plugin: p, originals, replacedServices };
 }

@@ -5,8 +5,8 @@
 // app whether a project route answers it: routes whose action, service and config are Strapi's defaults
 // are left to the core router (src/rest/router.ts), so they pay nothing. handle() runs Strapi's chain:
 // authorization (the route's scope, or none with auth: false), policies, route middlewares, the action.
-// users-permissions' routes join them when the project extends it (src/extensions/users-permissions/strapi-server):
-// built-in routes it left alone stay the native plugin's, the rest run here.
+// A built-in plugin's routes (users-permissions, upload, i18n) join them when the project extends it
+// (src/extensions/<plugin>/strapi-server): built-in routes it left alone stay the native plugin's, the rest run here.
 import { loadLifecycles, type Lifecycles } from './lifecycles.ts';
 import { dirname, relative } from 'node:path';
 import type { Config } from '../../config.ts';
@@ -31,12 +31,12 @@ import { hasHook, runHook } from './boot.ts';
 import { PolicyError } from './errors.ts';
 import { createCoreRouter, isCoreRouter, type CoreRouterSpec, type RouteConfig } from './factories.ts';
 import { documentsClosed } from './document-paths.ts';
-import { loadFile, loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
+import { loadProject, ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
 import type { Plugin } from '../plugins/types.ts';
-import { UP_NAME, usersPermissionsObject } from './up-plugin.ts';
-import { NATIVE_ACTIONS, usersPermissionsRoutes } from './up-routes.ts';
-import { runExtension, type ExtendedPlugin } from './plugin-extension.ts';
-import { nativeCaller } from './native-call.ts';
+import { UP_NAME } from './up-plugin.ts';
+import { NATIVE_ACTIONS } from './up-routes.ts';
+import type { ExtendedPlugin } from './plugin-extension.ts';
+import { extendPlugins } from './extend-plugins.ts';
 import { UsersQuery } from '../users/users-query.ts';
 import { routeShapeError } from './route-schema.ts';
 import { compilePath, firstSegment, matchPath, safeDecode, type CompiledPath } from './path.ts';
@@ -117,10 +117,10 @@ export class ProjectRuntime {
 
   /** Plugin name → the project file that changes it (src/extensions) when this server cannot run it: its routes are closed. */
   private extensions: Map<string, string>;
-  /** users-permissions as the project's strapi-server left it (its routes are among `routes`), or null. */
-  private up: ExtendedPlugin | null;
-  /** The plugin's controllers, instantiated as Strapi's registry does (a factory gets { strapi }). */
-  private upControllers = new Map<string, Methods | undefined>();
+  /** Built-in plugins as the project's strapi-server files left them (their routes are among `routes`), by name. */
+  private extended: Map<string, ExtendedPlugin>;
+  /** The plugins' controllers (`<plugin>/<controller>`), instantiated as Strapi's registry does (a factory gets { strapi }). */
+  private pluginControllers = new Map<string, Methods | undefined>();
   /** The thread's plugins (bindPlugins): what the plugin object's actions answer through. */
   readonly natives: Map<string, Plugin>;
   private src: string;
@@ -144,14 +144,16 @@ export class ProjectRuntime {
   readonly shadowDocuments: ((uid: string) => DocumentCalls) | null;
   /** users-permissions' user writes through the middlewares, as Strapi's plugin makes them (null without middlewares). */
   readonly userDocuments: UserDocumentChain | null;
-  /** The users-permissions strapi-server this runtime runs, if any. */
-  get upFile(): string | null { return this.up?.file ?? null; }
+  /** The strapi-server files this runtime runs, by plugin name. */
+  get extendedFiles(): Map<string, string> { return new Map([...this.extended].map(([name, ext]) => [name, ext.file])); }
+  /** users-permissions as the project's strapi-server left it, or null. */
+  private get up(): ExtendedPlugin | null { return this.extended.get(UP_NAME) ?? null; }
 
   /** `strapi` has run the project's register(); `db` gives it database access once bound (see bind()). */
-  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot, extended: { up: ExtendedPlugin | null; natives: Map<string, Plugin> } = { up: null, natives: new Map() }) {
-    this.up = extended.up;
+  constructor(private schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot, extended: { plugins: Map<string, ExtendedPlugin>; natives: Map<string, Plugin> } = { plugins: new Map(), natives: new Map() }) {
+    this.extended = extended.plugins;
     this.natives = extended.natives;
-    this.extensions = new Map([...code.extensions].filter(([p]) => !(p === UP_NAME && this.up)));
+    this.extensions = new Map([...code.extensions].filter(([p]) => !this.extended.has(p)));
     this.src = code.src;
     this.index = code.index;
     this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
@@ -187,41 +189,42 @@ export class ProjectRuntime {
       }
     }
     // Strapi registers the plugins' routes after the apis'.
-    if (this.up) this.pluginRoutes(this.up);
+    for (const ext of this.extended.values()) this.pluginRoutes(ext);
   }
 
   /**
-   * users-permissions' content-api routes as the extension left them. A built-in route still as Strapi
-   * declares it, on the plugin's own action, is `plain`: the native handler answers it, untouched. With a
-   * service replaced, native actions cannot honour it: their routes are closed, naming the file.
+   * A plugin's content-api routes as the extension left them. A built-in route still as Strapi declares it,
+   * on the plugin's own action, with the plugin's own middlewares, is `plain`: the native handler answers it,
+   * untouched. With a service replaced, native actions cannot honour it: their routes are closed, naming the file.
    */
   private pluginRoutes(ext: ExtendedPlugin): void {
-    const builtins = usersPermissionsRoutes();
+    const builtins = ext.originals.builtins;
     const closed = ext.replacedServices.length
       ? `it replaces the plugin's service ${ext.replacedServices.join(', ')}, which this server's own users-permissions handlers do not run through`
       : null;
-    const sameRateLimit = ext.plugin.middlewares.rateLimit === ext.originals.middlewares.rateLimit;
+    const sameMiddlewares = Object.entries(ext.originals.middlewares).every(([k, v]) => ext.plugin.middlewares[k] === v);
     for (const spec of ext.plugin.routes['content-api'].routes as unknown as Array<Record<string, unknown>>) {
       const r = this.route(spec, '', '', ext.file, ext);
       const b = builtins.find((x) => x.method === spec.method && x.path === spec.path && x.handler === spec.handler);
       if (r.native && closed) r.closed ??= closed;
-      r.plain = !!b && r.native === b.handler && !r.closed && sameRateLimit
+      r.plain = !!b && r.native === b.handler && !r.closed && sameMiddlewares
         && JSON.stringify(spec.config ?? {}) === JSON.stringify(b.config ?? {});
       this.add(r);
     }
   }
 
   /** The plugin's controller `name`, instantiated once (Strapi's registry calls a factory with { strapi }). */
-  private upController(ext: ExtendedPlugin, name: string): Methods | undefined {
-    if (!this.upControllers.has(name)) {
+  private pluginController(ext: ExtendedPlugin, name: string): Methods | undefined {
+    const key = `${ext.name}/${name}`;
+    if (!this.pluginControllers.has(key)) {
       const c = ext.plugin.controllers[name];
       let made: unknown;
       try { made = typeof c === 'function' ? (c as (o: { strapi: unknown }) => unknown)({ strapi: this.strapi.api }) : c; } catch (e) {
         throw new ProjectLoadError(`${ext.file}: controller ${name}: ${(e as Error)?.stack ?? String(e)}`);
       }
-      this.upControllers.set(name, made && typeof made === 'object' ? made as Methods : undefined);
+      this.pluginControllers.set(key, made && typeof made === 'object' ? made as Methods : undefined);
     }
-    return this.upControllers.get(name);
+    return this.pluginControllers.get(key);
   }
 
   private add(r: ProjectRoute): void {
@@ -264,16 +267,18 @@ export class ProjectRuntime {
     if (typeof r.path !== 'string') throw new ProjectLoadError(`${file}: a route needs a path`);
     const config = (r.config ?? {}) as RouteConfig & { prefix?: unknown };
     // A plugin's route is under /<plugin name> unless its config sets a prefix ('' included).
-    if (plugin) prefix = typeof config.prefix === 'string' ? config.prefix : `/${UP_NAME}`;
-    // Strapi trims the path (compose-endpoint's getPath) and the router prefixes it.
-    const path = `/api${prefix}${r.path.trim()}`;
+    if (plugin) prefix = typeof config.prefix === 'string' ? config.prefix : `/${plugin.name}`;
+    // Strapi trims the path (compose-endpoint's getPath) and the router prefixes it; @koa/router makes a plugin
+    // route's '/' its prefix itself (upload's POST / is POST /api/upload, with or without the final slash).
+    const own = r.path.trim();
+    const path = `/api${prefix}${plugin && prefix && own === '/' ? '' : own}`;
     const compiled = parsePath(path, method, r.path, file);
     const handler = r.handler as string | Function;
     const where = `${file} (${method} ${r.path})`;
     const route: ProjectRoute = {
       method, path, declared: r.path, compiled, first: firstSegment(compiled), file, apiName, handler, config,
-      scope: this.scope(config, handler, plugin ? `plugin::${UP_NAME}.` : `api::${apiName}.`), policies: [], middlewares: [], action: () => undefined,
-      ...(plugin ? { plugin: UP_NAME } : {}),
+      scope: this.scope(config, handler, plugin ? `plugin::${plugin.name}.` : `api::${apiName}.`), policies: [], middlewares: [], action: () => undefined,
+      ...(plugin ? { plugin: plugin.name } : {}),
     };
     try {
       route.policies = this.policies(config.policies ?? [], apiName, route, plugin);
@@ -325,7 +330,7 @@ export class ProjectRuntime {
         return (_c: KoaContext, next: Next) => next();
       }
       if (typeof name !== 'string') throw new ProjectLoadError(`${route.file}: Middleware config must either be a string or an object {name?: string, resolve?: string, config: any}.`);
-      const own = plugin ? pluginMember(plugin.plugin.middlewares, name) : undefined;
+      const own = plugin ? pluginMember(plugin.name, plugin.plugin.middlewares, name) : undefined;
       const found = typeof own === 'function' ? { file: plugin!.file, factory: own as MiddlewareFactory } : this.strapi.middlewares.get(name);
       if (!found) {
         if (/^(plugin|admin|strapi)::/.test(name)) { route.closed ??= `the middleware ${name} is Strapi's own, which this server does not run`; return (_c: KoaContext, next: Next) => next(); }
@@ -340,9 +345,9 @@ export class ProjectRuntime {
   /** A plugin route's handler: `<controller>.<action>` (or `plugin::<plugin>.<controller>.<action>`) of the plugin's controllers. */
   private pluginAction(route: ProjectRoute, handler: unknown, ext: ExtendedPlugin): void {
     if (typeof handler !== 'string') { this.action(route, handler, ''); return; }
-    const h = handler.trim().replace(`plugin::${UP_NAME}.`, '');
+    const h = handler.trim().replace(`plugin::${ext.name}.`, '');
     const dot = h.lastIndexOf('.');
-    const controller = dot > 0 && !h.includes('::') ? this.upController(ext, h.slice(0, dot)) : undefined;
+    const controller = dot > 0 && !h.includes('::') ? this.pluginController(ext, h.slice(0, dot)) : undefined;
     const fn = controller?.[h.slice(dot + 1)];
     if (typeof fn !== 'function') throw new ProjectLoadError(`${route.file}: Handler not found "${handler}"`);
     route.action = (ctx) => (fn as (c: KoaContext) => unknown).call(controller, ctx);
@@ -379,7 +384,7 @@ export class ProjectRuntime {
    * path) answers it as it would without project code.
    */
   match(method: string, path: string, plugin?: string): Match | null {
-    if (plugin && !(plugin === UP_NAME && this.up)) {
+    if (plugin && !this.extended.has(plugin)) {
       const file = this.extensions.get(plugin);
       return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
     }
@@ -463,7 +468,7 @@ export class ProjectRuntime {
       const [controller, action] = name.split('.');
       const [m, p] = NATIVE_ACTIONS[controller][action];
       if (m !== method || !new RegExp(`^${p.replace(/:\w+/g, '[^/]+')}$`).test(path)) continue;
-      return this.upController(ext, controller)?.[action] === fn ? null : `${ext.file}: it replaces ${name}`;
+      return this.pluginController(ext, controller)?.[action] === fn ? null : `${ext.file}: it replaces ${name}`;
     }
     return null;
   };
@@ -562,15 +567,15 @@ function isEmptyObject(v: unknown): boolean {
 
 /** A plugin's policy by `plugin::<plugin>.<name>` or its bare name: a function or `{ handler, validator }`. */
 function pluginPolicy(ext: ExtendedPlugin, name: string): { file: string; handler: PolicyHandler; validator?: (c: unknown) => void } | undefined {
-  const v = pluginMember(ext.plugin.policies, name) as { handler?: unknown; validator?: unknown } | Function | undefined;
+  const v = pluginMember(ext.name, ext.plugin.policies, name) as { handler?: unknown; validator?: unknown } | Function | undefined;
   if (typeof v === 'function') return { file: ext.file, handler: v as PolicyHandler };
   if (v && typeof v.handler === 'function') return { file: ext.file, handler: v.handler as PolicyHandler, validator: typeof v.validator === 'function' ? v.validator as (c: unknown) => void : undefined };
   return undefined;
 }
 
-/** `plugin::users-permissions.<name>` or a bare name in one of the plugin object's registries. */
-function pluginMember(registry: Record<string, unknown>, name: string): unknown {
-  const local = name.startsWith(`plugin::${UP_NAME}.`) ? name.slice(UP_NAME.length + 9) : name.includes('::') ? null : name;
+/** `plugin::<plugin>.<name>` or a bare name in one of the plugin object's registries. */
+function pluginMember(plugin: string, registry: Record<string, unknown>, name: string): unknown {
+  const local = name.startsWith(`plugin::${plugin}.`) ? name.slice(plugin.length + 9) : name.includes('::') ? null : name;
   return local === null ? undefined : registry[local];
 }
 
@@ -601,22 +606,10 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
   (globalThis as { strapi?: unknown }).strapi = strapi.api;
   // Strapi's loader runs src/extensions/<plugin>/strapi-server before the app's register().
   const natives = new Map<string, Plugin>();
-  const up = await extendUsersPermissions(schema, deps, code, natives);
+  const plugins = await extendPlugins(schema, deps, code, natives);
   db.registering = true;
   try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; strapi.endRegister(); }
-  return new ProjectRuntime(schema, deps, code, strapi, db, { up, natives });
-}
-
-/** users-permissions' plugin object through the project's strapi-server, when it has one. */
-async function extendUsersPermissions(schema: Schema, deps: StrapiDeps, code: ProjectCode, natives: Map<string, Plugin>): Promise<ExtendedPlugin | null> {
-  const path = code.extensions.get(UP_NAME);
-  if (!path) return null;
-  const file = relative(dirname(code.src), path);
-  let replaced: string | null = null;
-  const { plugin, originals } = usersPermissionsObject(schema, deps.config, nativeCaller(UP_NAME, natives, () => replaced));
-  const ext = await runExtension(await loadFile(path, code.src), file, plugin, originals);
-  if (ext.replacedServices.length) replaced = `${file} replaces the plugin's service ${ext.replacedServices.join(', ')}`;
-  return ext;
+  return new ProjectRuntime(schema, deps, code, strapi, db, { plugins, natives });
 }
 
 const ALL = 2147483647;
@@ -649,7 +642,7 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
 export async function checkProject(config: Config, schema: Schema): Promise<ProjectRuntime | null> {
   const p = await startProject(config, schema);
   for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions of ${plugin}: its routes answer 501`);
-  if (p?.upFile) log.info(`${p.upFile}: users-permissions' routes as the project's strapi-server leaves them (what it replaces or adds runs as project code)`);
+  for (const [plugin, file] of p?.extendedFiles ?? []) log.info(`${file}: ${plugin}'s routes as the project's strapi-server leaves them (what it replaces or adds runs as project code)`);
   if (p?.global) log.info(`the project's global middlewares run around every request: ${p.global.names.join(', ')}`);
   return p;
 }

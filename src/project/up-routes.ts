@@ -3,7 +3,7 @@
 // project's src/extensions/users-permissions/strapi-server gets in plugin.routes['content-api'].routes, and
 // where this server's native handlers answer each action (the path a native call is made on).
 
-export interface PluginRouteSpec { method: string; path: string; handler: string; config?: Record<string, unknown> }
+import type { PluginRouteSpec } from './plugin-object.ts';
 
 const RATE = { middlewares: ['plugin::users-permissions.rateLimit'], prefix: '' };
 const NO_PREFIX = { prefix: '' };
