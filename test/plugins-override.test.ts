@@ -94,10 +94,10 @@ describe('what the server cannot honour, and files that cannot run', () => {
     } finally { await s.stop(); }
   });
 
-  test('a route on an action this server has no handler for (findPage) answers 501 naming it; a removed route is Strapi\'s 404', async () => {
+  test('a route on an action this server has no handler for (an admin controller action) answers 501 naming it; a removed route is Strapi\'s 404', async () => {
     const s = await startTestServer({ modelsDir: project({
       [UPLOAD_FILE]: `module.exports = (plugin) => {
-        plugin.routes['content-api'].routes.push({ method: 'GET', path: '/paged', handler: 'content-api.findPage' });
+        plugin.routes['content-api'].routes.push({ method: 'GET', path: '/paged', handler: 'admin-file.find' });
         return plugin;
       };`,
       [I18N_FILE]: `module.exports = (plugin) => { plugin.routes['content-api'].routes = []; return plugin; };`,
@@ -105,7 +105,7 @@ describe('what the server cannot honour, and files that cannot run', () => {
     try {
       const r = await s.fetchJson('GET', '/api/upload/paged', undefined, TOKEN);
       assert.equal(r.status, 501);
-      assert.match(r.body.error.message, /upload's content-api\.findPage is not run by this server/);
+      assert.match(r.body.error.message, /upload's admin-file\.find is not run by this server/);
       assert.equal((await s.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN)).status, 404);
       assert.equal((await s.fetchJson('GET', '/api/upload/files', undefined, TOKEN)).status, 200);
     } finally { await s.stop(); }

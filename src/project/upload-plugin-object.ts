@@ -34,7 +34,7 @@ const SPEC: PluginSpec = {
     'admin-upload': none('bulkUpdateFileInfo', 'uploadFiles', 'upload'),
     // POST /api/upload answers uploads and `?id=` file info updates alike, as Strapi's upload action does.
     'content-api': {
-      find: ['GET', '/api/upload/files'], findPage: NONE, findOne: ['GET', '/api/upload/files/:id'], destroy: ['DELETE', '/api/upload/files/:id'],
+      find: ['GET', '/api/upload/files'], findPage: ['GET', '/api/upload/files/page'], findOne: ['GET', '/api/upload/files/:id'], destroy: ['DELETE', '/api/upload/files/:id'],
       updateFileInfo: ['POST', '/api/upload'], replaceFile: ['POST', '/api/upload'], uploadFiles: ['POST', '/api/upload'], upload: ['POST', '/api/upload'],
     },
     'view-configuration': none('updateViewConfiguration', 'findViewConfiguration'),

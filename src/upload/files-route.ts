@@ -1,5 +1,5 @@
-// GET /api/upload/files (a bare array, no envelope), GET and DELETE /api/upload/files/:id (the record;
-// DELETE answers the deleted one). Unknown ids answer Strapi's `file.notFound`. With a private provider
+// GET /api/upload/files (a bare array, no envelope), GET /api/upload/files/page (findPage: the REST
+// envelope with its pagination), GET and DELETE /api/upload/files/:id (the record; DELETE answers the deleted one). Unknown ids answer Strapi's `file.notFound`. With a private provider
 // (aws-s3 with the `private` ACL) the records read here carry signed URLs, as Strapi's upload service's
 // findOne/findMany sign them (signFileUrls).
 import type { RestContext } from '../rest/router.ts';
@@ -7,8 +7,10 @@ import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { FILES } from '../../compiler/layout.ts';
-import { listSql } from './list-query.ts';
-import { recordColumns, storedFileNames } from './record.ts';
+import { listSql, pageSql } from './list-query.ts';
+import { pickedColumns, storedFileNames } from './record.ts';
+import { fileFieldNames } from './fields.ts';
+import type { Pagination } from '../../compiler/ast.ts';
 import type { Storage } from './storage.ts';
 import type { UploadDeps } from './upload-route.ts';
 
@@ -36,16 +38,44 @@ export async function signRecords(storage: Storage, json: string): Promise<strin
   return JSON.stringify(parsed);
 }
 
-export async function listFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
-  const { where, orderBy, limit, params } = listSql(ctx.schema, ctx.compiler.parse(task.query), ctx.config.api.rest);
+const filesArray = (cols: string, from: string) =>
   // Compact, as Strapi's JSON.stringify: json_agg would separate the records with ", " and a newline.
-  const text = `select '[' || coalesce(string_agg(row_to_json(x)::text, ','), '') || ']' as data from (select ${recordColumns('f', ctx.schema)} from ${q(FILES.table)} f ${where} ${orderBy}${limit}) x`;
+  `select '[' || coalesce(string_agg(row_to_json(x)::text, ','), '') || ']' from (select ${cols} ${from}) x`;
+
+export async function listFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
+  const query = ctx.compiler.parse(task.query);
+  const cols = pickedColumns('f', ctx.schema, fileFieldNames(ctx.schema, query.fields));
+  const { where, orderBy, limit, params } = listSql(ctx.schema, query);
+  const text = `select (${filesArray(cols, `from ${q(FILES.table)} f ${where} ${orderBy}${limit}`)}) as data`;
   const rows = await ctx.db.unsafe<Array<{ data: string }>>(text, params as never[]);
   ctx.count(1);
   return { status: 200, body: await signRecords(deps.storage, rows[0].data) };
 }
 
-export async function getFile(ctx: RestContext, deps: UploadDeps, id: number): Promise<Reply> {
+/** GET /api/upload/files/page: `{ data, meta: { pagination } }`; total and pageCount only when counted. */
+export async function pageFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
+  const query = ctx.compiler.parse(task.query);
+  const cols = pickedColumns('f', ctx.schema, fileFieldNames(ctx.schema, query.fields));
+  const { where, orderBy, limit, params, page } = pageSql(ctx.schema, query, ctx.config.api.rest);
+  const count = page.withCount ? `(select count(*) from ${q(FILES.table)} f ${where})::int8::text` : 'null';
+  const text = `select (${filesArray(cols, `from ${q(FILES.table)} f ${where} ${orderBy}${limit}`)}) as data, ${count} as total`;
+  const rows = await ctx.db.unsafe<Array<{ data: string; total: string | null }>>(text, params as never[]);
+  ctx.count(1);
+  const data = await signRecords(deps.storage, rows[0].data);
+  return { status: 200, body: `{"data":${data},"meta":{"pagination":${JSON.stringify(pageMeta(page, rows[0].total === null ? null : Number(rows[0].total)))}}}` };
+}
+
+/** Strapi's pagination info (transformPagedPaginationInfo / transformOffsetPaginationInfo), without the count when not counted. */
+function pageMeta(p: Pagination, total: number | null): Record<string, number> {
+  const counted = (m: Record<string, number>, extra: Record<string, number>) => (total === null ? m : { ...m, ...extra });
+  return p.mode === 'page'
+    ? counted({ page: p.page, pageSize: p.pageSize }, { pageCount: Math.ceil((total ?? 0) / p.pageSize), total: total ?? 0 })
+    : counted({ start: p.start, limit: p.limit }, { total: total ?? 0 });
+}
+
+/** One record: Strapi validates `fields` here but reads the whole record (its findOne takes the populate only). */
+export async function getFile(ctx: RestContext, deps: UploadDeps, id: number, task: Task): Promise<Reply> {
+  fileFieldNames(ctx.schema, ctx.compiler.parse(task.query).fields);
   const json = await deps.records.findOne(ctx.db, id);
   ctx.count(1);
   if (!json) throw fileNotFound();

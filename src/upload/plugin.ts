@@ -12,12 +12,12 @@ import { LocalStorage, type Storage } from './storage.ts';
 import { S3Storage } from './s3.ts';
 import { postUpload, type UploadDeps } from './upload-route.ts';
 import type { MediaEventName } from '../webhooks/index.ts';
-import { listFiles, getFile, deleteFile, fileId } from './files-route.ts';
+import { listFiles, pageFiles, getFile, deleteFile, fileId } from './files-route.ts';
 
-type UploadAction = 'find' | 'findOne' | 'upload' | 'destroy';
+type UploadAction = 'find' | 'findPage' | 'findOne' | 'upload' | 'destroy';
 
 
-/** Strapi's action names, plus `plugin::upload.read` that read-only API tokens carry. */
+/** Strapi's action names, plus `plugin::upload.read` that read-only API tokens carry (not for findPage: its scope ends with neither find nor findOne). */
 function guard(ctx: RestContext, caller: Caller | null, action: UploadAction): void {
   if (!caller) throw unauthorized();
   const read = (action === 'find' || action === 'findOne') && ctx.auth.allowsPlugin(caller, 'plugin::upload.read');
@@ -49,7 +49,12 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
         guard(ctx, caller, 'find');
         return listFiles(ctx, deps, task);
       }
-      if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1])); }
+      // Before :id, as @koa/router matches Strapi's routes in their order (content-api.js lists /files/page first).
+      if (parts[1] === 'page' && m === 'GET') {
+        guard(ctx, caller, 'findPage');
+        return pageFiles(ctx, deps, task);
+      }
+      if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1]), task); }
       if (m === 'DELETE') { guard(ctx, caller, 'destroy'); return announced(ctx, await deleteFile(ctx, deps, fileId(parts[1])), 'media.delete', 'media.delete'); }
       return methodNotAllowed();
     },
