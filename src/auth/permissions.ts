@@ -187,7 +187,8 @@ export class Authorizer {
   private async currentRoles(lookups: AuthLookups): Promise<Roles> {
     if (this.roles && Date.now() < this.rolesUntil) return this.roles;
     this.rolesLoading ??= this.loadRoles(lookups);
-    if (this.roles) {
+    // A TTL of 0 keeps no copy: every request waits for the roles as they are now (a grant applies at once).
+    if (this.roles && this.ttl > 0) {
       this.rolesLoading.catch((e) => log.warn('could not reload roles, keeping the previous ones', { error: String(e) }));
       return this.roles;
     }
