@@ -7,18 +7,16 @@
 // attribute, private ones included, `locale`, the populated role), which the routes sanitize.
 import type { RestContext, UserDocumentChain } from '../rest/router.ts';
 import { ApiError } from '../../compiler/errors.ts';
-import { isoTs, scalarOut } from '../../compiler/sql.ts';
+import { scalarOut } from '../../compiler/sql.ts';
 import type { ScalarAttr } from '../../compiler/schema.ts';
 import { UP } from '../auth/tables.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
-import { pluginFields } from './user-json.ts';
-import { addedColumns } from './user-columns.ts';
+import { pluginFields, timestamps } from './user-json.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
-import { columnsOf, insertUser, modelChecks, resolveRole, roleRef, updateUserRow, type Recheck, type UserWrite } from './user-write.ts';
+import { insertUser, modelChecks, resolveRole, roleRef, updateUserRow, userColumns, type Recheck } from './user-write.ts';
 import type { Body } from './validate.ts';
 
 const L = UP.userRole;
-const ts = (t: string) => `${isoTs(`${t}.created_at`)} as "createdAt", ${isoTs(`${t}.updated_at`)} as "updatedAt", ${isoTs(`${t}.published_at`)} as "publishedAt"`;
 
 /** `params.data` as the last step got it: an object, or nothing to write. */
 function dataOf(params: Record<string, unknown>): Body {
@@ -30,7 +28,7 @@ const PRIVATE = new Set(['password', 'resetPasswordToken', 'confirmationToken', 
 function entityFields(ctx: RestContext): string {
   const attrs = usersPermissionsTypes(ctx.schema).users.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar');
   const scalars = attrs.map((a) => `${a.type === 'password' ? `u.${a.column}` : scalarOut(a, 'u')} as "${a.name}"`);
-  return ['u.id', 'u.document_id as "documentId"', ...scalars, ts('u'), 'null::text as locale'].join(', ');
+  return ['u.id', 'u.document_id as "documentId"', ...scalars, timestamps('u'), 'null::text as locale'].join(', ');
 }
 
 /** The entity Strapi's document service answers for user `id`: every attribute, `locale`, the populated role. */
@@ -63,10 +61,7 @@ export function sanitizedUser(result: unknown, withRole: boolean): string {
 }
 
 /** The model's checks and columns of a `data` (a new user: its defaults first). */
-async function columns(ctx: RestContext, d: Body, creating: boolean): Promise<Array<[string, unknown]>> {
-  const w: UserWrite = modelChecks(d);
-  return [...await columnsOf(creating ? { confirmed: false, blocked: false, ...w } : w), ...addedColumns(ctx.schema, d, { withDefaults: creating })];
-}
+const columns = (ctx: RestContext, d: Body, creating: boolean) => userColumns(ctx.schema, modelChecks(d), d, creating);
 
 /**
  * Strapi's user service `add` through the chain: the last step writes `data` (its role required), with
@@ -122,7 +117,6 @@ export async function editUser(ctx: RestContext, chain: UserDocumentChain, id: n
 
 /** Strapi's user controller `create` wraps whatever its service throws in an ApplicationError of its message. */
 export function asApplicationError(e: unknown): unknown {
-  if (e instanceof ApiError) return new ApiError(400, 'ApplicationError', e.message, {});
   if (e instanceof Error) return new ApiError(400, 'ApplicationError', e.message, {});
   return e;
 }

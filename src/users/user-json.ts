@@ -8,7 +8,8 @@ import { UP } from '../auth/tables.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
 
 const L = UP.userRole;
-const ts = (t: string) => `${isoTs(`${t}.created_at`)} as "createdAt", ${isoTs(`${t}.updated_at`)} as "updatedAt", ${isoTs(`${t}.published_at`)} as "publishedAt"`;
+/** A plugin row's timestamps as answered, from the row aliased `t`. */
+export const timestamps = (t: string) => `${isoTs(`${t}.created_at`)} as "createdAt", ${isoTs(`${t}.updated_at`)} as "updatedAt", ${isoTs(`${t}.published_at`)} as "publishedAt"`;
 
 /**
  * A user's or role's fields as answered, from the row aliased `t`: its public scalars in attribute order (a
@@ -23,7 +24,7 @@ export function pluginFields(ct: ContentType, t: string, unsanitized = false): s
   let f = byAlias.get(key);
   if (f === undefined) {
     const scalars = unsanitized ? ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar') : visibleScalars(ct.attributes);
-    f = [`${t}.id`, `${t}.document_id as "documentId"`, ...scalars.map((a) => `${scalarOut(a, t)} as "${a.name}"`), ts(t)].join(', ');
+    f = [`${t}.id`, `${t}.document_id as "documentId"`, ...scalars.map((a) => `${scalarOut(a, t)} as "${a.name}"`), timestamps(t)].join(', ');
     byAlias.set(key, f);
   }
   return f;

@@ -5,12 +5,13 @@
 // (user-documents.ts), so that both write alike.
 import type { Sql, TransactionSql } from 'postgres';
 import type { RestContext } from '../rest/router.ts';
+import type { Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { UP } from '../auth/tables.ts';
 import { hashPassword } from './password.ts';
 import { validate, validationError, type Body } from './validate.ts';
-import { writeAddedLinks } from './user-columns.ts';
+import { addedColumns, writeAddedLinks } from './user-columns.ts';
 import { lockIdentities } from './identity-lock.ts';
 
 const L = UP.userRole;
@@ -86,7 +87,12 @@ const COLUMNS: Record<keyof UserWrite, string> = {
   resetPasswordToken: 'reset_password_token', confirmationToken: 'confirmation_token',
 };
 
-export async function columnsOf(w: UserWrite): Promise<Array<[string, unknown]>> {
+/** A write's columns: the checked attributes (a new user's defaults first) and a project's added scalars of `d`. */
+export async function userColumns(schema: Schema, w: UserWrite, d: Body, creating: boolean): Promise<Array<[string, unknown]>> {
+  return [...await columnsOf(creating ? { confirmed: false, blocked: false, ...w } : w), ...addedColumns(schema, d, { withDefaults: creating })];
+}
+
+async function columnsOf(w: UserWrite): Promise<Array<[string, unknown]>> {
   const out: Array<[string, unknown]> = [];
   for (const [k, v] of Object.entries(w) as Array<[keyof UserWrite, unknown]>) {
     out.push([COLUMNS[k], k === 'password' && typeof v === 'string' ? await hashPassword(v) : k === 'email' && typeof v === 'string' ? v.toLowerCase() : v]);

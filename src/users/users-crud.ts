@@ -13,9 +13,8 @@ import type { Config } from '../../config.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, validationError, type Body } from './validate.ts';
-import { addedColumns } from './user-columns.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
-import { columnsOf, insertUser, modelChecks, resolveRole, roleRef, updateUserRow, type UserWrite } from './user-write.ts';
+import { insertUser, modelChecks, resolveRole, roleRef, updateUserRow, userColumns, type UserWrite } from './user-write.ts';
 import { addUser, asApplicationError, editUser, sanitizedUser } from './user-documents.ts';
 
 const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
@@ -65,7 +64,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
     if (added.id) await announce(ctx, USER_TABLES);
     return { status: 201, body: sanitizedUser(added.result, withRole) };
   }
-  const cols = [...await columnsOf({ confirmed: false, blocked: false, ...w, provider: 'local' }), ...addedColumns(ctx.schema, b, { withDefaults: true })];
+  const cols = await userColumns(ctx.schema, { ...w, provider: 'local' }, b, true);
   // Again under the locks: a write of the same name may have committed since the check above.
   const id = await insertUser(ctx, cols, role, b, [v.username, v.email], (tx) => recheck(tx, b));
   await announce(ctx, USER_TABLES);
@@ -104,7 +103,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   }
   const w = modelChecks(b);
   const role = ref ? await resolveRole(ctx.db, ref) : null;
-  const cols = [...await columnsOf(w), ...addedColumns(ctx.schema, b)];
+  const cols = await userColumns(ctx.schema, w, b, false);
   // Again under the locks of a new username or email: another write of it may have committed meanwhile.
   await updateUserRow(ctx, id, found[0].document_id, cols, role, b, [b.username, b.email], (tx) => check(tx));
   await announce(ctx, USER_TABLES);
