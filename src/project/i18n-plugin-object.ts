@@ -1,7 +1,7 @@
 // The i18n plugin object a project's src/extensions/i18n/strapi-server receives, shaped as Strapi 5.54's
 // (@strapi/i18n dist/server): `locales.listLocales` answers through this server's native GET /api/i18n/locales;
 // the admin actions have no native handler here.
-import { pluginObject, type NativeCall, type Originals, type PluginObject, type PluginRouteSpec, type PluginSpec } from './plugin-object.ts';
+import { NO_HANDLER, pluginObject, type NativeCall, type Originals, type PluginObject, type PluginRouteSpec, type PluginSpec } from './plugin-object.ts';
 
 export const I18N_NAME = 'i18n';
 
@@ -10,16 +10,14 @@ export function i18nRoutes(): PluginRouteSpec[] {
   return [{ method: 'GET', path: '/locales', handler: 'locales.listLocales' }];
 }
 
-const NONE: [string, string] = ['', ''];
-
 const SPEC: PluginSpec = {
   name: I18N_NAME,
   actions: {
-    locales: { listLocales: ['GET', '/api/i18n/locales'], createLocale: NONE, updateLocale: NONE, deleteLocale: NONE },
-    'iso-locales': { listIsoLocales: NONE },
-    'content-types': { getNonLocalizedAttributes: NONE, getFillFromLocaleData: NONE },
-    settings: { updateSettings: NONE, getSettings: NONE },
-    'ai-localization-jobs': { getJobForSingleType: NONE, getJobForCollectionType: NONE },
+    locales: { listLocales: ['GET', '/api/i18n/locales'], createLocale: NO_HANDLER, updateLocale: NO_HANDLER, deleteLocale: NO_HANDLER },
+    'iso-locales': { listIsoLocales: NO_HANDLER },
+    'content-types': { getNonLocalizedAttributes: NO_HANDLER, getFillFromLocaleData: NO_HANDLER },
+    settings: { updateSettings: NO_HANDLER, getSettings: NO_HANDLER },
+    'ai-localization-jobs': { getJobForSingleType: NO_HANDLER, getJobForCollectionType: NO_HANDLER },
   },
   factories: ['ai-localization-jobs'],
   routes: i18nRoutes,

@@ -43,10 +43,13 @@ export interface Originals {
   config: string;
 }
 
+/** An action without a native handler here: calling it answers 501. */
+export const NO_HANDLER: [string, string] = ['', ''];
+
 /**
  * A plugin as Strapi 5.54 declares it: `actions` maps controller → action → the method and path (`:name`
- * from ctx.params) its native handler serves here (['', ''] for an action without one: calling it answers
- * 501); `factories` the controllers Strapi declares as ({ strapi }) => controller.
+ * from ctx.params) its native handler serves here (NO_HANDLER for an action without one); `factories` the
+ * controllers Strapi declares as ({ strapi }) => controller.
  */
 export interface PluginSpec {
   name: string;

@@ -3,7 +3,7 @@
 // project's src/extensions/users-permissions/strapi-server gets in plugin.routes['content-api'].routes, and
 // where this server's native handlers answer each action (the path a native call is made on).
 
-import type { PluginRouteSpec } from './plugin-object.ts';
+import { NO_HANDLER, type PluginRouteSpec } from './plugin-object.ts';
 
 const RATE = { middlewares: ['plugin::users-permissions.rateLimit'], prefix: '' };
 const NO_PREFIX = { prefix: '' };
@@ -57,7 +57,7 @@ export const NATIVE_ACTIONS: Record<string, Record<string, [string, string]>> = 
     emailConfirmation: ['GET', '/api/auth/email-confirmation'],
     sendEmailConfirmation: ['POST', '/api/auth/send-email-confirmation'],
     changePassword: ['POST', '/api/auth/change-password'],
-    connect: ['', ''], refresh: ['', ''], logout: ['', ''], getSessions: ['', ''], revokeSession: ['', ''],
+    connect: NO_HANDLER, refresh: NO_HANDLER, logout: NO_HANDLER, getSessions: NO_HANDLER, revokeSession: NO_HANDLER,
   },
   user: {
     create: ['POST', '/api/users'], update: ['PUT', '/api/users/:id'], find: ['GET', '/api/users'], findOne: ['GET', '/api/users/:id'],
@@ -67,9 +67,9 @@ export const NATIVE_ACTIONS: Record<string, Record<string, [string, string]>> = 
     createRole: ['POST', '/api/users-permissions/roles'], findOne: ['GET', '/api/users-permissions/roles/:id'], find: ['GET', '/api/users-permissions/roles'],
     updateRole: ['PUT', '/api/users-permissions/roles/:role'], deleteRole: ['DELETE', '/api/users-permissions/roles/:role'],
   },
-  permissions: { getPermissions: ['GET', '/api/users-permissions/permissions'], getPolicies: ['', ''], getRoutes: ['', ''] },
-  settings: { getEmailTemplate: ['', ''], updateEmailTemplate: ['', ''], getAdvancedSettings: ['', ''], updateAdvancedSettings: ['', ''], getProviders: ['', ''], updateProviders: ['', ''] },
-  contentmanageruser: { create: ['', ''], update: ['', ''] },
+  permissions: { getPermissions: ['GET', '/api/users-permissions/permissions'], getPolicies: NO_HANDLER, getRoutes: NO_HANDLER },
+  settings: { getEmailTemplate: NO_HANDLER, updateEmailTemplate: NO_HANDLER, getAdvancedSettings: NO_HANDLER, updateAdvancedSettings: NO_HANDLER, getProviders: NO_HANDLER, updateProviders: NO_HANDLER },
+  contentmanageruser: { create: NO_HANDLER, update: NO_HANDLER },
 };
 
 /** Strapi 5.54's plugin services (each a factory ({ strapi }) => service). */

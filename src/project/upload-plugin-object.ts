@@ -6,12 +6,11 @@
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { filesType } from '../plugin-types.ts';
-import { pluginContentTypes, pluginObject, type NativeCall, type Originals, type PluginObject, type PluginRouteSpec, type PluginSpec } from './plugin-object.ts';
+import { NO_HANDLER, pluginContentTypes, pluginObject, type NativeCall, type Originals, type PluginObject, type PluginRouteSpec, type PluginSpec } from './plugin-object.ts';
 
 export const UPLOAD_NAME = 'upload';
 
-const NONE: [string, string] = ['', ''];
-const none = (...names: string[]): Record<string, [string, string]> => Object.fromEntries(names.map((n) => [n, NONE]));
+const none = (...names: string[]): Record<string, [string, string]> => Object.fromEntries(names.map((n) => [n, NO_HANDLER]));
 
 /** Strapi 5.54's content-api routes of upload (server/routes/content-api.js), fresh copies each call. */
 export function uploadRoutes(): PluginRouteSpec[] {
