@@ -836,9 +836,10 @@ function sizeChecked(select: CompiledRead, max: number | undefined): CompiledRea
  * was looked up and all of them sorted (20,000 author lookups at 1M articles for a page of 25); with it
  * PostgreSQL may start from the related rows and stop at the page. Rows without a related value (no link,
  * or a null field) sort last, after every walked row (ascending puts nulls last), so the walk's first `n`
- * rows are the sort's first `n` whenever it finds `n`. Null when the sort is of another kind.
+ * rows are the sort's first `n` whenever it finds `n`. `order` is the page's ORDER BY over `root`, `rest` the
+ * columns of its keys after the first. Null when the sort is of another kind.
  */
-function relationWalk(schema: Schema, g: Gen, query: ReadQuery, root: string, where: string, order: string[], n: number): string | null {
+function relationWalk(schema: Schema, g: Gen, query: ReadQuery, root: string, where: string, order: string[], rest: string, n: number): string | null {
   const first = query.sort[0];
   const step = first && first.path.length === 1 ? first.path[0] : null;
   if (!step || step.kind !== 'relation' || step.toMany || first.desc || first.field.status) return null;
@@ -848,7 +849,6 @@ function relationWalk(schema: Schema, g: Gen, query: ReadQuery, root: string, wh
   const src = g.relationSource(step, target, root, a);
   const key = `${a}.${q(first.field.column)}`;
   const conds = [src.where.replace(/^where /, ''), `${key} is not null`, ...(where ? [where.replace(/^where /, '')] : [])];
-  const rest = query.sort.slice(1).map((_, i) => `, ${order[i + 1].replace(/ (asc|desc)$/, '')} as _s${i + 1}`).join('');
   return `select ${root}.id, ${key} as _s0${rest} ${src.from} join ${q(query.ct.table)} ${root} on true where ${conds.join(' and ')} order by ${[`${key} asc`, ...order.slice(1)].join(', ')} limit ${n}`;
 }
 
@@ -866,7 +866,8 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   // Paginate the bare rows first, then populate only the rows of the page. LIMIT and OFFSET are literals:
   // with parameters there, a generic plan assumes a tenth of the table is read and scans and sorts all of
   // it (and populates by hash joins over whole tables) instead of walking an index for a page of rows.
-  const sortCols = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`).join('');
+  const sortColList = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`);
+  const sortCols = sortColList.join('');
   const { limit, offset } = pageBounds(query.pagination);
   const bounds = `order by ${order.join(', ')} limit ${limit}${offset ? ` offset ${offset}` : ''}`;
   // A sorted or late page orders and skips ids (and sort keys) only, read by an index-only scan where an
@@ -876,7 +877,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const byIds = query.shape === 'list' && (offset >= LATE_OFFSET || query.sort.length > 0);
   // A filtered list whose page needs every match anyway (sorted, or late) finds the matches once for
   // the page and the count: the filter (a category's 44,000 links at 100k articles) was evaluated twice.
-  const walk = byIds ? relationWalk(schema, g, query, inner, where, order, limit + offset) : null;
+  const walk = byIds ? relationWalk(schema, g, query, inner, where, order, sortColList.slice(1).join(''), limit + offset) : null;
   const shared = byIds && query.pagination.withCount && !!query.where && !walk;
   const ids = (k: string) => `select rp.*${query.sort.map((_, i) => `, k._s${i}`).join('')} from (${k}) k join ${q(ct.table)} rp on rp.id = k.id`;
   const matches = `select ${inner}.id${sortCols} from ${q(ct.table)} ${inner} ${where}`;
