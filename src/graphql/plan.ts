@@ -25,6 +25,10 @@ export interface PlanEnv {
   variables: Record<string, unknown>;
 }
 
+/** What a plan reads of a resolver's info: the schema, the operation's fragments and variables. */
+export const planEnv = (info: { schema: GraphQLSchema; fragments: Record<string, FragmentDefinitionNode>; variableValues: Record<string, unknown> }): PlanEnv =>
+  ({ gql: info.schema, fragments: info.fragments, variables: info.variableValues });
+
 export interface PlanModels {
   schema: Schema;
   /** v5: flat types (`attributes`/`data` are the object itself, `*_connection`); v4: Entity wrappers. */

@@ -19,7 +19,7 @@ import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
-import { Planner, astKey, buildRootRead, pageWindow, relKey, type Args, type PlanModels } from './plan.ts';
+import { Planner, astKey, buildRootRead, pageWindow, planEnv, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
 import { filesType, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
@@ -29,7 +29,7 @@ import type { SdlResult } from './sdl.ts';
 import type { AuthCheck, GqlContext } from './context.ts';
 import { crudRootPaths } from './shadow.ts';
 import { FILES } from '../../compiler/layout.ts';
-import { listParams, mergeEntries, oneParams, pageInfoOf, selects, writeParams } from './shadow-documents.ts';
+import { listParams, mergeEntries, oneParams, pageInfoOf, writeParams } from './shadow-documents.ts';
 
 export type { GqlContext };
 
@@ -201,7 +201,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     let byNode = plans.get(node);
     const hit = byNode?.get(exact);
     if (hit) return hit;
-    const env = { gql: info.schema, fragments: info.fragments, variables: info.variableValues };
+    const env = planEnv(info);
     const { sets, withCount } = new Planner(models, env, new ParamBuilder(schema.defaultLocale), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
@@ -457,7 +457,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       chained[`${pluralQuery(ct)}_connection`] = async (_s, args, ctx, info) => {
         const nodes = await list(ctx, args, info, true);
         // pageInfo (and its v4 alias meta) is Strapi's field resolver: a count only when selected.
-        if (!selects(info, ['pageInfo', 'meta'])) return { nodes, data: nodes, pageInfo: null, meta: null };
+        const { withCount } = new Planner(models, planEnv(info), new ParamBuilder(schema.defaultLocale), 'published', () => true).rootSets(ct, info.fieldNodes, 'list', true);
+        if (!withCount) return { nodes, data: nodes, pageInfo: null, meta: null };
         const p = listParams(schema, ct, args, chainLimits);
         const info2 = pageInfoOf(Number(p.start), Number(p.limit), Number(await docs(ctx).count(p)));
         return { nodes, data: nodes, pageInfo: info2, meta: { pagination: info2 } };

@@ -5,7 +5,6 @@
 // and the merge of what the chain answered with the rows this server's compiled read renders. Nested
 // relations, media and components are not the chain's business: Strapi loads them with
 // `strapi.db.query(uid).load(...)` (resolvers/association.js), so the compiled read serves them.
-import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { paginationInfo } from '../project/core-service-documents.ts';
 import type { Args } from './plan.ts';
@@ -82,23 +81,6 @@ export function writeParams(args: Args, data: Row, documentId?: string): Params 
   if (args.locale !== undefined) out.locale = args.locale;
   out.data = data;
   return out;
-}
-
-/** Whether the root field selects one of `names` (pageInfo / meta: Strapi then counts). */
-export function selects(info: GraphQLResolveInfo, names: string[]): boolean {
-  const seen = new Set<string>();
-  const walk = (set: SelectionSetNode | undefined): boolean => {
-    for (const s of set?.selections ?? []) {
-      if (s.kind === 'Field' && names.includes(s.name.value)) return true;
-      if (s.kind === 'InlineFragment' && walk(s.selectionSet)) return true;
-      if (s.kind === 'FragmentSpread' && !seen.has(s.name.value)) {
-        seen.add(s.name.value);
-        if (walk(info.fragments[s.name.value]?.selectionSet)) return true;
-      }
-    }
-    return false;
-  };
-  return info.fieldNodes.some((n: FieldNode) => walk(n.selectionSet));
 }
 
 /** Strapi's resolvePagination from the list's start/limit and the count. */
