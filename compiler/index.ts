@@ -9,7 +9,7 @@ import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
-import { pageBounds, type Pagination } from './ast.ts';
+import { pageBounds, type Pagination, type ReadQuery } from './ast.ts';
 
 export interface CompilerOptions extends ReadLimits {
   maxRelationRows: number;
@@ -128,6 +128,13 @@ export class Compiler {
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;
+  }
+
+  /** The validated query a request would read, without its SQL (`npm run indexes -- --for`: compiler/indexes.ts). */
+  query(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string): ReadQuery {
+    const q = this.parse(raw);
+    checkQueryParams(q);
+    return buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts).query;
   }
 
   /** Whether `table` counts as large now (planFor). */

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import type { ContentType, Schema } from './schema.ts';
 import { ROW_COLUMNS as R } from './layout.ts';
 import { searchDocument } from './search.ts';
+import type { Filter, ReadQuery } from './ast.ts';
 
 export interface IndexAdvice {
   table: string;
@@ -80,4 +81,69 @@ function advice(ct: ContentType): IndexAdvice[] {
 /** Every advised index of the project's own content-types (not the plugins' tables), in model order. */
 export function advisedIndexes(schema: Schema): IndexAdvice[] {
   return [...schema.contentTypes.values()].filter((ct) => !ct.builtin && ct.kind === 'collectionType').flatMap(advice);
+}
+
+// ------------------------------------------------------------ indexes for one query (`npm run indexes -- --for PATH`)
+
+/** Operators a btree answers from its keys: equality first in the key, then at most one range. */
+const EQUALITY = new Set(['$eq', '$in']);
+const RANGE = new Set(['$lt', '$lte', '$gt', '$gte', '$between']);
+
+/** The conjuncts of a filter's top-level AND (an OR or NOT is one opaque conjunct). */
+function conjuncts(f: Filter | null): Filter[] {
+  if (!f) return [];
+  return f.t === 'and' ? f.items.flatMap(conjuncts) : [f];
+}
+
+/** A root-row column compared by a filter, when an index can hold it (not `_q`'s document, not a status sort). */
+const indexable = (f: Filter): f is Extract<Filter, { t: 'cmp' }> => f.t === 'cmp' && !f.field.searchOf && !f.field.status;
+
+/**
+ * Indexes that let PostgreSQL answer one read from an index instead of the table's rows (issue 31: a broad
+ * filter on a large table read every published row). Not advised by default: which columns a project's
+ * frontends filter and sort by is only known from its requests, so the operator names them.
+ * - the root's own filters and sort: one partial index per status, on (locale, equality columns, then one
+ *   range column — or, without one, the sort columns in their direction), holding the id and every other
+ *   filter and sort column (INCLUDE), so the page and its exact count are an index-only scan;
+ * - a sort whose first key is a to-one relation's field: that field on the related table, so the page walks
+ *   the related rows in order (compiler/sql.ts `relationWalk`);
+ * - a filter on a relation's field by equality or range: that field on the related table.
+ */
+export function queryIndexes(schema: Schema, query: ReadQuery): IndexAdvice[] {
+  const ct = query.ct;
+  const out: IndexAdvice[] = [];
+  const cmps = conjuncts(query.where).filter(indexable);
+  const eq = [...new Set(cmps.filter((c) => EQUALITY.has(c.op)).map((c) => c.field.column))].sort();
+  const range = cmps.find((c) => RANGE.has(c.op) && !eq.includes(c.field.column))?.field.column;
+  const rootSort = query.sort.filter((s) => !s.path.length && !s.field.status && !s.field.searchOf);
+  if (eq.length || range || rootSort.length) {
+    const keys = [...(ct.localized && query.localeParam !== null ? [R.locale] : []), ...eq.map(q)];
+    if (range) keys.push(q(range));
+    else {
+      for (const s of rootSort) if (!eq.includes(s.field.column)) keys.push(`${q(s.field.column)}${s.desc ? ' desc' : ''}`);
+      // Every list ends its order with `id asc` (compiler/sql.ts): in the key, the page needs no sort at all.
+      keys.push('id');
+    }
+    const inKey = new Set([...eq, ...(range ? [range] : [...rootSort.map((s) => s.field.column), 'id']), R.locale]);
+    const include = [...new Set(['id', ...rootSort.map((s) => s.field.column), ...cmps.map((c) => c.field.column)])].filter((c) => !inKey.has(c));
+    const where = ct.draftAndPublish ? ` where ${R.publishedAt} is ${query.status === 'published' ? 'not null' : 'null'}` : '';
+    const body = `(${keys.join(', ')})${include.length ? ` include (${include.map(q).join(', ')})` : ''}${where}`;
+    out.push(queryIndex(ct.table, body, `${ct.uid} lists filtered or sorted by ${[...eq, range ?? '', ...rootSort.map((s) => s.field.column)].filter(Boolean).join(', ')} read the index alone`));
+  }
+  const first = query.sort[0];
+  const rel = first?.path.length === 1 && first.path[0].kind === 'relation' && !first.path[0].toMany ? first.path[0] : null;
+  const target = rel && schema.contentTypes.get(rel.target);
+  if (rel && target) out.push(queryIndex(target.table, `(${q(first.field.column)}, id)`, `${ct.uid} lists sorted by ${rel.name}.${first.field.column} walk the related rows in order`));
+  for (const f of conjuncts(query.where)) {
+    if (f.t !== 'relation') continue;
+    const col = conjuncts(f.sub).filter(indexable).find((c) => EQUALITY.has(c.op) || RANGE.has(c.op));
+    if (col) out.push(queryIndex(f.target.table, `(${q(col.field.column)})`, `${ct.uid} lists filtered by ${f.attr.name}.${col.field.column} find the related rows by it`));
+  }
+  return out;
+}
+
+function queryIndex(table: string, body: string, why: string): IndexAdvice {
+  // Named by what it indexes: the same advice twice is one index, and a changed query a new one.
+  const name = indexName(table, `fastrapi_q_${createHash('sha256').update(body).digest('hex').slice(0, 8)}`);
+  return { table, name, requires: null, create: `create index if not exists ${q(name)} on ${q(table)} ${body}`, why };
 }

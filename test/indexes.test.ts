@@ -115,3 +115,27 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   const draftLate = await scans(PATHS[3]);
   assert.ok(draftLate.some((l) => /articles_fastrapi_draft/.test(l)), draftLate.join('\n'));
 });
+
+test('--for advises the indexes of a request\'s own filters and sorts; the page and its count then read the index alone', async () => {
+  const broad = '/api/articles?filters[views][$gte]=0&filters[title][$startsWith]=Entry&filters[featured][$eq]=false&sort[0]=publishDate:desc&sort[1]=title:asc&pagination[page]=2&pagination[pageSize]=7&fields[0]=title';
+  const byAuthor = '/api/articles?sort[0]=author.name:asc&fields[0]=title';
+  const before = (await s.fetchJson('GET', broad, undefined, TOKEN)).text;
+  const small = cli('--for', broad);
+  assert.equal(small.status, 0, small.stderr);
+  assert.match(small.stdout, /no index advised/, 'tables under 10,000 rows get none');
+  const advised = cli('--for', broad, '--for', byAuthor, '--min-rows', '0');
+  assert.equal(advised.status, 0, advised.stderr);
+  // Equality first, then the range; the rest of the filter and the sort ride along, so nothing reads a row.
+  assert.match(advised.stdout, /^create index concurrently if not exists "articles_fastrapi_q_[0-9a-f]{8}" on "articles" \(locale, "featured", "views"\) include \("id", "publish_date", "title"\) where published_at is not null;/m);
+  assert.match(advised.stdout, /^create index concurrently if not exists "authors_fastrapi_q_[0-9a-f]{8}" on "authors" \("name", id\);/m);
+  const bad = cli('--for', '/api/nothing?x=1', '--min-rows', '0');
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /--for \/api\/nothing\?x=1: not a content-type's GET route/);
+
+  const applied = cli('--for', broad, '--for', byAuthor, '--min-rows', '0', '--apply');
+  assert.equal(applied.status, 0, applied.stderr);
+  assert.match(applied.stdout, /created articles_fastrapi_q_/);
+  assert.equal((await s.fetchJson('GET', broad, undefined, TOKEN)).text, before, 'the same answer with the index');
+  const plan = await scans(broad);
+  assert.ok(plan.some((l) => /Index Only Scan using articles_fastrapi_q_/.test(l)), plan.join('\n'));
+});

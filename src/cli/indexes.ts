@@ -3,10 +3,16 @@
 // missing ones (src/db/indexes.ts: concurrently, one at a time; an invalid one left by an interrupted
 // build is built again) and analyzes their tables. Row counters (compiler/counts.ts) are advised and
 // installed the same way: triggers on each collection type's table that keep its exact row count.
+// `--for PATH` (repeatable) advises instead the indexes that serve those GET requests' filters and sorts
+// (compiler/indexes.ts `queryIndexes`), skipping tables too small for an index to matter (`--min-rows`,
+// by PostgreSQL's estimate: 10,000 unless given).
 import { loadServerConfig } from '../project/config-files.ts';
 import { loadModels } from '../models.ts';
 import { setLogLevel } from '../log.ts';
-import { advisedIndexes } from '../../compiler/indexes.ts';
+import { advisedIndexes, queryIndexes, type IndexAdvice } from '../../compiler/indexes.ts';
+import { Compiler } from '../../compiler/index.ts';
+import type { Schema } from '../../compiler/schema.ts';
+import type { Sql } from 'postgres';
 import { concurrently, createIndexes, indexStates } from '../db/indexes.ts';
 import { advisedCounters, COUNTS_DDL } from '../../compiler/counts.ts';
 import { countedTables, installCounters } from '../db/counts.ts';
@@ -14,17 +20,32 @@ import { openDatabase } from './database.ts';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args.some((a) => a !== '--apply')) {
-    console.error('usage: npm run indexes [-- --apply]');
+  const valued = new Set(['--for', '--min-rows']);
+  const paths = args.flatMap((a, i) => (args[i - 1] === '--for' ? [a] : []));
+  const minRows = args.includes('--min-rows') ? Number(args[args.indexOf('--min-rows') + 1]) : SMALL_TABLE;
+  if (args.some((a, i) => a !== '--apply' && !valued.has(a) && !valued.has(args[i - 1])) || valued.has(args.at(-1)!) || !(minRows >= 0)) {
+    console.error('usage: npm run indexes [-- [--for /api/…?query]… [--min-rows N] --apply]');
     process.exit(2);
   }
   const { config } = await loadServerConfig(process.env, []);
   setLogLevel('warn');
   const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
-  const advice = advisedIndexes(schema);
-  const counters = advisedCounters(schema);
   const db = await openDatabase(config);
   try {
+    if (paths.length) {
+      const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
+      const advice = await largeEnough(db.sql, minRows, dedupe(paths.flatMap((p) => queryIndexes(schema, readQueryOf(schema, compiler, '/api', p)))));
+      if (args.includes('--apply')) {
+        if ((await createIndexes(db.sql, advice, (line) => console.log(line))) === 0) console.log('every advised index exists');
+        return;
+      }
+      const states = await indexStates(db.sql, advice);
+      for (const a of advice) console.log(states.get(a.name) === 'valid' ? `-- exists: ${a.name} (${a.why})` : `${concurrently(a)}; -- ${a.why}`);
+      if (!advice.length) console.log('-- no index advised: the tables these requests filter and sort are small, or nothing in them is indexable');
+      return;
+    }
+    const advice = advisedIndexes(schema);
+    const counters = advisedCounters(schema);
     if (args.includes('--apply')) {
       const say = (line: string) => console.log(line);
       if ((await createIndexes(db.sql, advice, say)) + (await installCounters(db.sql, counters, say)) === 0) console.log('every advised index and counter exists');
@@ -46,6 +67,32 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
   }
+}
+
+/** The read a GET path makes: `/api/<plural>` (a list), `/api/<plural>/<documentId>`, `/api/<singular>` (a single type). */
+function readQueryOf(schema: Schema, compiler: Compiler, prefix: string, path: string) {
+  const [pathname, raw = ''] = path.split(/\?(.*)/s, 2);
+  const rest = pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length + 1).split('/').filter(Boolean) : [];
+  const types = [...schema.contentTypes.values()].filter((ct) => !ct.builtin);
+  const list = types.find((ct) => ct.kind === 'collectionType' && ct.pluralName === rest[0]);
+  const single = types.find((ct) => ct.kind === 'singleType' && ct.singularName === rest[0]);
+  if (list && rest.length <= 2) return compiler.query(list, rest.length === 1 ? 'list' : 'one', raw, rest[1]);
+  if (single && rest.length === 1) return compiler.query(single, 'one', raw);
+  throw new Error(`--for ${path}: not a content-type's GET route under ${prefix} (${prefix}/<pluralName>[/<documentId>] or ${prefix}/<singularName>)`);
+}
+
+/** The same index advised for two paths is one. */
+const dedupe = (advice: IndexAdvice[]) => [...new Map(advice.map((a) => [a.name, a])).values()];
+
+/** Below this many rows PostgreSQL reads a table faster than an index would find its rows. */
+const SMALL_TABLE = 10_000;
+
+async function largeEnough(sql: Sql, minRows: number, advice: IndexAdvice[]): Promise<IndexAdvice[]> {
+  const rows = await sql.unsafe<Array<{ table: string; n: number }>>(
+    `select c.relname as table, greatest(c.reltuples, 0)::float8 as n from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relname = any($1::text[])`,
+    [[...new Set(advice.map((a) => a.table))]]);
+  const n = new Map(rows.map((r) => [r.table, r.n]));
+  return advice.filter((a) => (n.get(a.table) ?? 0) >= minRows);
 }
 
 main().catch((e) => { console.error((e as Error).message); process.exit(1); });

@@ -13,7 +13,7 @@ export async function indexStates(sql: Sql, advice: IndexAdvice[]): Promise<Map<
 
 export const concurrently = (a: IndexAdvice) => a.create.replace(/^create index/, 'create index concurrently');
 
-/** Creates the advised indexes that are not valid (an invalid one is dropped first), then analyzes their tables. */
+/** Creates the advised indexes that are not valid (an invalid one is dropped first), then vacuums and analyzes their tables. */
 export async function createIndexes(sql: Sql, advice: IndexAdvice[], say: (line: string) => void): Promise<number> {
   const states = await indexStates(sql, advice);
   const todo = advice.filter((a) => states.get(a.name) !== 'valid');
@@ -26,6 +26,7 @@ export async function createIndexes(sql: Sql, advice: IndexAdvice[], say: (line:
     say(`created ${a.name} in ${((Date.now() - started) / 1000).toFixed(1)} s (${a.why})`);
     tables.add(a.table);
   }
-  for (const t of tables) await sql.unsafe(`analyze "${t.replace(/"/g, '""')}"`);
+  // VACUUM sets the visibility map too: an index-only scan then skips the table for every settled row.
+  for (const t of tables) await sql.unsafe(`vacuum (analyze) "${t.replace(/"/g, '""')}"`);
   return todo.length;
 }
