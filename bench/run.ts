@@ -12,10 +12,10 @@ import type { Schema } from '../compiler/schema.ts';
 import type { Sql } from 'postgres';
 import { parseOptions, UsageError, USAGE, type BenchOptions } from './options.ts';
 import { seed } from './seed.ts';
-import { advisedIndexes } from '../compiler/indexes.ts';
+import { advisedIndexes, queryIndexes } from '../compiler/indexes.ts';
 import { advisedCounters } from '../compiler/counts.ts';
 import { installCounters } from '../src/db/counts.ts';
-import { createIndexes } from '../src/db/indexes.ts';
+import { createIndexes, onLargeTables, SMALL_TABLE } from '../src/db/indexes.ts';
 import { scenarios, path as readPath, type ReadScenario, type WriteScenario, type GraphqlScenario } from './scenarios.ts';
 import { LoadRunner, type LoadSpec, type LoadResult } from './load.ts';
 import { measureDbLimit } from './db-limit.ts';
@@ -216,6 +216,11 @@ async function main(): Promise<number> {
     const schema = loadModels(server.config.modelsDir, { ...server.config.i18n, customFields: server.config.customFields });
     await createIndexes(admin, advisedIndexes(schema), (m) => console.log(`  ${m}`));
     await installCounters(admin, advisedCounters(schema), (m) => console.log(`  ${m}`));
+    // And the indexes `npm run indexes -- --for` advises for the scenarios that filter and sort by columns of their own.
+    const advising = new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize });
+    const forScenarios = scenarios(opts.size).flatMap((s) => s.kind === 'read' && s.indexes
+      ? queryIndexes(schema, advising.query(schema.routes.get(s.route)!, s.shape, s.query, s.documentId)) : []);
+    await createIndexes(admin, await onLargeTables(admin, SMALL_TABLE, forScenarios), (m) => console.log(`  ${m}`));
     // Measure with the render cache warm, as a node that has been running for a while has it.
     if (server.config.api.rest.renderCache) {
       const t0 = Date.now();

@@ -12,8 +12,7 @@ import { setLogLevel } from '../log.ts';
 import { advisedIndexes, queryIndexes, type IndexAdvice } from '../../compiler/indexes.ts';
 import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import type { Sql } from 'postgres';
-import { concurrently, createIndexes, indexStates } from '../db/indexes.ts';
+import { concurrently, createIndexes, indexStates, onLargeTables, SMALL_TABLE } from '../db/indexes.ts';
 import { advisedCounters, COUNTS_DDL } from '../../compiler/counts.ts';
 import { countedTables, installCounters } from '../db/counts.ts';
 import { openDatabase } from './database.ts';
@@ -34,7 +33,7 @@ async function main(): Promise<void> {
   try {
     if (paths.length) {
       const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
-      const advice = await largeEnough(db.sql, minRows, dedupe(paths.flatMap((p) => queryIndexes(schema, readQueryOf(schema, compiler, '/api', p)))));
+      const advice = await onLargeTables(db.sql, minRows, dedupe(paths.flatMap((p) => queryIndexes(schema, readQueryOf(schema, compiler, '/api', p)))));
       if (args.includes('--apply')) {
         if ((await createIndexes(db.sql, advice, (line) => console.log(line))) === 0) console.log('every advised index exists');
         return;
@@ -73,26 +72,13 @@ async function main(): Promise<void> {
 function readQueryOf(schema: Schema, compiler: Compiler, prefix: string, path: string) {
   const [pathname, raw = ''] = path.split(/\?(.*)/s, 2);
   const rest = pathname.startsWith(`${prefix}/`) ? pathname.slice(prefix.length + 1).split('/').filter(Boolean) : [];
-  const types = [...schema.contentTypes.values()].filter((ct) => !ct.builtin);
-  const list = types.find((ct) => ct.kind === 'collectionType' && ct.pluralName === rest[0]);
-  const single = types.find((ct) => ct.kind === 'singleType' && ct.singularName === rest[0]);
-  if (list && rest.length <= 2) return compiler.query(list, rest.length === 1 ? 'list' : 'one', raw, rest[1]);
-  if (single && rest.length === 1) return compiler.query(single, 'one', raw);
+  const ct = rest.length ? schema.routes.get(rest[0]) : undefined;
+  if (ct?.kind === 'collectionType' && rest.length <= 2) return compiler.query(ct, rest.length === 1 ? 'list' : 'one', raw, rest[1]);
+  if (ct?.kind === 'singleType' && rest.length === 1) return compiler.query(ct, 'one', raw);
   throw new Error(`--for ${path}: not a content-type's GET route under ${prefix} (${prefix}/<pluralName>[/<documentId>] or ${prefix}/<singularName>)`);
 }
 
 /** The same index advised for two paths is one. */
 const dedupe = (advice: IndexAdvice[]) => [...new Map(advice.map((a) => [a.name, a])).values()];
-
-/** Below this many rows PostgreSQL reads a table faster than an index would find its rows. */
-const SMALL_TABLE = 10_000;
-
-async function largeEnough(sql: Sql, minRows: number, advice: IndexAdvice[]): Promise<IndexAdvice[]> {
-  const rows = await sql.unsafe<Array<{ table: string; n: number }>>(
-    `select c.relname as table, greatest(c.reltuples, 0)::float8 as n from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relname = any($1::text[])`,
-    [[...new Set(advice.map((a) => a.table))]]);
-  const n = new Map(rows.map((r) => [r.table, r.n]));
-  return advice.filter((a) => (n.get(a.table) ?? 0) >= minRows);
-}
 
 main().catch((e) => { console.error((e as Error).message); process.exit(1); });
