@@ -242,7 +242,7 @@ export class ProjectStrapi {
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
       // Document service middlewares: with one registered, core routes run Strapi's controller and service
-      // through strapi.documents (src/project/runtime.ts), GraphQL's Shadow CRUD (Strapi 5's shape) and users-permissions' user writes run through it too.
+      // through strapi.documents (src/project/route-builder.ts), GraphQL's Shadow CRUD (Strapi 5's shape) and users-permissions' user writes run through it too.
       documents: Object.assign((uid: string) => this.documents(uid), {
         use: (mw: unknown) => this.documentMiddlewares.use(mw),
       }),
