@@ -22,6 +22,13 @@ import { v4Format } from './request-format.ts';
 const NO_ACCESS = { key: 'project:no-auth', canRead: () => false };
 /** Reads ctx.state.user with its role whatever the caller may read (the strategy reads it so). */
 const FULL: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
+/**
+ * Whom a plugin's native action runs as behind an `auth: false` route: Strapi authenticates no one there
+ * (no ctx.state.auth, no ctx.state.user), so its controllers check no permission and sanitize with no
+ * ability — every action is allowed, private fields still go — and those needing a user (`me`,
+ * `changePassword`) find none. Not a users-permissions user, whatever the request's JWT says.
+ */
+const UNAUTHENTICATED: Caller = { kind: 'token', grant: { all: true, perms: new Set() } };
 
 export class RouteHandler {
   /** `users` reads ctx.state.user (the user with its role, as users-permissions' strategy fetches it). */
@@ -41,7 +48,7 @@ export class RouteHandler {
       rest.access = r.scope === null ? NO_ACCESS : rest.auth.access(caller!);
       // One statement more for a logged-in user, as Strapi's strategy reads the user on every request.
       const user = r.scope !== null && caller?.kind === 'user' ? await this.readUser(rest, caller, state) : null;
-      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user, state, caller);
+      const ctx = this.context(rest, task, r.scope === null ? null : caller, m.params, r, user, state);
       if (wantsV4(task.headers)) await v4Format.run(true, () => this.run(r, ctx));
       else await this.run(r, ctx);
       return ctxReply(ctx, r, rest, task);
@@ -69,15 +76,15 @@ export class RouteHandler {
     return user ? JSON.parse(user.toString('utf8')) as Record<string, unknown> : null;
   }
 
-  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null, state?: KoaState, callerOf: Caller | null = caller): LinkedContext {
+  private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null, state?: KoaState): LinkedContext {
     // Without a JSON body, koa-body (strapi::body) leaves `{}`, as Strapi's routes see it.
     const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? {} : jsonBody(task);
     const ctx: LinkedContext = new KoaContext({
       method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params, body,
       parse: (raw) => rest.compiler.parse(raw), caller, state,
     });
-    // The request's own caller, also on an `auth: false` route: the plugin's native actions check their permission with it.
-    ctx[LINK] = { rest, task, canRead: rest.access!.canRead, caller: callerOf };
+    // The caller the plugin's native actions check their permission with: the request's, none behind `auth: false`.
+    ctx[LINK] = { rest, task, canRead: rest.access!.canRead, caller: r.scope === null ? UNAUTHENTICATED : caller };
     ctx.state.route = { method: r.method, path: r.declared, handler: r.handler, config: r.config, info: r.plugin ? { pluginName: r.plugin, type: 'content-api' } : { apiName: r.apiName, type: 'content-api' } };
     if (caller) setState(ctx.state, caller, user);
     return ctx;
