@@ -21,6 +21,8 @@ import type { Lifecycles } from './lifecycles.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
 import { PluginControllers } from './plugin-controllers.ts';
 import type { ExtendedPlugin } from './plugin-extension.ts';
+import type { GraphqlExtension } from './graphql-extension.ts';
+import { GRAPHQL_NAME } from './graphql-plugin-object.ts';
 import { pluginRoutes, usersGuard } from './plugin-routes.ts';
 import type { Match, ProjectRoute } from './project-route.ts';
 import { RouteBuilder } from './route-builder.ts';
@@ -45,8 +47,10 @@ export class ProjectRuntime {
   /** The plugins' controllers, instantiated as Strapi's registry does (a factory gets { strapi }). */
   private controllers: PluginControllers;
 
-  /** Plugin name → the project file that changes it (src/extensions) when this server cannot run it: its routes are closed. */
-  private extensions: Map<string, string>;
+  /** Plugin name → the project's file that changes it (src/extensions) in a way this server cannot run, and why: its routes answer 501. */
+  readonly closedPlugins: Map<string, { file: string; why: string }>;
+  /** GraphQL's strapi-server, when the project has one this server honours (its extension service has what it registered). */
+  private graphqlFile: string | null;
   /** Built-in plugins as the project's strapi-server files left them (their routes are in the table), by name. */
   private extended: Map<string, ExtendedPlugin>;
   /** The thread's plugins (bindPlugins): what the plugin object's actions answer through. */
@@ -60,7 +64,6 @@ export class ProjectRuntime {
   readonly lifecycles: string[];
   /** The project's lifecycle hooks (the writers call them; a type with hooks on reads is closed). */
   readonly hooks: Lifecycles;
-  get extensionFiles(): Map<string, string> { return this.extensions; }
   /**
    * The project registered document service middlewares (register()): core routes run Strapi's controller
    * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
@@ -73,13 +76,24 @@ export class ProjectRuntime {
   /** users-permissions' user writes through the middlewares, as Strapi's plugin makes them (null without middlewares). */
   readonly userDocuments: UserDocumentChain | null;
   /** The strapi-server files this runtime runs, by plugin name. */
-  get extendedFiles(): Map<string, string> { return new Map([...this.extended].map(([name, ext]) => [name, ext.file])); }
+  get extendedFiles(): Map<string, string> {
+    const out = new Map([...this.extended].map(([name, ext]) => [name, ext.file]));
+    if (this.graphqlFile) out.set(GRAPHQL_NAME, this.graphqlFile);
+    return out;
+  }
 
   /** `strapi` has run the project's register(); `db` gives it database access once bound (see bind()). */
-  constructor(schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot, extended: { plugins: Map<string, ExtendedPlugin>; natives: Map<string, Plugin> } = { plugins: new Map(), natives: new Map() }) {
+  constructor(schema: Schema, deps: StrapiDeps, code: ProjectCode, strapi: ProjectStrapi, private db: DbSlot, extended: { plugins: Map<string, ExtendedPlugin>; natives: Map<string, Plugin>; graphql?: GraphqlExtension | null } = { plugins: new Map(), natives: new Map() }) {
     this.extended = extended.plugins;
     this.natives = extended.natives;
-    this.extensions = new Map([...code.extensions].filter(([p]) => !this.extended.has(p)));
+    const graphql = extended.graphql ?? null;
+    this.graphqlFile = graphql && !graphql.closed ? graphql.file : null;
+    this.closedPlugins = new Map();
+    for (const [plugin, path] of code.extensions) {
+      if (this.extended.has(plugin) || (plugin === GRAPHQL_NAME && this.graphqlFile)) continue;
+      const file = relative(dirname(code.src), path);
+      this.closedPlugins.set(plugin, { file, why: plugin === GRAPHQL_NAME && graphql?.closed ? graphql.closed : `the project changes the ${plugin} plugin (src/extensions), which this server does not run` });
+    }
     this.src = code.src;
     this.index = code.index;
     this.lifecycles = code.lifecycles.map((f) => relative(dirname(code.src), f));
@@ -107,8 +121,8 @@ export class ProjectRuntime {
    */
   match(method: string, path: string, plugin?: string): Match | null {
     if (plugin && !this.extended.has(plugin)) {
-      const file = this.extensions.get(plugin);
-      return file ? { route: { ...CLOSED, method, path, file: relative(dirname(this.src), file), closed: `the project changes the ${plugin} plugin (src/extensions), which this server does not run` }, params: {} } : null;
+      const closed = this.closedPlugins.get(plugin);
+      return closed ? { route: { ...CLOSED, method, path, file: closed.file, closed: closed.why }, params: {} } : null;
     }
     return this.table.match(method, path, plugin);
   }

@@ -10,6 +10,7 @@ import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
 import { runHook } from './boot.ts';
 import { extendPlugins } from './extend-plugins.ts';
+import { extendGraphql } from './graphql-extension.ts';
 import { loadLifecycles } from './lifecycles.ts';
 import { loadProject, type ProjectCode } from './load.ts';
 import { ProjectRuntime, type DbSlot } from './runtime.ts';
@@ -30,9 +31,16 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
   // Strapi's loader runs src/extensions/<plugin>/strapi-server before the app's register().
   const natives = new Map<string, Plugin>();
   const plugins = await extendPlugins(schema, deps, code, natives);
+  const graphql = await extendGraphql(code, deps.config, strapi);
   db.registering = true;
-  try { await runHook(code.index, 'register', strapi.api, code.src); } finally { db.registering = false; strapi.endRegister(); }
-  return new ProjectRuntime(schema, deps, code, strapi, db, { plugins, natives });
+  try {
+    // Plugins register before the app (GraphQL's, when the project's strapi-server gave it one).
+    await graphql?.register();
+    await runHook(code.index, 'register', strapi.api, code.src);
+    // GraphQL's bootstrap makes its extension service, if no register() used it yet.
+    graphql?.instantiate();
+  } finally { db.registering = false; strapi.endRegister(); }
+  return new ProjectRuntime(schema, deps, code, strapi, db, { plugins, natives, graphql });
 }
 
 const ALL = 2147483647;
@@ -64,8 +72,10 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
  */
 export async function checkProject(config: Config, schema: Schema): Promise<ProjectRuntime | null> {
   const p = await startProject(config, schema);
-  for (const [plugin, file] of p?.extensionFiles ?? []) log.warn(`${file}: this server does not run plugin extensions of ${plugin}: its routes answer 501`);
-  for (const [plugin, file] of p?.extendedFiles ?? []) log.info(`${file}: ${plugin}'s routes as the project's strapi-server leaves them (what it replaces or adds runs as project code)`);
+  for (const [plugin, { file, why }] of p?.closedPlugins ?? []) log.warn(`${file}: ${why}: the ${plugin} plugin's routes answer 501`);
+  for (const [plugin, file] of p?.extendedFiles ?? []) log.info(plugin === 'graphql'
+    ? `${file}: GraphQL is served with what the project's strapi-server gives its extension service`
+    : `${file}: ${plugin}'s routes as the project's strapi-server leaves them (what it replaces or adds runs as project code)`);
   if (p?.global) log.info(`the project's global middlewares run around every request: ${p.global.names.join(', ')}`);
   return p;
 }
