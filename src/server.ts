@@ -4,7 +4,7 @@ import { ProjectLoadError } from './project/load.ts';
 import type { Config, DeepPartial } from '../config.ts';
 import { loadServerConfig } from './project/config-files.ts';
 import { storedLocales } from './i18n/locales.ts';
-import { checkProject } from './project/runtime.ts';
+import { checkProject } from './project/start-project.ts';
 import { loadModels } from './models.ts';
 import type { EmbeddedDb } from './db/embedded.ts';
 import { connect, applyDbConfig } from './db/connect.ts';

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
 import { startTestServer, TOKEN } from './helpers.ts';
 import { loadModels } from '../src/models.ts';
-import { startProject } from '../src/project/runtime.ts';
+import { startProject } from '../src/project/start-project.ts';
 import { STEPS } from './fixtures/plugins-override/steps.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));

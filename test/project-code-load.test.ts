@@ -120,12 +120,14 @@ describe('a project that cannot load does not start', () => {
   });
 });
 
-test('a plugin extension this server does not run (graphql) has its routes closed, naming the file; users-permissions\' and upload\'s run; lifecycles run', async () => {
+test('a plugin extension this server cannot run (graphql\'s replacing its bootstrap) has its routes closed, naming the file and member; users-permissions\' and upload\'s run; lifecycles run', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-'));
   cpSync(TS_PROJECT, dir, { recursive: true });
   for (const plugin of ['users-permissions', 'upload', 'graphql']) {
     mkdirSync(join(dir, `src/extensions/${plugin}`), { recursive: true });
-    writeFileSync(join(dir, `src/extensions/${plugin}/strapi-server.ts`), 'export default (plugin) => plugin;');
+    writeFileSync(join(dir, `src/extensions/${plugin}/strapi-server.ts`), plugin === 'graphql'
+      ? 'export default (plugin) => { plugin.bootstrap = async () => {}; return plugin; };'
+      : 'export default (plugin) => plugin;');
   }
   writeFileSync(join(dir, 'src/index.ts'), 'export default { register() {}, async bootstrap() {} };');
   writeFileSync(join(dir, 'src/api/tag/content-types/tag/lifecycles.ts'), 'export default { beforeCreate(e: { params: { data: { name: string } } }) { e.params.data.name += " (hooked)"; } };');
@@ -133,7 +135,7 @@ test('a plugin extension this server does not run (graphql) has its routes close
   try {
     const r = await s.fetchJson('POST', '/graphql', { query: '{ __typename }' }, TOKEN);
     assert.equal(r.status, 501);
-    assert.match(r.body.error.message, /src\/extensions\/graphql\/strapi-server\.ts: the project changes the graphql plugin/);
+    assert.match(r.body.error.message, /src\/extensions\/graphql\/strapi-server\.ts: it replaces bootstrap of the graphql plugin, which this server does not run/);
     // users-permissions' and upload's extensions leave the plugins as they were: their routes answer natively.
     assert.equal((await s.fetchJson('GET', '/api/upload/files', undefined, TOKEN)).status, 200);
     assert.equal((await s.fetchJson('GET', '/api/users', undefined, TOKEN)).status, 200);

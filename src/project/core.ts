@@ -20,7 +20,7 @@ import { stringifyQuery } from './query.ts';
 /** What a request's ctx carries for the core actions: its REST context and what the caller may read. */
 export interface RequestLink {
   rest: RestContext; task: Task; canRead: (uid: string) => boolean;
-  /** The request's caller (also on an `auth: false` route, whose ctx has none): a plugin's native actions check with it. */
+  /** Whom a plugin's native actions run as: the request's caller, or behind `auth: false` no one they check (route-handler.ts). */
   caller?: Caller | null;
 }
 export const LINK = Symbol.for('fastrapi.request-link');

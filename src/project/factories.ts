@@ -1,6 +1,6 @@
 // `factories.createCoreRouter/createCoreController/createCoreService` of `@strapi/strapi`, as a project's
 // files call them at load time. They only record what was asked (uid and configuration); the runtime
-// (src/project/runtime.ts) builds routes, controllers and services from these records, as Strapi does when
+// (src/project/route-builder.ts) builds routes, controllers and services from these records, as Strapi does when
 // it registers them.
 
 /** A route's own settings (`config` of a core action or of a custom route). */

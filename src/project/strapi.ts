@@ -85,7 +85,13 @@ export class ProjectStrapi {
   readonly documentMiddlewares: DocumentMiddlewares;
   /** What strapi.plugin('graphql').service('extension') collects (register()); the GraphQL plugin builds with it. */
   readonly graphql = new ExtensionService();
-  private graphqlApi: ExtensionApi | null = null;
+  private graphqlApi: unknown = null;
+  /**
+   * How strapi.plugin('graphql').service('extension') is made, once (Strapi's registry instantiates a service
+   * at its first use): GraphQL's own factory, or what a project's src/extensions/graphql/strapi-server put in
+   * its place (src/project/graphql-extension.ts).
+   */
+  graphqlFactory: () => unknown = () => this.graphql.forProject(this.api);
   /** After register(): the schema is (being) built, later calls change nothing, as in Strapi. */
   private graphqlLate: ExtensionApi | null = null;
   private registered = false;
@@ -210,6 +216,9 @@ export class ProjectStrapi {
     return (action, params, write) => this.documentMiddlewares.run({ uid, contentType: model, action, params }, write);
   }
 
+  /** GraphQL's extension service during the register phase, made at its first use. */
+  graphqlService(): unknown { return (this.graphqlApi ??= this.graphqlFactory()); }
+
   /** register() ran: what the extension service gets from now on does not reach the GraphQL schema. */
   endRegister(): void { this.registered = true; }
 
@@ -230,7 +239,7 @@ export class ProjectStrapi {
         // After register() a detached service: the same in every thread whatever runs when (bootstrap()
         // runs in the main thread only).
         if (this.registered) return (this.graphqlLate ??= new ExtensionService().forProject(this.api));
-        return (this.graphqlApi ??= this.graphql.forProject(this.api));
+        return this.graphqlService();
       },
     };
     return strictObject(plugin, where);
@@ -242,7 +251,7 @@ export class ProjectStrapi {
     const components = Object.fromEntries([...schema.components.values()].map((c) => [c.uid, strapiModel(c)]));
     const api: StrapiApi = {
       // Document service middlewares: with one registered, core routes run Strapi's controller and service
-      // through strapi.documents (src/project/runtime.ts), GraphQL's Shadow CRUD (Strapi 5's shape) and users-permissions' user writes run through it too.
+      // through strapi.documents (src/project/route-builder.ts), GraphQL's Shadow CRUD (Strapi 5's shape) and users-permissions' user writes run through it too.
       documents: Object.assign((uid: string) => this.documents(uid), {
         use: (mw: unknown) => this.documentMiddlewares.use(mw),
       }),
