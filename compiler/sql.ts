@@ -31,6 +31,8 @@ export interface SqlOptions {
   keyOrder?: boolean;
   /** Unfiltered list totals come from the table's row counters where it has them (compiler/counts.ts). */
   rowCounters?: boolean;
+  /** JSON members written after each root row's own (`,"isUrlSigned":false`: upload's file reads, src/upload/files-query.ts). */
+  rowTail?: string;
 }
 
 /**
@@ -891,7 +893,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
       : shared ? ids(ordered('m'))
         : ids(`${matches} ${bounds}`);
   const joins: string[] = [];
-  const row = g.rowText(ct, query.select, t, joins);
+  const row = g.rowText(ct, query.select, t, joins, opts.rowTail);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
   // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them
   // they read (the rows' own links), once, beside the page read as before.

@@ -1,7 +1,7 @@
 // The plugin types served next to the models (media library files, users-permissions users, roles and
 // permissions: GraphQL's plugin types, the users REST routes' queries),
 // described as content-types so the same compiler reads them in one statement.
-import type { Attribute, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema } from '../compiler/schema.ts';
+import type { Attribute, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema } from '../compiler/schema.ts';
 import { snake } from '../compiler/schema.ts';
 import { FILES } from '../compiler/layout.ts';
 import { UP } from './auth/tables.ts';
@@ -27,6 +27,33 @@ export function filesType(schema: Schema): ContentType {
   const byName = new Map<string, Attribute>([...own.map((a) => [a.name, a] as const), ...ext.added.map((a) => [a.name, a] as const)]);
   return synthetic('plugin::upload.file', FILES.table, 'file', 'files', ext.order.flatMap((n) => byName.get(n) ?? []));
 }
+
+/**
+ * The file as upload's content-API reads see it (`GET /api/upload/files`, `/files/page`, `/files/:id`): the
+ * record's attributes, then the plugin's `related` (morphToMany through `files_related_mph`: every link of the
+ * file, whatever its field), the private `folder` and `folderPath` (named by Strapi's errors as attributes that
+ * exist, never answered), and what a project's extension added beyond scalars (schema.pluginRecords), in the merged order.
+ */
+export function fileReadType(schema: Schema): ContentType {
+  const base = filesType(schema);
+  const related: MorphAttr = {
+    kind: 'morph', name: 'related', relation: 'morphToMany', toMany: true, required: false, private: false, localized: false,
+    join: { table: FILES.related, owner: FILES.file, id: FILES.relatedId, type: FILES.relatedType, field: FILES.field, order: FILES.order },
+  };
+  const folder: RelationAttr = {
+    kind: 'relation', name: 'folder', relation: 'manyToOne', target: FOLDER_UID, toMany: false, owner: true, inversedBy: 'files',
+    join: { table: '', source: '', target: '', order: null, inverseOrder: null }, required: false, private: true, localized: false,
+  };
+  const plugin: Attribute[] = [related, folder, { ...scalar('folderPath', 'string'), private: true }];
+  const ext = schema.pluginRecords?.file;
+  const byName = new Map<string, Attribute>([...base.attributes, ...plugin].map((a) => [a.name, a]));
+  const order = ext ? ext.order : [...base.attributes, ...plugin].map((a) => a.name);
+  return synthetic(FILE_UID, FILES.table, 'file', 'files', order.flatMap((n) => byName.get(n) ?? []));
+}
+
+const FILE_UID = 'plugin::upload.file';
+/** Upload's folders: a private relation's target, never read (no content-type here). */
+const FOLDER_UID = 'plugin::upload.folder';
 
 function pluginFileAttributes(): Attribute[] {
   return [
