@@ -4,7 +4,7 @@
 import type { Attribute, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema } from '../compiler/schema.ts';
 import { snake } from '../compiler/schema.ts';
 import { FILES } from '../compiler/layout.ts';
-import { UP } from './auth/tables.ts';
+import { UP, UPLOAD_FOLDERS } from './auth/tables.ts';
 
 function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAttr {
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
@@ -46,7 +46,7 @@ export function fileReadType(schema: Schema): ContentType {
   };
   const plugin: Attribute[] = [related, folder, { ...scalar('folderPath', 'string'), private: true }];
   const ext = schema.pluginRecords?.file;
-  const byName = new Map<string, Attribute>([...base.attributes, ...plugin].map((a) => [a.name, a]));
+  const byName = new Map<string, Attribute>([...base.attributes, ...plugin, ...(ext?.others ?? [])].map((a) => [a.name, a]));
   const order = ext ? ext.order : [...base.attributes, ...plugin].map((a) => a.name);
   return synthetic(FILE_UID, FILES.table, 'file', 'files', order.flatMap((n) => byName.get(n) ?? []));
 }
@@ -69,7 +69,7 @@ function pluginFileAttributes(): Attribute[] {
  * order of the plugin's schema, and whether it is private. A project's extension must keep them (src/models.ts);
  * relations have no column here (a file's `related` morph and private `folder` link are the plugin's own).
  */
-export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale', { uid: string; table: string; attributes: Array<[name: string, type: string, isPrivate: boolean]> }> = {
+export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale' | 'folder', { uid: string; table: string; attributes: Array<[name: string, type: string, isPrivate: boolean]> }> = {
   file: {
     uid: 'plugin::upload.file', table: FILES.table,
     attributes: [
@@ -81,6 +81,14 @@ export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale', { uid: string; 
     ],
   },
   locale: { uid: 'plugin::i18n.locale', table: 'i18n_locale', attributes: [['name', 'string', false], ['code', 'string', false]] },
+  // Upload's folders: no content-API read or GraphQL type answers them (checked live), only their table has the added columns.
+  folder: {
+    uid: 'plugin::upload.folder', table: UPLOAD_FOLDERS.table,
+    attributes: [
+      ['name', 'string', false], ['pathId', 'integer', false], ['parent', 'relation', false], ['children', 'relation', false],
+      ['files', 'relation', false], ['path', 'string', false],
+    ],
+  },
 };
 
 /** users-permissions roles (`up_roles`), populated as a user's `role`. */

@@ -62,8 +62,10 @@ export class FilesQuery {
   private readonly paged: Compiler;
 
   constructor(private readonly schema: Schema, config: Config) {
-    this.file = fileReadType(schema);
-    const types = withTypes(schema, [this.file]);
+    this.file = schema.files ?? fileReadType(schema);
+    // Rows linking a file may be files (a project's media on the file) or locales (on the locale): types here too.
+    const locale = schema.pluginRecords?.locale?.ct;
+    const types = withTypes(schema, [this.file, ...(locale ? [locale] : [])]);
     const base = { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCache: false, rowTail: TAIL };
     this.unlimited = new Compiler(types, { ...base, defaultLimit: ALL, maxLimit: ALL, withCount: false });
     this.paged = new Compiler(types, base);
