@@ -52,6 +52,18 @@ export function fileReadType(schema: Schema): ContentType {
 }
 
 const FILE_UID = 'plugin::upload.file';
+
+/**
+ * i18n's locale as GraphQL reads it through the compiler when a project's extension added relations, media or
+ * components to it (null otherwise: its scalars come from the locale list, src/i18n/locales.ts): its scalars and
+ * those attributes in the merged order.
+ */
+export function localeReadType(schema: Schema): ContentType | null {
+  const ext = schema.pluginRecords?.locale;
+  if (!ext?.others.length) return null;
+  const byName = new Map<string, Attribute>([...ext.ct.attributes, ...ext.others].map((a) => [a.name, a]));
+  return synthetic(ext.ct.uid, ext.ct.table, 'locale', 'locales', ext.order.flatMap((n) => byName.get(n) ?? []));
+}
 /** Upload's folders: a private relation's target, never read (no content-type here). */
 const FOLDER_UID = 'plugin::upload.folder';
 

@@ -10,6 +10,5 @@ import { recordedSuite } from './recorded.ts';
 import { STEPS } from './fixtures/plugin-data-cases/steps.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const GRAPHQL = 'GraphQL\'s UploadFile, I18NLocale and UsersPermissionsPermission do not show the added attributes yet';
-recordedSuite('plugin-data', here('./fixtures/plugin-data'), here('./fixtures/plugin-data-cases'), STEPS, {},
-  Object.fromEntries(STEPS.filter((s) => s.graphql !== undefined && s.name !== 'GraphQL: the folder type').map((s) => [s.name, GRAPHQL])));
+
+recordedSuite('plugin-data', here('./fixtures/plugin-data'), here('./fixtures/plugin-data-cases'), STEPS);
