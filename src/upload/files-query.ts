@@ -60,6 +60,8 @@ export class FilesQuery {
   /** Without limits (the list, one file) and with the REST limits (the page). */
   private readonly unlimited: Compiler;
   private readonly paged: Compiler;
+  private readonly listRewrite: QueryRewrite;
+  private readonly pageRewrite: QueryRewrite;
 
   constructor(private readonly schema: Schema, config: Config) {
     this.file = schema.files ?? fileReadType(schema);
@@ -69,6 +71,8 @@ export class FilesQuery {
     const base = { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCache: false, rowTail: TAIL };
     this.unlimited = new Compiler(types, { ...base, defaultLimit: ALL, maxLimit: ALL, withCount: false });
     this.paged = new Compiler(types, base);
+    this.listRewrite = listRewrite(schema);
+    this.pageRewrite = pageRewrite(schema);
   }
 
   private async run(ctx: RestContext, caller: Caller, compiler: Compiler, raw: string, rewrite: QueryRewrite, key: string): Promise<{ plan: ReadPlan; row: Array<Buffer | null> }> {
@@ -79,13 +83,13 @@ export class FilesQuery {
 
   /** `GET /files`: the records as a JSON array's text. */
   async list(ctx: RestContext, caller: Caller, raw: string): Promise<string> {
-    const { row } = await this.run(ctx, caller, this.unlimited, raw, listRewrite(this.schema), '');
+    const { row } = await this.run(ctx, caller, this.unlimited, raw, this.listRewrite, '');
     return `[${row[0] ? String(row[0]) : ''}]`;
   }
 
   /** `GET /files/page`: the records and the total when counted. */
   async page(ctx: RestContext, caller: Caller, raw: string): Promise<{ data: string; plan: ReadPlan; total: number | null }> {
-    const { plan, row } = await this.run(ctx, caller, this.paged, raw, pageRewrite(this.schema), '');
+    const { plan, row } = await this.run(ctx, caller, this.paged, raw, this.pageRewrite, '');
     return { data: `[${row[0] ? String(row[0]) : ''}]`, plan, total: plan.sql.withTotal ? Number(String(row[1])) : null };
   }
 
