@@ -72,7 +72,8 @@ export interface ComponentSelection {
 
 export type Populate =
   | { kind: 'relation'; attr: RelationAttr; target: ContentType; select: Selection; where: Filter | null; sort: SortTerm[]; count: boolean; status: 'published' | 'draft' | null }
-  | { kind: 'media'; attr: MediaAttr; fields: string[] | null }
+  /** `populate`: the file's own populated attributes (its `related`, what a project's extension added: Schema.files). */
+  | { kind: 'media'; attr: MediaAttr; fields: string[] | null; populate?: Populate[] }
   /** morphToOne/morphToMany: each linked row as its own type's selection (types not listed are left out). */
   | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[] }
   /** morphOne/morphMany: rows of `target` linked back through its morphTo attribute `by`. */

@@ -23,15 +23,19 @@ export interface ReadLimits {
 
 /** How many populates (lateral joins) a selection asks for, at every level. */
 export function populateCount(sel: Selection | ComponentSelection): number {
+  return countOf(sel.populate);
+}
+
+function countOf(list: Populate[]): number {
   let n = 0;
-  for (const p of sel.populate) {
+  for (const p of list) {
     n++;
     switch (p.kind) {
       case 'relation': case 'morphBy': case 'localizations': n += populateCount(p.select); break;
       case 'component': n += populateCount(p.select); break;
       case 'dynamiczone': for (const c of p.on.values()) n += 1 + populateCount(c); break;
       case 'morphTo': for (const t of p.types) n += 1 + populateCount(t.select); break;
-      case 'media': break;
+      case 'media': n += countOf(p.populate ?? []); break;
     }
   }
   return n;
@@ -184,7 +188,13 @@ function componentScope(comp: Component, path: string | null): FilterScope {
 
 function fileScope(schema: Schema, path: string | null): FilterScope {
   const fields = fileFields(schema);
-  return { path, field: (n) => (Object.hasOwn(fields, n) ? fields[n] : null), attr: () => null };
+  // Beyond its fields, the file's attributes that filters go through (a project's added relations, media and
+  // components) or that Strapi names by their path (private ones); its other scalars stay unknown keys, as before.
+  const attr = (n: string) => {
+    const a = schema.files?.byName.get(n);
+    return a && (a.kind !== 'scalar' || a.private) ? a : null;
+  };
+  return { path, field: (n) => (Object.hasOwn(fields, n) ? fields[n] : null), attr };
 }
 
 const join = (path: string | null, key: string) => (path ? `${path}.${key}` : key);
@@ -866,7 +876,12 @@ export class PopulateParser {
       case 'media': {
         const names = fieldList(o.fields);
         if (names) for (const n of names) if (!fileRecordKeys(this.schema).includes(n)) throw invalidKey('populate', n, null);
-        return { kind: 'media', attr: a, fields: names };
+        // A nested populate goes through the file's attributes as a relation's through its target's (checked live).
+        const files = this.schema.files;
+        if (o.populate === undefined || !files) return { kind: 'media', attr: a, fields: names };
+        const sel: Selection = { fields: [], withLocale: false, withTimestamps: { createdAt: false, updatedAt: false, publishedAt: false }, populate: [] };
+        this.forType(files, sel, o.populate, depth + 1, nestedPath(o, path), status);
+        return { kind: 'media', attr: a, fields: names, ...(sel.populate.length ? { populate: sel.populate } : {}) };
       }
       case 'component': {
         const comp = this.schema.components.get(a.component)!;

@@ -160,7 +160,13 @@ export interface Schema {
    * Upload's file and i18n's locale as a project's `src/extensions/<plugin>/content-types/<name>/schema.json`
    * merges them; absent when not extended, so their fixed records render (the same SQL as without one).
    */
-  pluginRecords?: { file?: ExtendedRecord; locale?: ExtendedRecord };
+  pluginRecords?: { file?: ExtendedRecord; locale?: ExtendedRecord; folder?: ExtendedRecord };
+  /**
+   * The media library's file as content-API reads see it (src/plugin-types.ts fileReadType: its record's attributes,
+   * `related`, the private `folder`, a project's added relations, media and components): what a populated media's
+   * nested `populate` and a media filter's nested keys go through. Set by src/models.ts.
+   */
+  files?: ContentType;
 }
 
 /** A plugin type this server renders from a fixed list (file, locale), as a project's extension changed it. */
@@ -171,6 +177,8 @@ export interface ExtendedRecord {
   order: string[];
   /** The scalars the project added. */
   added: ScalarAttr[];
+  /** The other attributes the project added (one-way relations, media, components, dynamic zones), in the merged order. */
+  others: Attribute[];
 }
 
 export function isToMany(a: Attribute): boolean {

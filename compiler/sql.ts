@@ -31,6 +31,8 @@ export interface SqlOptions {
   keyOrder?: boolean;
   /** Unfiltered list totals come from the table's row counters where it has them (compiler/counts.ts). */
   rowCounters?: boolean;
+  /** JSON members written after each root row's own (`,"isUrlSigned":false`: upload's file reads, src/upload/files-query.ts). */
+  rowTail?: string;
 }
 
 /**
@@ -429,7 +431,7 @@ class RowGen extends FilterGen {
   populate(p: Populate, ct: ContentType | null, src: string): string {
     switch (p.kind) {
       case 'relation': case 'localizations': case 'morphTo': case 'morphBy': throw new Error(`${p.kind} populate needs a request`);
-      case 'media': return this.media(p.attr, p.fields, src);
+      case 'media': return this.media(p.attr, p.fields, src, p.populate ?? []);
       case 'component': {
         const comp = p.select.component;
         const a = this.alias('k');
@@ -459,17 +461,22 @@ class RowGen extends FilterGen {
     }
   }
 
-  /** A populated media attribute: the file record (its picked fields), or the list of them. */
-  protected media(attr: MediaAttr, fields: string[] | null, src: string): string {
+  /**
+   * A populated media attribute: the file record (its picked fields), or the list of them; `populate`, the file's
+   * own populated attributes (Schema.files), after its record's keys.
+   */
+  protected media(attr: MediaAttr, fields: string[] | null, src: string, populate: Populate[]): string {
     const f = this.alias('f');
     const s = this.mediaSource(attr, src, f);
     const all = fileRecordColumns(this.schema, f);
     // Picked fields answer in the order named, after id and documentId (Strapi's select, then its row's keys).
     const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId').concat([...new Set(fields)].flatMap((n) => all.filter(([k]) => k === n && k !== 'id' && k !== 'documentId'))) : all;
     const joins: string[] = [];
-    let row = jsonText(keep, joins, this.alias('o'));
+    let row = populate.length
+      ? this.descend(() => this.mediaStep(attr), () => this.compose(keep, populate, this.schema.files!, f, joins))
+      : jsonText(keep, joins, this.alias('o'));
     let from = `${s.from}${sp(joins)}`;
-    if (this.opts.renderCache && !fields) {
+    if (this.opts.renderCache && !fields && !populate.length) {
       const c = `${f}r`;
       from += ` left join ${RENDER.table(FILES.table)} ${c} on ${c}.id = ${f}.id and ${c}.${RENDER.stamp} = ${f}.updated_at`;
       row = `coalesce(${c}.${RENDER.doc}, ${row})`;
@@ -479,6 +486,15 @@ class RowGen extends FilterGen {
   }
 
   // ------------------------------------------------------------ the rows a populate reaches (key order)
+
+  /** The files of a media attribute. */
+  protected mediaStep(attr: MediaAttr): Step {
+    return (src) => {
+      const f = this.alias('f');
+      const s = this.mediaSource(attr, src, f);
+      return { sql: `${s.from} ${s.where}`, alias: f };
+    };
+  }
 
   protected componentStep(attr: ComponentAttr, sel: ComponentSelection): Step {
     return (src) => {
@@ -670,7 +686,7 @@ class Gen extends RowGen {
   protected override rounds(p: Populate, ct: ContentType | null): Rounds {
     if (!this.opts.keyOrder) return ONE;
     switch (p.kind) {
-      case 'media': return ONE;
+      case 'media': return p.populate ? this.chain(() => this.mediaStep(p.attr), p.populate, this.schema.files ?? null) : ONE;
       case 'relation': return p.count ? ONE : this.chain(() => this.relationStep(p, ct), p.select.populate, p.target);
       case 'morphBy': return this.chain(() => this.morphByStep(p, ct!), p.select.populate, p.target);
       case 'localizations': return this.chain(() => this.localizationsStep(ct!, p.where ?? null), p.select.populate, ct);
@@ -891,7 +907,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
       : shared ? ids(ordered('m'))
         : ids(`${matches} ${bounds}`);
   const joins: string[] = [];
-  const row = g.rowText(ct, query.select, t, joins);
+  const row = g.rowText(ct, query.select, t, joins, opts.rowTail);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
   // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them
   // they read (the rows' own links), once, beside the page read as before.

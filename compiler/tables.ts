@@ -48,7 +48,10 @@ function populateTables(schema: Schema, p: Populate, out: Set<string>): void {
       if (p.attr.join) out.add(p.attr.join.table);
       for (const t of p.types) { out.add(t.ct.table); selectionTables(schema, t.select, out); }
       return;
-    case 'media': for (const t of MEDIA) out.add(t); return;
+    case 'media':
+      for (const t of MEDIA) out.add(t);
+      for (const c of p.populate ?? []) populateTables(schema, c, out);
+      return;
     case 'component': out.add(p.attr.cmpsTable); out.add(p.select.component.table); selectionTables(schema, p.select, out); return;
     case 'dynamiczone':
       out.add(p.attr.cmpsTable);

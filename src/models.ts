@@ -8,7 +8,7 @@ import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
   type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
-import { pluginTypes, RECORD_PLUGIN_ATTRIBUTES, USERS_UID } from './plugin-types.ts';
+import { fileReadType, pluginTypes, RECORD_PLUGIN_ATTRIBUTES, USERS_UID } from './plugin-types.ts';
 import { customFieldResolver, type CustomFieldAnswer } from './project/custom-fields.ts';
 import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
@@ -169,6 +169,7 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
   checkMorphTargets(schema, rawTypes, dir);
   checkComponentCycles(schema);
   resolveJoins(schema);
+  schema.files = fileReadType(schema);
   return schema;
 }
 
@@ -213,32 +214,22 @@ function adminUsersModel(): ContentType {
 const EXTENDED = new WeakSet<ContentType>();
 export function isExtended(ct: ContentType): boolean { return EXTENDED.has(ct); }
 
-/**
- * Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`, merged alike): true where
- * this server honours it, else where Strapi 5.54 serves the merged attributes (recorded live for role, file and
- * locale: test/fixtures/plugin-ext-cases), which this server would answer without them.
- */
-const EXTENSIBLE: Record<string, Record<string, true | string>> = {
-  'users-permissions': {
-    user: true,
-    role: true,
-    permission: 'Strapi 5.54 answers its added attributes on GraphQL\'s UsersPermissionsPermission',
-  },
-  upload: {
-    file: true,
-    folder: 'Strapi 5.54 adds its attributes to the upload folders\' table',
-  },
-  i18n: { locale: true },
+/** Plugin content-types Strapi 5.54 lets a project extend (its plugins' `contentTypes`, merged alike), all served here. */
+const EXTENSIBLE: Record<string, ReadonlySet<string>> = {
+  'users-permissions': new Set(['user', 'role', 'permission']),
+  upload: new Set(['file', 'folder']),
+  i18n: new Set(['locale']),
 };
 
 /** Plugin types whose records this server renders from fixed lists, which an extension's scalars join. */
-const RECORD_TYPES = new Map(Object.entries(RECORD_PLUGIN_ATTRIBUTES).map(([k, v]) => [v.uid, k as 'file' | 'locale']));
+const RECORD_TYPES = new Map(Object.entries(RECORD_PLUGIN_ATTRIBUTES).map(([k, v]) => [v.uid, k as keyof typeof RECORD_PLUGIN_ATTRIBUTES]));
 
 /**
  * An extension of upload's file or i18n's locale, merged as Strapi merges it (its `attributes` the type's whole
  * list): the plugin's attributes must stay with their types; the added scalars join the type's columns (in the
- * table before the timestamps, as Strapi's schema sync puts them) and its answers, in attribute order. Other added
- * kinds stop the start: their link tables and populates are not served here.
+ * table before the timestamps, as Strapi's schema sync puts them) and its answers, in attribute order. Added
+ * one-way relations, media, components and dynamic zones are stored as on any model (`<table>_<attr>_lnk`,
+ * `files_related_mph` rows of the plugin type, `<table>_cmps`); polymorphic relations and two-way ones stop the start.
  */
 function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): void {
   const key = RECORD_TYPES.get(raw.uid)!;
@@ -262,9 +253,18 @@ function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: stri
   };
   const added = Object.fromEntries(Object.entries(given).filter(([k]) => !own.has(k)));
   const parsed = parseAttributes({ file: raw.file, json: { collectionName: def.table, attributes: added } }, schema, root, ct, false, customField);
-  const other = parsed.find((a) => a.kind !== 'scalar');
-  if (other) throw new ModelError(`${file}: attribute "${other.name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
-  const scalars = parsed as ScalarAttr[];
+  const others = parsed.filter((a) => a.kind !== 'scalar');
+  // A folder's added relations or components would only be tables here: nothing reads folders (no content-API route
+  // nor GraphQL type answers them), and the tables are left to Strapi rather than made without a reader.
+  if (key === 'folder' && others.length) throw new ModelError(`${file}: attribute "${others[0].name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
+  for (const a of others) {
+    // Polymorphic relations and relation sides naming an attribute of the target: no content-type relates back
+    // to these plugin types here (they are no relation targets), so only one-way relations can be linked.
+    if (a.kind === 'morph') throw new ModelError(`${file}: attribute "${a.name}": a ${a.relation} relation cannot be added to ${raw.uid} here (Strapi 5.54 takes it)`);
+    if (a.kind === 'relation' && (a.mappedBy || a.inversedBy)) throw new ModelError(`${file}: attribute "${a.name}": a relation added to ${raw.uid} must be one-way here (no mappedBy or inversedBy)`);
+    if (a.kind === 'relation') a.join = ownerJoinTable(ct, a.name, schema.contentTypes.get(a.target)!, strapiRelation(a.relation), false);
+  }
+  const scalars = parsed.filter((a): a is ScalarAttr => a.kind === 'scalar');
   const ownScalars = new Map([...own].filter(([, d]) => d.type !== 'relation')
     .map(([name, d]) => [name, scalar(name, d.type as ScalarType, { private: d.isPrivate })] as const));
   const columns = new Set([...ownScalars.values()].map((a) => a.column));
@@ -273,13 +273,13 @@ function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: stri
   const order = Object.keys(given);
   ct.attributes = order.flatMap((k) => byName.get(k) ?? []);
   ct.byName = new Map(ct.attributes.map((a) => [a.name, a]));
-  schema.pluginRecords = { ...schema.pluginRecords, [key]: { ct, order, added: scalars } };
+  schema.pluginRecords = { ...schema.pluginRecords, [key]: { ct, order, added: scalars, others } };
 }
 
 /**
  * The project's extended plugin content-types. Strapi reads `extensions/<plugin>/content-types/<name>/schema.json`
- * for the content-types its plugins have and ignores any other file; this server serves the user's, role's, file's and
- * locale's extensions and refuses to start on the others (served without them, their answers would differ).
+ * for the content-types its plugins have and ignores any other file: users-permissions' user, role and permission,
+ * upload's file and folder, i18n's locale.
  */
 function readExtensions(dir: string, root: string): Array<Raw & { uid: string }> {
   if (!existsSync(dir)) return [];
@@ -289,9 +289,7 @@ function readExtensions(dir: string, root: string): Array<Raw & { uid: string }>
     if (!EXTENSIBLE[plugin] || !existsSync(ctDir)) continue;
     for (const name of readdirSync(ctDir).sort()) {
       const file = join(ctDir, name, 'schema.json');
-      const honoured = EXTENSIBLE[plugin][name];
-      if (!existsSync(file) || honoured === undefined) continue;
-      if (honoured !== true) throw new ModelError(`${relative(root, file)}: extending plugin::${plugin}.${name} is not supported by this server (only users-permissions' user and role, upload's file, i18n's locale); ${honoured}`);
+      if (!existsSync(file) || !EXTENSIBLE[plugin].has(name)) continue;
       out.push({ file, json: readJson(file, root), uid: `plugin::${plugin}.${name}` });
     }
   }

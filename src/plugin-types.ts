@@ -1,10 +1,10 @@
 // The plugin types served next to the models (media library files, users-permissions users, roles and
 // permissions: GraphQL's plugin types, the users REST routes' queries),
 // described as content-types so the same compiler reads them in one statement.
-import type { Attribute, ContentType, RelationAttr, ScalarAttr, ScalarType, Schema } from '../compiler/schema.ts';
+import type { Attribute, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema } from '../compiler/schema.ts';
 import { snake } from '../compiler/schema.ts';
 import { FILES } from '../compiler/layout.ts';
-import { UP } from './auth/tables.ts';
+import { UP, UPLOAD_FOLDERS } from './auth/tables.ts';
 
 function scalar(name: string, type: ScalarType, column = snake(name)): ScalarAttr {
   return { kind: 'scalar', name, type, column, unique: false, required: false, private: false, localized: false };
@@ -28,6 +28,45 @@ export function filesType(schema: Schema): ContentType {
   return synthetic('plugin::upload.file', FILES.table, 'file', 'files', ext.order.flatMap((n) => byName.get(n) ?? []));
 }
 
+/**
+ * The file as upload's content-API reads see it (`GET /api/upload/files`, `/files/page`, `/files/:id`): the
+ * record's attributes, then the plugin's `related` (morphToMany through `files_related_mph`: every link of the
+ * file, whatever its field), the private `folder` and `folderPath` (named by Strapi's errors as attributes that
+ * exist, never answered), and what a project's extension added beyond scalars (schema.pluginRecords), in the merged order.
+ */
+export function fileReadType(schema: Schema): ContentType {
+  const base = filesType(schema);
+  const related: MorphAttr = {
+    kind: 'morph', name: 'related', relation: 'morphToMany', toMany: true, required: false, private: false, localized: false,
+    join: { table: FILES.related, owner: FILES.file, id: FILES.relatedId, type: FILES.relatedType, field: FILES.field, order: FILES.order },
+  };
+  const folder: RelationAttr = {
+    kind: 'relation', name: 'folder', relation: 'manyToOne', target: FOLDER_UID, toMany: false, owner: true, inversedBy: 'files',
+    join: { table: '', source: '', target: '', order: null, inverseOrder: null }, required: false, private: true, localized: false,
+  };
+  const plugin: Attribute[] = [related, folder, { ...scalar('folderPath', 'string'), private: true }];
+  const ext = schema.pluginRecords?.file;
+  const byName = new Map<string, Attribute>([...base.attributes, ...plugin, ...(ext?.others ?? [])].map((a) => [a.name, a]));
+  const order = ext ? ext.order : [...base.attributes, ...plugin].map((a) => a.name);
+  return synthetic(FILE_UID, FILES.table, 'file', 'files', order.flatMap((n) => byName.get(n) ?? []));
+}
+
+const FILE_UID = 'plugin::upload.file';
+
+/**
+ * i18n's locale as GraphQL reads it through the compiler when a project's extension added relations, media or
+ * components to it (null otherwise: its scalars come from the locale list, src/i18n/locales.ts): its scalars and
+ * those attributes in the merged order.
+ */
+export function localeReadType(schema: Schema): ContentType | null {
+  const ext = schema.pluginRecords?.locale;
+  if (!ext?.others.length) return null;
+  const byName = new Map<string, Attribute>([...ext.ct.attributes, ...ext.others].map((a) => [a.name, a]));
+  return synthetic(ext.ct.uid, ext.ct.table, 'locale', 'locales', ext.order.flatMap((n) => byName.get(n) ?? []));
+}
+/** Upload's folders: a private relation's target, never read (no content-type here). */
+const FOLDER_UID = 'plugin::upload.folder';
+
 function pluginFileAttributes(): Attribute[] {
   return [
     scalar('name', 'string'), scalar('alternativeText', 'string'), scalar('caption', 'string'), scalar('focalPoint', 'json'),
@@ -42,7 +81,7 @@ function pluginFileAttributes(): Attribute[] {
  * order of the plugin's schema, and whether it is private. A project's extension must keep them (src/models.ts);
  * relations have no column here (a file's `related` morph and private `folder` link are the plugin's own).
  */
-export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale', { uid: string; table: string; attributes: Array<[name: string, type: string, isPrivate: boolean]> }> = {
+export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale' | 'folder', { uid: string; table: string; attributes: Array<[name: string, type: string, isPrivate: boolean]> }> = {
   file: {
     uid: 'plugin::upload.file', table: FILES.table,
     attributes: [
@@ -54,6 +93,14 @@ export const RECORD_PLUGIN_ATTRIBUTES: Record<'file' | 'locale', { uid: string; 
     ],
   },
   locale: { uid: 'plugin::i18n.locale', table: 'i18n_locale', attributes: [['name', 'string', false], ['code', 'string', false]] },
+  // Upload's folders: no content-API read or GraphQL type answers them (checked live), only their table has the added columns.
+  folder: {
+    uid: 'plugin::upload.folder', table: UPLOAD_FOLDERS.table,
+    attributes: [
+      ['name', 'string', false], ['pathId', 'integer', false], ['parent', 'relation', false], ['children', 'relation', false],
+      ['files', 'relation', false], ['path', 'string', false],
+    ],
+  },
 };
 
 /** users-permissions roles (`up_roles`), populated as a user's `role`. */

@@ -2,7 +2,8 @@
 // same requests (test/fixtures/upload-files: steps.ts, recorded by record.ts into cases.jsonl): `fields` on
 // GET /api/upload/files (applied) and /files/:id (validated only), the list's parameters (no `pagination`,
 // top-level start/limit), and GET /api/upload/files/page (content-api findPage: `{ data, meta: { pagination } }`,
-// guarded by plugin::upload.content-api.findPage).
+// guarded by plugin::upload.content-api.findPage); `populate` on the three reads (the file's `related` morph, a
+// fragment per type, the private `folder`, invalid keys).
 import { fileURLToPath } from 'node:url';
 import { recordedSuite } from './recorded.ts';
 import { STEPS } from './fixtures/upload-files/steps.ts';

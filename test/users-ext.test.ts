@@ -82,11 +82,11 @@ function loadEdited(file: string, edit: (json: { attributes: Record<string, unkn
   } finally { rmSync(dir, { recursive: true, force: true }); }
 }
 
-test('a file or locale extension adding a non-scalar attribute stops the start, naming the file and attribute', () => {
-  assert.throws(() => loadEdited('upload/content-types/file/schema.json', (j) => { j.attributes.thumb = { type: 'media', multiple: false }; }),
-    /upload\/content-types\/file\/schema\.json: attribute "thumb": only scalar attributes can be added to plugin::upload\.file here/);
-  assert.throws(() => loadEdited('i18n/content-types/locale/schema.json', (j) => { j.attributes.team = { type: 'relation', relation: 'manyToOne', target: 'api::team.team' }; }),
-    /i18n\/content-types\/locale\/schema\.json: attribute "team": only scalar attributes can be added to plugin::i18n\.locale here/);
+test('a file or locale extension adding a polymorphic or two-way relation stops the start, naming the file and attribute', () => {
+  assert.throws(() => loadEdited('upload/content-types/file/schema.json', (j) => { j.attributes.owner = { type: 'relation', relation: 'morphToOne' }; }),
+    /upload\/content-types\/file\/schema\.json: attribute "owner": a morphToOne relation cannot be added to plugin::upload\.file here/);
+  assert.throws(() => loadEdited('i18n/content-types/locale/schema.json', (j) => { j.attributes.team = { type: 'relation', relation: 'manyToOne', target: 'api::team.team', inversedBy: 'locales' }; }),
+    /i18n\/content-types\/locale\/schema\.json: attribute "team": a relation added to plugin::i18n\.locale must be one-way here/);
 });
 
 test('a file or locale extension leaving out or retyping a plugin attribute stops the start, naming the file and attribute', () => {
@@ -107,11 +107,20 @@ test('a role extension adding a non-scalar attribute stops the start, naming the
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 
-test('extending a plugin type this server does not extend stops the start, naming the file', () => {
-  const dir = withExtension(BASE(''));
+test('a folder or permission extension adding a non-scalar attribute stops the start, naming the file and attribute', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-plugin-data-'));
   try {
-    cpSync(join(dir, 'src/extensions/users-permissions/content-types/user'), join(dir, 'src/extensions/upload/content-types/folder'), { recursive: true });
-    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /extensions\/upload\/content-types\/folder\/schema\.json: extending plugin::upload\.folder is not supported/);
+    cpSync(here('./fixtures/plugin-data'), dir, { recursive: true });
+    const edit = (file: string, name: string, def: unknown) => {
+      const path = join(dir, 'src/extensions', file);
+      const json = JSON.parse(readFileSync(path, 'utf8')) as { attributes: Record<string, unknown> };
+      writeFileSync(path, JSON.stringify({ ...json, attributes: { ...json.attributes, [name]: def } }));
+    };
+    edit('upload/content-types/folder/schema.json', 'owner', { type: 'relation', relation: 'manyToOne', target: 'api::team.team' });
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /folder\/schema\.json: attribute "owner": only scalar attributes can be added to plugin::upload\.folder here/);
+    cpSync(here('./fixtures/plugin-data/src/extensions/upload'), join(dir, 'src/extensions/upload'), { recursive: true });
+    edit('users-permissions/content-types/permission/schema.json', 'icon', { type: 'media', multiple: false });
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /permission\/schema\.json: attribute "icon": only scalar attributes can be added to plugin::users-permissions\.permission here/);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 

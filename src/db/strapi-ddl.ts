@@ -166,7 +166,14 @@ export function modelTables(schema: Schema): TableDef[] {
     else out.push({ name: m.table, columns: [ID, ...scalarColumns(m.attributes)], indexes: [], uniques: [], foreignKeys: [] });
   }
   // Upload's file and i18n's locale extended by the project: Strapi's own tables with the added columns.
-  for (const ext of [schema.pluginRecords?.file, schema.pluginRecords?.locale]) if (ext) out.push({ ...contentTypeTable(ext.ct), internal: true });
+  // What else the extension added is stored as on any model: its `_cmps` and link tables are the models' own.
+  for (const ext of [schema.pluginRecords?.file, schema.pluginRecords?.locale, schema.pluginRecords?.folder]) {
+    if (!ext) continue;
+    const cmps = ownsComponents(ext.others);
+    if (cmps) out.push(componentsJoinTable(ext.ct, cmps));
+    out.push({ ...contentTypeTable(ext.ct), internal: true });
+    for (const a of ext.others) if (a.kind === 'relation') out.push(linkTable(ext.ct, schema.contentTypes.get(a.target)!, a.join));
+  }
   for (const m of models) {
     for (const a of m.attributes) {
       // A plugin type's relation to another (a user's role) is the plugin's own link table.

@@ -35,6 +35,8 @@ export interface PlanModels {
   shape: 'v4' | 'v5';
   /** GraphQL object type name of a content-type (or of a synthetic type: files, users). */
   nameOf(ct: ContentType): string;
+  /** The file as GraphQL reads it: a populated media's own fields beyond its record go through it (null: none). */
+  files: ContentType | null;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -339,7 +341,12 @@ export class Planner {
   private attribute(a: Attribute, sets: Array<readonly SelectionNode[]>): Populate {
     const schema = this.models.schema;
     switch (a.kind) {
-      case 'media': return { kind: 'media', attr: a, fields: null };
+      case 'media': {
+        // The file's own fields beyond its record (a project's added relations, media, components).
+        const files = this.models.files;
+        const populate = files && this.models.shape === 'v5' ? this.typeSelection(files, sets).populate : [];
+        return { kind: 'media', attr: a, fields: null, ...(populate.length ? { populate } : {}) };
+      }
       case 'component': return { kind: 'component', attr: a, select: this.componentSelection(schema.components.get(a.component)!, sets) };
       case 'dynamiczone': return this.dynamicZone(a, sets);
       default: throw new Error(`cannot populate ${a.kind}`);

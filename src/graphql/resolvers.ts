@@ -21,7 +21,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, planEnv, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
+import { filesType, localeReadType, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
@@ -155,11 +155,21 @@ export interface BuiltResolvers {
   auth: Map<string, AuthCheck>;
 }
 
+/** GraphQL answers a file's `related` empty (`UploadFile.related` below): nothing of it is read. */
+function graphqlFiles(file: ContentType): ContentType {
+  const attributes = file.attributes.filter((a) => a.name !== 'related');
+  return { ...file, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
+}
+
 export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const { schema, config, sdl } = deps;
   const v4 = config.graphql.shape === 'v4';
   const index = nameIndex(schema);
-  const files = filesType(schema);
+  // The file with what a project's extension added (its relations, media, components: Schema.files), and the locale
+  // when its extension added such attributes (read through the compiler then, not from the locale list).
+  const files = graphqlFiles(schema.files ?? filesType(schema));
+  const localeType = localeReadType(schema);
+  const added = (ext: { others: Attribute[] } | undefined) => ext?.others ?? [];
   const { roles, users, permissions } = deps.plugin ?? usersPermissionsTypes(schema);
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
@@ -167,7 +177,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const readSchema = withTypes(schema, [roles, users, permissions]);
   const models: PlanModels = {
     schema: readSchema, shape: config.graphql.shape,
-    nameOf: (ct) => (ct === files ? 'UploadFile' : ct.builtin?.graphqlName ?? typeName(ct)),
+    nameOf: (ct) => (ct === files ? 'UploadFile' : ct === localeType ? 'I18NLocale' : ct.builtin?.graphqlName ?? typeName(ct)),
+    files: schema.files ? files : null,
   };
   const { defaultList, maxList } = graphqlLimits(config);
   const limits: ReadLimits = { defaultLimit: defaultList, maxLimit: maxList, withCount: false, maxPopulateDepth: 1000 };
@@ -564,8 +575,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   // ---------------------------------------------------------------- plugin types
 
-  map.UploadFile = v4 ? { related: () => [] } : { ...selfFields, related: () => [] };
-  map.I18NLocale = v4 ? {} : { ...selfFields };
+  // v4's Entity shape shows none of them (sdl4.ts): no resolver for fields its schema lacks.
+  map.UploadFile = { ...attributeResolvers(v4 ? [] : added(schema.pluginRecords?.file)), related: () => [] };
+  map.I18NLocale = attributeResolvers(v4 ? [] : added(schema.pluginRecords?.locale));
   // A role's users and permissions, a permission's role, a user's role: relations as the models' (v4: wrapped).
   for (const ct of [roles, users, permissions]) map[ct.builtin!.graphqlName] = attributeResolvers(ct.attributes);
   if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
@@ -620,18 +632,19 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     return { nodes, data: nodes, pageInfo: info, meta: { pagination: info } };
   };
   for (const name of ['i18NLocale', 'i18NLocales', 'i18NLocales_connection']) authOf.set(`Query.${name}`, canLocales);
+  if (localeType) pluginQueries(localeType, 'i18NLocale', 'i18NLocales', (ctx) => canLocales(ctx));
   // The users-permissions handlers check these actions themselves (as their REST routes do).
   for (const name of ['Mutation.register', 'Mutation.login', 'Query.me', 'Mutation.forgotPassword', 'Mutation.resetPassword',
     'Mutation.changePassword', 'Mutation.emailConfirmation']) authOf.set(name, () => true);
-  Query.i18NLocale = async (_s, args, ctx) => {
+  if (!localeType) Query.i18NLocale = async (_s, args, ctx) => {
     const found = (await locales(ctx)).find((l) => (v4 ? String(l.id) === String(args.id) : l.documentId === args.documentId)) ?? null;
     return v4 ? { data: found } : found;
   };
-  Query.i18NLocales = async (_s, args, ctx) => {
+  if (!localeType) Query.i18NLocales = async (_s, args, ctx) => {
     const page = localePage(await locales(ctx), args);
     return v4 ? { data: page.nodes, meta: page.meta } : page.nodes;
   };
-  if (!v4) {
+  if (!v4 && !localeType) {
     Query.i18NLocales_connection = async (_s, args, ctx) => {
       return localePage(await locales(ctx), args);
     };

@@ -1,5 +1,5 @@
 // SDL both GraphQL shapes share: the locale scalar, users-permissions auth types and PaginationArg.
-import type { ContentType, ExtendedRecord, ScalarAttr, Schema } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { FILTER_INPUT } from './names.ts';
 // Only v5 gives the logged-in user a documentId.
 export const sharedAuthSdl = (withDocumentId: boolean): string => `"""A string used to identify an i18n locale"""
@@ -124,29 +124,40 @@ export function withRoleScalars(types: string, roles: ContentType, out: (a: Scal
   return types.replace(/input UsersPermissionsRoleInput \{[\s\S]*?\n\}/, (b) => b.replace('  users: [ID]', ['  users: [ID]', ...added.map((a) => `  ${a.name}: ${out(a)}`)].join('\n')));
 }
 
+/** A field's lines in a type block and in its filters' block. */
+export interface AddedLines { field: string[]; filter: string[] }
+
 /**
- * The plugin blocks of `types` (either shape) with the public scalars a project's extension added to upload's file
- * (`UploadFile`) and i18n's locale (`I18NLocale`), each before the next attribute of the merged order the block
- * lists (the timestamps after the last), as Strapi 5.54's type builder places them (recorded:
- * test/fixtures/plugin-ext-cases): in the type and its filters (both shapes have no input for them).
+ * The plugin blocks of `types` (either shape) with the attributes a project's extension added to upload's file
+ * (`UploadFile`), i18n's locale (`I18NLocale`) and users-permissions' permission (`UsersPermissionsPermission`),
+ * each before the next attribute of the merged order the block lists (the timestamps after the last), as Strapi
+ * 5.54's type builder places them (recorded: test/fixtures/plugin-ext-cases, plugin-data-cases): in the type and
+ * its filters (no input of theirs takes them). `lines` writes an attribute's lines (none for what a shape does not show).
  */
-export function withRecordScalars(types: string, schema: Schema, out: (typeName: string, a: ScalarAttr) => string): string {
-  const place = (name: string, ext: ExtendedRecord | undefined) => {
-    const shown = ext ? ext.added.filter((a) => !a.private && a.type !== 'password') : [];
-    for (const a of shown) {
-      const after = ext!.order.slice(ext!.order.indexOf(a.name) + 1);
-      const into = (block: RegExp, line: string) => {
+export function withRecordAttributes(types: string, schema: Schema, permissions: ContentType | null, lines: (typeName: string, a: Attribute) => AddedLines): string {
+  const place = (name: string, order: string[], added: Attribute[]) => {
+    for (const a of added) {
+      if (a.private || (a.kind === 'scalar' && a.type === 'password')) continue;
+      const after = order.slice(order.indexOf(a.name) + 1);
+      const into = (block: RegExp, text: string[]) => {
+        if (!text.length) return;
         types = types.replace(block, (b) => {
-          const next = after.find((n) => b.includes(`\n  ${n}:`));
-          const before = next ? `\n  ${next}:` : '\n  createdAt:';
-          return b.replace(before, `\n${line}${before}`);
+          const next = after.find((n) => b.includes(`\n  ${n}:`) || b.includes(`\n  ${n}_connection(`));
+          const before = next ? (b.includes(`\n  ${next}_connection(`) ? `\n  ${next}_connection(` : `\n  ${next}:`) : '\n  createdAt:';
+          return b.replace(before, `\n${text.join('\n')}${before}`);
         });
       };
-      into(new RegExp(`\ntype ${name} \\{[\\s\\S]*?\\n\\}`), `  ${a.name}: ${out(name, a)}${a.required ? '!' : ''}`);
-      into(new RegExp(`input ${name}FiltersInput \\{[\\s\\S]*?\\n\\}`), `  ${a.name}: ${FILTER_INPUT[a.type]}`);
+      const { field, filter } = lines(name, a);
+      into(new RegExp(`\ntype ${name} \\{[\\s\\S]*?\\n\\}`), field);
+      into(new RegExp(`input ${name}FiltersInput \\{[\\s\\S]*?\\n\\}`), filter);
     }
   };
-  place('UploadFile', schema.pluginRecords?.file);
-  place('I18NLocale', schema.pluginRecords?.locale);
+  for (const [name, ext] of [['UploadFile', schema.pluginRecords?.file], ['I18NLocale', schema.pluginRecords?.locale]] as const) {
+    if (ext) place(name, ext.order, ext.order.flatMap((n) => [...ext.added, ...ext.others].filter((a) => a.name === n)));
+  }
+  if (permissions) place('UsersPermissionsPermission', permissions.attributes.map((a) => a.name), permissions.attributes.filter((a) => !PERMISSION_OWN.has(a.name)));
   return types;
 }
+
+/** users-permissions' own permission attributes; the others a project's extension added (scalars only, src/models.ts). */
+const PERMISSION_OWN = new Set(['action', 'role']);

@@ -4,7 +4,7 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { withRecordScalars, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { withRecordAttributes, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
 import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { isExtended } from '../models.ts';
 
@@ -299,7 +299,8 @@ export function usedScalars(schema: Schema): Set<ScalarType> {
 }
 
 /** Components reached through component attributes (they get FiltersInput and Input types). */
-export function componentsAsAttributes(schema: Schema): Set<string> {
+/** `extra`: attributes of other owners (what a project's extension added to upload's file or i18n's locale). */
+export function componentsAsAttributes(schema: Schema, extra: Attribute[] = []): Set<string> {
   const out = new Set<string>();
   const visit = (attrs: Attribute[]) => {
     for (const a of attrs) {
@@ -307,6 +308,7 @@ export function componentsAsAttributes(schema: Schema): Set<string> {
     }
   };
   for (const ct of schema.contentTypes.values()) visit(ct.attributes);
+  visit(extra);
   // A component no content-type uses still has a type whose repeatable components take filters.
   for (const c of schema.components.values()) visit(c.attributes);
   return out;
@@ -340,12 +342,13 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   filterScalars.push(['DateTimeFilterInput', 'DateTime'], ['JSONFilterInput', 'JSON']);
   for (const [n, s] of filterScalars) out.push(filterInput(n, s));
 
-  const asAttr = componentsAsAttributes(withUsers);
+  const recordOthers = [schema.pluginRecords?.file, schema.pluginRecords?.locale].flatMap((ext) => ext?.others ?? []);
+  const asAttr = componentsAsAttributes(withUsers, recordOthers);
   // Relations to users-permissions' types (a model's author, the user's role) name the plugin's GraphQL types.
   const targetName = (uid: string) => (uid === USERS_UID ? 'UsersPermissionsUser' : uid === 'plugin::users-permissions.role' ? 'UsersPermissionsRole' : typeName(schema.contentTypes.get(uid)!));
   const relationTargets = new Set<string>();
   for (const ct of schema.contentTypes.values()) if (ct.localized) relationTargets.add(ct.uid);
-  for (const m of [...withUsers.contentTypes.values(), ...schema.components.values()]) {
+  for (const m of [...withUsers.contentTypes.values(), ...schema.components.values(), { attributes: recordOthers }]) {
     for (const a of m.attributes) if (a.kind === 'relation' && a.toMany) relationTargets.add(a.target);
   }
 
@@ -473,7 +476,10 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
   const pluginTypes = users ? extendedUserTypes(FILE_TYPES, users.attributes) : FILE_TYPES;
   const withRoles = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
-  out.push(schema.pluginRecords ? withRecordScalars(withRoles, schema, scalarOut) : withRoles);
+  const permissions = opts.plugin && isExtended(opts.plugin.permissions) ? opts.plugin.permissions : null;
+  out.push(schema.pluginRecords || permissions
+    ? withRecordAttributes(withRoles, schema, permissions, (owner, a) => ({ field: fieldLines(owner, [a]), filter: filterLines([a]) }))
+    : withRoles);
 
   // Content-types
   for (const ct of schema.contentTypes.values()) {

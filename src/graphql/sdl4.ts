@@ -9,7 +9,7 @@ import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRecordScalars, withRoleScalars } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRecordAttributes, withRoleScalars } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -362,7 +362,13 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
   const pluginTypes = users ? extendedUser(PLUGIN_TYPES, users.attributes) : PLUGIN_TYPES;
   const withRoles = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
-  out[pluginAt] = schema.pluginRecords ? withRecordScalars(withRoles, schema, scalarOut) : withRoles;
+  // v4's Entity shape shows the added scalars only (this server's own shape: no Strapi 5 serves it to compare with).
+  const permissions = opts.plugin && isExtended(opts.plugin.permissions) ? opts.plugin.permissions : null;
+  out[pluginAt] = schema.pluginRecords || permissions
+    ? withRecordAttributes(withRoles, schema, permissions, (owner, a) => (a.kind === 'scalar'
+      ? { field: [`  ${a.name}: ${scalarOut(owner, a)}${a.required ? '!' : ''}`], filter: [`  ${a.name}: ${FILTER_INPUT[a.type]}`] }
+      : { field: [], filter: [] }))
+    : withRoles;
   out.push(`type Query {\n${q.join('\n')}\n}`);
   out.push(`type Mutation {\n${m.join('\n')}\n}`);
   return { typeDefs: out.join('\n\n') + '\n', enums, unions };

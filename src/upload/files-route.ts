@@ -6,15 +6,12 @@ import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
 import { ApiError } from '../../compiler/errors.ts';
-import { FILES } from '../../compiler/layout.ts';
-import { listSql, pageSql } from './list-query.ts';
-import { pickedColumns, storedFileNames } from './record.ts';
-import { fileFieldNames } from './fields.ts';
+import { storedFileNames } from './record.ts';
+import type { Caller } from '../auth/permissions.ts';
 import type { Pagination } from '../../compiler/ast.ts';
 import type { Storage } from './storage.ts';
 import type { UploadDeps } from './upload-route.ts';
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 export const fileNotFound = () => new ApiError(404, 'NotFoundError', 'file.notFound', {});
 
 /** A path segment as a record id; anything else cannot name a file. */
@@ -38,31 +35,14 @@ export async function signRecords(storage: Storage, json: string): Promise<strin
   return JSON.stringify(parsed);
 }
 
-const filesArray = (cols: string, from: string) =>
-  // Compact, as Strapi's JSON.stringify: json_agg would separate the records with ", " and a newline.
-  `select '[' || coalesce(string_agg(row_to_json(x)::text, ','), '') || ']' from (select ${cols} ${from}) x`;
-
-export async function listFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
-  const query = ctx.compiler.parse(task.query);
-  const cols = pickedColumns('f', ctx.schema, fileFieldNames(ctx.schema, query.fields));
-  const { where, orderBy, limit, params } = listSql(ctx.schema, query);
-  const text = `select (${filesArray(cols, `from ${q(FILES.table)} f ${where} ${orderBy}${limit}`)}) as data`;
-  const rows = await ctx.db.unsafe<Array<{ data: string }>>(text, params as never[]);
-  ctx.count(1);
-  return { status: 200, body: await signRecords(deps.storage, rows[0].data) };
+export async function listFiles(ctx: RestContext, deps: UploadDeps, task: Task, caller: Caller): Promise<Reply> {
+  return { status: 200, body: await signRecords(deps.storage, await deps.reads.list(ctx, caller, task.query)) };
 }
 
 /** GET /api/upload/files/page: `{ data, meta: { pagination } }`; total and pageCount only when counted. */
-export async function pageFiles(ctx: RestContext, deps: UploadDeps, task: Task): Promise<Reply> {
-  const query = ctx.compiler.parse(task.query);
-  const cols = pickedColumns('f', ctx.schema, fileFieldNames(ctx.schema, query.fields));
-  const { where, orderBy, limit, params, page } = pageSql(ctx.schema, query, ctx.config.api.rest);
-  const count = page.withCount ? `(select count(*) from ${q(FILES.table)} f ${where})::int8::text` : 'null';
-  const text = `select (${filesArray(cols, `from ${q(FILES.table)} f ${where} ${orderBy}${limit}`)}) as data, ${count} as total`;
-  const rows = await ctx.db.unsafe<Array<{ data: string; total: string | null }>>(text, params as never[]);
-  ctx.count(1);
-  const data = await signRecords(deps.storage, rows[0].data);
-  return { status: 200, body: `{"data":${data},"meta":{"pagination":${JSON.stringify(pageMeta(page, rows[0].total === null ? null : Number(rows[0].total)))}}}` };
+export async function pageFiles(ctx: RestContext, deps: UploadDeps, task: Task, caller: Caller): Promise<Reply> {
+  const { data, plan, total } = await deps.reads.page(ctx, caller, task.query);
+  return { status: 200, body: `{"data":${await signRecords(deps.storage, data)},"meta":{"pagination":${JSON.stringify(pageMeta(plan.pagination, total))}}}` };
 }
 
 /** Strapi's pagination info (transformPagedPaginationInfo / transformOffsetPaginationInfo), without the count when not counted. */
@@ -74,10 +54,8 @@ function pageMeta(p: Pagination, total: number | null): Record<string, number> {
 }
 
 /** One record: Strapi validates `fields` here but reads the whole record (its findOne takes the populate only). */
-export async function getFile(ctx: RestContext, deps: UploadDeps, id: number, task: Task): Promise<Reply> {
-  fileFieldNames(ctx.schema, ctx.compiler.parse(task.query).fields);
-  const json = await deps.records.findOne(ctx.db, id);
-  ctx.count(1);
+export async function getFile(ctx: RestContext, deps: UploadDeps, id: number, task: Task, caller: Caller): Promise<Reply> {
+  const json = await deps.reads.one(ctx, caller, id, task.query);
   if (!json) throw fileNotFound();
   return { status: 200, body: await signRecords(deps.storage, json) };
 }

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/permissions.ts';
 import type { RestContext } from '../rest/router.ts';
 import { bodyText, methodNotAllowed, type Reply } from '../rest/reply.ts';
 import { FileRecords } from './record.ts';
+import { FilesQuery } from './files-query.ts';
 import { LocalStorage, type Storage } from './storage.ts';
 import { S3Storage } from './s3.ts';
 import { postUpload, type UploadDeps } from './upload-route.ts';
@@ -18,7 +19,7 @@ type UploadAction = 'find' | 'findPage' | 'findOne' | 'upload' | 'destroy';
 
 
 /** Strapi's action names, plus `plugin::upload.read` that read-only API tokens carry (not for findPage: its scope ends with neither find nor findOne). */
-function guard(ctx: RestContext, caller: Caller | null, action: UploadAction): void {
+function guard(ctx: RestContext, caller: Caller | null, action: UploadAction): asserts caller is Caller {
   if (!caller) throw unauthorized();
   const read = (action === 'find' || action === 'findOne') && ctx.auth.allowsPlugin(caller, 'plugin::upload.read');
   if (!read && !ctx.auth.allowsPlugin(caller, `plugin::upload.content-api.${action}`)) throw forbidden();
@@ -30,7 +31,7 @@ export function createStorage(upload: Config['upload']): Storage {
 }
 
 export function uploadPlugin(config: Config, schema: Schema): Plugin {
-  const deps: UploadDeps = { records: new FileRecords(schema), storage: createStorage(config.upload), maxFileSize: config.upload.maxFileSize };
+  const deps: UploadDeps = { records: new FileRecords(schema), reads: new FilesQuery(schema, config), storage: createStorage(config.upload), maxFileSize: config.upload.maxFileSize };
   return {
     name: 'upload',
     claims: (path) => path === '/api/upload' || path.startsWith('/api/upload/'),
@@ -47,14 +48,14 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
       if (parts.length === 1 || parts[1] === '') {
         if (m !== 'GET') return methodNotAllowed();
         guard(ctx, caller, 'find');
-        return listFiles(ctx, deps, task);
+        return listFiles(ctx, deps, task, caller);
       }
       // Before :id, as @koa/router matches Strapi's routes in their order (content-api.js lists /files/page first).
       if (parts[1] === 'page' && m === 'GET') {
         guard(ctx, caller, 'findPage');
-        return pageFiles(ctx, deps, task);
+        return pageFiles(ctx, deps, task, caller);
       }
-      if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1]), task); }
+      if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1]), task, caller); }
       if (m === 'DELETE') { guard(ctx, caller, 'destroy'); return announced(ctx, await deleteFile(ctx, deps, fileId(parts[1])), 'media.delete', 'media.delete'); }
       return methodNotAllowed();
     },

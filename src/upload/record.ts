@@ -34,14 +34,6 @@ export function recordColumns(f: string, schema?: Schema): string {
   ].join(', ');
 }
 
-/** The record's columns with only the `fields` picked (null: all), after id and documentId, in the order named. */
-export function pickedColumns(f: string, schema: Schema, names: string[] | null): string {
-  if (!names) return recordColumns(f, schema);
-  const all = fileRecordColumns(schema, f);
-  const keep = all.filter(([k]) => k === 'id' || k === 'documentId').concat(names.flatMap((n) => all.filter(([k]) => k === n)));
-  return [...keep.map(([k, e]) => `${e} as ${q(k)}`), `false as "isUrlSigned"`].join(', ');
-}
-
 /** What a row holds once the files are stored (the storage-facing part of a record). */
 export interface FileRow {
   name: string;

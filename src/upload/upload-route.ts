@@ -11,8 +11,10 @@ import { attachFiles } from './attach.ts';
 import { storedFileNames, type FileRecords } from './record.ts';
 import { apiUploadFolder } from './folder.ts';
 import type { Storage } from './storage.ts';
+import type { FilesQuery } from './files-query.ts';
 
-export interface UploadDeps { records: FileRecords; storage: Storage; maxFileSize: number }
+/** `reads`: the content-API file reads (files-query.ts); `records`: the statements of writes and of the records they answer. */
+export interface UploadDeps { records: FileRecords; reads: FilesQuery; storage: Storage; maxFileSize: number }
 
 const notFoundEntity = () => new ApiError(404, 'NotFoundError', 'Entity not found', {});
 
