@@ -20,7 +20,7 @@ import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type PolicyResolver, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
-import { usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
+import { FILE_UID, LOCALE_UID, usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { graphqlLimits } from './context.ts';
 
 
@@ -94,10 +94,12 @@ function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlCon
 
 /**
  * The models as GraphQL sees them: plugin types that models relate to keep their own plugin queries, so they
- * are left out of Shadow CRUD; relations to them too, but for users (UsersPermissionsUser, as Strapi's GraphQL).
+ * are left out of Shadow CRUD; relations to them too, but for users (UsersPermissionsUser, as Strapi's GraphQL),
+ * files and locales.
  */
 function withoutBuiltins(schema: Schema): Schema {
-  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID;
+  // Upload's file and i18n's locale have their GraphQL types (UploadFile, I18NLocale), relations to them stay too.
+  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID && uid !== FILE_UID && uid !== LOCALE_UID;
   const keep = <M extends ContentType | Component>(m: M): M => {
     const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && dropped(a.target)));
     return attributes.length === m.attributes.length ? m : { ...m, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
