@@ -5,7 +5,7 @@ import type { QueryValue } from './querystring.ts';
 import type {
   Attribute, ComponentAttr, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
-import { visibleScalars } from './schema.ts';
+import { morphLinkable, visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
@@ -976,7 +976,7 @@ export class PopulateParser {
     if (o.on !== undefined) {
       for (const [uid, tsub] of Object.entries(o.on)) {
         const ct = this.schema.contentTypes.get(uid);
-        if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on.${uid}`);
+        if (!ct || !morphLinkable(ct)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
         const t: Obj = isObj(tsub) ? tsub : {};
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         // A type the caller may not read is validated, then left out (with scratch parameters).
@@ -987,7 +987,7 @@ export class PopulateParser {
         if (parser === this) types.push({ ct, select });
       }
     } else {
-      for (const ct of this.schema.contentTypes.values()) if (!ct.builtin && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });
+      for (const ct of this.schema.contentTypes.values()) if (morphLinkable(ct) && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });
     }
     return { kind: 'morphTo', attr: a, types };
   }

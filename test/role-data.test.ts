@@ -11,5 +11,5 @@ import { STEPS } from './fixtures/role-data-cases/steps.ts';
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 
-const RELATED = 'a file\'s related lists content-types only here yet';
-recordedSuite('role-data', here('./fixtures/role-data'), here('./fixtures/role-data-cases'), STEPS, {}, Object.fromEntries(STEPS.filter((s) => /related/.test(s.name)).map((s) => [s.name, RELATED])));
+const RELATED = 'a file\'s related lists no component rows here yet';
+recordedSuite('role-data', here('./fixtures/role-data'), here('./fixtures/role-data-cases'), STEPS, {}, Object.fromEntries(STEPS.filter((s) => /related, on the component/.test(s.name)).map((s) => [s.name, RELATED])));
