@@ -46,3 +46,14 @@ test('a two-way relation between a content-type and the file whose sides do not 
   assert.throws(() => loadEdited(TEAM, (j) => { delete j.attributes.photos; }),
     /file\/schema\.json: attribute "owner": inversedBy "photos" is not a relation of api::team\.team back to plugin::upload\.file/);
 });
+
+test('GraphQL in v4\'s Entity shape builds on the same project: relations to the file and locale and the role\'s non-scalars are left out there', async () => {
+  const { startTestServer, TOKEN } = await import('./helpers.ts');
+  const s = await startTestServer({ modelsDir: here('./fixtures/role-data'), env: { GRAPHQL_SHAPE: 'v4', LOCALES: 'en,fr' } });
+  try {
+    const r = await s.fetchJson('POST', '/graphql', { query: '{ teams { data { attributes { name } } } usersPermissionsRoles(sort: "type") { data { attributes { type } } } t: __type(name: "Team") { fields { name } } }' }, TOKEN);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data.usersPermissionsRoles.data.map((x: { attributes: { type: string } }) => x.attributes.type), ['authenticated', 'public']);
+    assert.deepEqual(r.body.data.t.fields.map((f: { name: string }) => f.name), ['name', 'logo', 'pic', 'createdAt', 'updatedAt']);
+  } finally { await s.stop(); }
+});

@@ -95,11 +95,11 @@ function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlCon
 /**
  * The models as GraphQL sees them: plugin types that models relate to keep their own plugin queries, so they
  * are left out of Shadow CRUD; relations to them too, but for users (UsersPermissionsUser, as Strapi's GraphQL),
- * files and locales.
+ * files and locales (`records`: Strapi 5's shape, whose UploadFile and I18NLocale they name; v4's Entity shape,
+ * which no Strapi 5 serves, leaves them out).
  */
-function withoutBuiltins(schema: Schema): Schema {
-  // Upload's file and i18n's locale have their GraphQL types (UploadFile, I18NLocale), relations to them stay too.
-  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID && uid !== FILE_UID && uid !== LOCALE_UID;
+function withoutBuiltins(schema: Schema, records: boolean): Schema {
+  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID && !(records && (uid === FILE_UID || uid === LOCALE_UID));
   const keep = <M extends ContentType | Component>(m: M): M => {
     const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && dropped(a.target)));
     return attributes.length === m.attributes.length ? m : { ...m, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
@@ -117,7 +117,7 @@ function withoutBuiltins(schema: Schema): Schema {
  * registering after it into the same service.
  */
 export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>): Plugin {
-  const schema = withoutBuiltins(fullSchema);
+  const schema = withoutBuiltins(fullSchema, config.graphql.shape !== 'v4');
   // The plugin's types as the models made them (a project may extend the user: src/extensions).
   const plugin = usersPermissionsTypes(fullSchema);
   const gc = config.graphql;

@@ -593,6 +593,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   map.I18NLocale = attributeResolvers(v4 ? [] : added(schema.pluginRecords?.locale));
   // A role's users and permissions, a permission's role, a user's role: relations as the models' (v4: wrapped).
   for (const ct of [roles, users, permissions]) map[ct.builtin!.graphqlName] = attributeResolvers(ct.attributes);
+  // v4's role type shows the role's own attributes and added scalars only (sdl4.ts).
+  if (v4) map.UsersPermissionsRole = attributeResolvers(roles.attributes.filter((a) => a.kind === 'scalar' || a.name === 'permissions' || a.name === 'users'));
   if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
 
   /** A plugin type's three root queries (one, list, v5 connection) over a synthetic content-type. */
