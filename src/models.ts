@@ -156,7 +156,8 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
   // The extended plugin types, with their attributes, beside the models' own (relations checked alike); upload's
-  // file and i18n's locale are rendered from their own lists (schema.pluginRecords), added scalars only.
+  // file and i18n's locale keep their records' lists (schema.pluginRecords) with the added scalars, and are relation
+  // targets with every added attribute when a content-type relates to them.
   const extended = extensions.filter((raw) => !RECORD_TYPES.has(raw.uid)).map((raw) => extendPluginType(raw, schema, dir, customField));
   const records = extensions.filter((raw) => RECORD_TYPES.has(raw.uid));
   for (const raw of records) extendRecordType(raw, schema, dir, customField);
@@ -169,6 +170,7 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
     c.attributes = parseAttributes(raw, schema, dir, c, false, customField);
     for (const a of c.attributes) c.byName.set(a.name, a);
   });
+  // (A target no extension changed has only the plugin's attributes, whose links are the plugin's: nothing to check.)
   const targetFiles = targets.map((ct) => ({ ct, file: records.find((r) => r.uid === ct.uid)?.file ?? join(dir, 'src/extensions') }));
   checkRelationPairs(schema, [...ctList.map((ct, i) => ({ ct, file: rawTypes[i].file })), ...extended, ...targetFiles], dir);
   checkMorphTargets(schema, rawTypes, dir);
@@ -242,7 +244,8 @@ const RECORD_TYPES = new Map(Object.entries(RECORD_PLUGIN_ATTRIBUTES).map(([k, v
  * list): the plugin's attributes must stay with their types; the added scalars join the type's columns (in the
  * table before the timestamps, as Strapi's schema sync puts them) and its answers, in attribute order. Added
  * one-way relations, media, components and dynamic zones are stored as on any model (`<table>_<attr>_lnk`,
- * `files_related_mph` rows of the plugin type, `<table>_cmps`); polymorphic relations and two-way ones stop the start.
+ * `files_related_mph` rows of the plugin type, `<table>_cmps`); so are two-way relations with a content-type that
+ * relates back (joined with the content-types' relations); polymorphic relations stop the start.
  */
 function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): void {
   const key = RECORD_TYPES.get(raw.uid)!;
@@ -271,8 +274,7 @@ function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: stri
   // nor GraphQL type answers them), and the tables are left to Strapi rather than made without a reader.
   if (key === 'folder' && others.length) throw new ModelError(`${file}: attribute "${others[0].name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
   for (const a of others) {
-    // Polymorphic relations and relation sides naming an attribute of the target: no content-type relates back
-    // to these plugin types here (they are no relation targets), so only one-way relations can be linked.
+    // Polymorphic relations are not linked here (their links would need the plugin type among morph targets).
     if (a.kind === 'morph') throw new ModelError(`${file}: attribute "${a.name}": a ${a.relation} relation cannot be added to ${raw.uid} here (Strapi 5.54 takes it)`);
     // A two-way relation's other side is a content-type's relation to this plugin type, which made it a relation
     // target (schema.contentTypes): linked there with the content-types' relations (resolveJoins, checkRelationPairs).

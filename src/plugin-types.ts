@@ -14,7 +14,8 @@ function synthetic(uid: string, table: string, singular: string, plural: string,
   return {
     uid, kind: 'collectionType', singularName: singular, pluralName: plural, apiName: singular, table,
     draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
-    // Plugin types: no route, no Shadow CRUD of their own, never a morph or populate `on` target.
+    // Plugin types: no route, no Shadow CRUD of their own, a morph or populate `on` target only with media of their
+    // own (compiler/schema.ts morphLinkable).
     ...(graphqlName ? { builtin: { graphqlName } } : {}),
   };
 }
