@@ -75,7 +75,8 @@ export type Populate =
   /** `populate`: the file's own populated attributes (its `related`, what a project's extension added: Schema.files). */
   | { kind: 'media'; attr: MediaAttr; fields: string[] | null; populate?: Populate[] }
   /** morphToOne/morphToMany: each linked row as its own type's selection (types not listed are left out). */
-  | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[] }
+  /** `components`: component rows among the links, asked for by `on[<component uid>]` only (Strapi 5.54 lists them then). */
+  | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[]; components?: Map<string, ComponentSelection> }
   /** morphOne/morphMany: rows of `target` linked back through its morphTo attribute `by`. */
   | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
   /** `key`: the answer's key when not the attribute's name (GraphQL: one per distinct filters and sort). */

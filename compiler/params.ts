@@ -5,7 +5,7 @@ import type { QueryValue } from './querystring.ts';
 import type {
   Attribute, ComponentAttr, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
-import { visibleScalars } from './schema.ts';
+import { morphLinkable, visibleScalars } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
@@ -34,7 +34,7 @@ function countOf(list: Populate[]): number {
       case 'relation': case 'morphBy': case 'localizations': n += populateCount(p.select); break;
       case 'component': n += populateCount(p.select); break;
       case 'dynamiczone': for (const c of p.on.values()) n += 1 + populateCount(c); break;
-      case 'morphTo': for (const t of p.types) n += 1 + populateCount(t.select); break;
+      case 'morphTo': for (const t of [...p.types.map((x) => x.select), ...p.components?.values() ?? []]) n += 1 + populateCount(t); break;
       case 'media': n += countOf(p.populate ?? []); break;
     }
   }
@@ -973,10 +973,19 @@ export class PopulateParser {
     if (o.populate !== undefined && o.populate !== '*') throw invalidKey('populate', 'populate', path);
     if (sub !== true && Object.keys(o).some((k) => k !== 'on')) return null;
     const types: MorphTarget[] = [];
+    const components = new Map<string, ComponentSelection>();
     if (o.on !== undefined) {
       for (const [uid, tsub] of Object.entries(o.on)) {
+        const comp = this.schema.components.get(uid);
+        if (comp) {
+          // A component's rows linked to the file (its media): `fields` and `populate` as a zone fragment's.
+          const t: Obj = isObj(tsub) ? tsub : {};
+          for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
+          components.set(uid, this.component(comp, t, depth, path, status));
+          continue;
+        }
         const ct = this.schema.contentTypes.get(uid);
-        if (!ct || ct.builtin) throw invalidKey('populate', uid, `${path}.on.${uid}`);
+        if (!ct || !morphLinkable(ct)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
         const t: Obj = isObj(tsub) ? tsub : {};
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         // A type the caller may not read is validated, then left out (with scratch parameters).
@@ -987,9 +996,9 @@ export class PopulateParser {
         if (parser === this) types.push({ ct, select });
       }
     } else {
-      for (const ct of this.schema.contentTypes.values()) if (!ct.builtin && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });
+      for (const ct of this.schema.contentTypes.values()) if (morphLinkable(ct) && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });
     }
-    return { kind: 'morphTo', attr: a, types };
+    return { kind: 'morphTo', attr: a, types, ...(components.size ? { components } : {}) };
   }
 }
 

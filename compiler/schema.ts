@@ -181,6 +181,14 @@ export interface ExtendedRecord {
   others: Attribute[];
 }
 
+/**
+ * Whether rows of `ct` may be among a polymorphic relation's links (a file's `related`): any content-type, and a
+ * plugin type (a user, a role, a file, a locale) once a project's extension gave it media, whose links are there.
+ */
+export function morphLinkable(ct: ContentType): boolean {
+  return !ct.builtin || ct.attributes.some((a) => a.kind === 'media');
+}
+
 export function isToMany(a: Attribute): boolean {
   return ((a.kind === 'relation' || a.kind === 'morph') && a.toMany) || (a.kind === 'media' && a.multiple) ||
     (a.kind === 'component' && a.repeatable) || a.kind === 'dynamiczone';

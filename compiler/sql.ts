@@ -51,6 +51,8 @@ const ONE = rounds(1);
 
 /** The rows a populate reaches from a row of the level above (alias `src`): `from … where …`, and their alias. */
 type Step = (src: string) => { sql: string; alias: string };
+/** A type (or component) among a populate's per-type rounds: its links, its rows, what it populates under it. */
+type PerType = [uid: string, links: () => Step, rows: () => Step, children: Populate[], ct: ContentType | null];
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -421,10 +423,10 @@ class RowGen extends FilterGen {
     return this.compose(scalarCols(sel, alias, ct), sel.populate, ct, alias, joins, tail, cache);
   }
 
-  /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone). */
-  componentText(sel: ComponentSelection, alias: string, joins: string[], uid?: string): string {
+  /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone, or `tail`). */
+  componentText(sel: ComponentSelection, alias: string, joins: string[], uid?: string, tail?: string): string {
     const cols: Col[] = [['id', `${alias}.id`], ...sel.fields.map((f): Col => [f.name, scalarOut(f, alias)])];
-    return this.compose(cols, sel.populate, null, alias, joins, uid === undefined ? '' : `,"__component":${JSON.stringify(uid)}`);
+    return this.compose(cols, sel.populate, null, alias, joins, tail ?? (uid === undefined ? '' : `,"__component":${JSON.stringify(uid)}`));
   }
 
   /** A subquery yielding one row with column `v`: the populated value as JSON text (never null). */
@@ -593,13 +595,20 @@ class Gen extends RowGen {
    */
   private morphTo(p: Extract<Populate, { kind: 'morphTo' }>, src: string): string {
     const empty = p.attr.toMany ? `'[]'` : `'null'`;
-    if (!p.types.length) return `select ${empty}::text as v`;
-    const one = (idExpr: string) => p.types.map(({ ct, select }) => {
+    const comps = [...p.components ?? []];
+    if (!p.types.length && !comps.length) return `select ${empty}::text as v`;
+    const one = (idExpr: string) => [...p.types.map(({ ct, select }) => {
       const a = this.alias();
       const joins: string[] = [];
       const row = this.descend(() => this.morphToStep(p, ct, true), () => this.rowText(ct, select, a, joins, `,"__type":${JSON.stringify(ct.uid)}`));
       return `when ${lit(ct.uid)} then (select ${row} from ${q(ct.table)} ${a}${sp(joins)} where ${a}.id = ${idExpr})`;
-    }).join(' ');
+    }), ...comps.map(([uid, sel]) => {
+      // A component row: `id`, its fields, then `__type` (as Strapi 5.54 answers it).
+      const a = this.alias();
+      const joins: string[] = [];
+      const row = this.descend(() => this.morphToStep(p, sel.component, true), () => this.componentText(sel, a, joins, undefined, `,"__type":${JSON.stringify(uid)}`));
+      return `when ${lit(uid)} then (select ${row} from ${q(sel.component.table)} ${a}${sp(joins)} where ${a}.id = ${idExpr})`;
+    })].join(' ');
     if (p.attr.columns) {
       const c = p.attr.columns;
       return `select coalesce(case ${src}.${q(c.type)} ${one(`${src}.${q(c.id)}`)} end, 'null') as v`;
@@ -675,7 +684,7 @@ class Gen extends RowGen {
   }
 
   /** Each type present among the links (`links(type)`) is one more query, with its rows' own chain. */
-  private perType(types: Array<[uid: string, links: () => Step, rows: () => Step, children: Populate[], ct: ContentType | null]>): Rounds[] {
+  private perType(types: PerType[]): Rounds[] {
     return types.map(([, links, rows, children, ct]) => {
       const present = this.descend(links, () => this.found());
       const after = this.chain(rows, children, ct);
@@ -704,7 +713,8 @@ class Gen extends RowGen {
         return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
       }
       case 'morphTo': {
-        const types = this.perType(p.types.map(({ ct: t, select }) => [t.uid, () => this.morphToStep(p, t, false), () => this.morphToStep(p, t, true), select.populate, t]));
+        const types = this.perType([...p.types.map(({ ct: t, select }) => [t.uid, () => this.morphToStep(p, t, false), () => this.morphToStep(p, t, true), select.populate, t] as PerType),
+          ...[...p.components ?? []].map(([uid, sel]) => [uid, () => this.morphToStep(p, sel.component, false), () => this.morphToStep(p, sel.component, true), sel.populate, null] as PerType)]);
         if (p.attr.toMany) {
           const d = this.deepest([rounds(0), ...types]);
           return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
@@ -744,7 +754,7 @@ class Gen extends RowGen {
   }
 
   /** A morphTo side's links to rows of `t` (`rows`: joined to those rows). */
-  private morphToStep(p: Extract<Populate, { kind: 'morphTo' }>, t: ContentType, rows: boolean): Step {
+  private morphToStep(p: Extract<Populate, { kind: 'morphTo' }>, t: { uid: string; table: string }, rows: boolean): Step {
     return (src) => {
       const a = this.alias();
       if (p.attr.columns) {

@@ -47,6 +47,7 @@ function populateTables(schema: Schema, p: Populate, out: Set<string>): void {
     case 'morphTo':
       if (p.attr.join) out.add(p.attr.join.table);
       for (const t of p.types) { out.add(t.ct.table); selectionTables(schema, t.select, out); }
+      for (const c of p.components?.values() ?? []) { out.add(c.component.table); selectionTables(schema, c, out); }
       return;
     case 'media':
       for (const t of MEDIA) out.add(t);

@@ -8,7 +8,7 @@ import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
   type MorphAttr, type MorphRelation,
 } from '../compiler/schema.ts';
-import { fileReadType, pluginTypes, RECORD_PLUGIN_ATTRIBUTES, USERS_UID } from './plugin-types.ts';
+import { FILE_UID, fileReadType, fillRecordTarget, pluginTypes, recordTarget, RECORD_PLUGIN_ATTRIBUTES, USERS_UID, PERMISSIONS_UID } from './plugin-types.ts';
 import { customFieldResolver, type CustomFieldAnswer } from './project/custom-fields.ts';
 import { ADMIN_USERS, columnName, componentsTable, inverseJoinTable, morphColumns, morphJoinTable, ownerJoinTable, tableName, type JoinTable, type StrapiRelation } from '../compiler/layout.ts';
 
@@ -156,34 +156,49 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
     for (const a of ct.attributes) ct.byName.set(a.name, a);
   });
   // The extended plugin types, with their attributes, beside the models' own (relations checked alike); upload's
-  // file and i18n's locale are rendered from their own lists (schema.pluginRecords), added scalars only.
+  // file and i18n's locale keep their records' lists (schema.pluginRecords) with the added scalars, and are relation
+  // targets with every added attribute when a content-type relates to them.
   const extended = extensions.filter((raw) => !RECORD_TYPES.has(raw.uid)).map((raw) => extendPluginType(raw, schema, dir, customField));
-  for (const raw of extensions) if (RECORD_TYPES.has(raw.uid)) extendRecordType(raw, schema, dir, customField);
+  const records = extensions.filter((raw) => RECORD_TYPES.has(raw.uid));
+  for (const raw of records) extendRecordType(raw, schema, dir, customField);
+  // The file and the locale as the content-types' relation targets, with what their extensions added.
+  const targets = [...RECORD_TYPES.keys()].flatMap((uid) => schema.contentTypes.get(uid) ?? []);
+  for (const t of targets) fillRecordTarget(t, schema);
   const compList = [...components.values()];
   rawComponents.forEach((raw, i) => {
     const c = compList[i];
     c.attributes = parseAttributes(raw, schema, dir, c, false, customField);
     for (const a of c.attributes) c.byName.set(a.name, a);
   });
-  checkRelationPairs(schema, [...ctList.map((ct, i) => ({ ct, file: rawTypes[i].file })), ...extended], dir);
+  // (A target no extension changed has only the plugin's attributes, whose links are the plugin's: nothing to check.)
+  const targetFiles = targets.map((ct) => ({ ct, file: records.find((r) => r.uid === ct.uid)?.file ?? join(dir, 'src/extensions') }));
+  checkRelationPairs(schema, [...ctList.map((ct, i) => ({ ct, file: rawTypes[i].file })), ...extended, ...targetFiles], dir);
   checkMorphTargets(schema, rawTypes, dir);
   checkComponentCycles(schema);
   resolveJoins(schema);
-  schema.files = fileReadType(schema);
+  schema.files = schema.contentTypes.get(FILE_UID) ?? fileReadType(schema);
   return schema;
 }
 
 /** Plugin types a model may relate to, made known when some model does (or the project extends them). */
 const ADMIN_UID = 'admin::user';
 
-function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Raw[], usersExtended: boolean): void {
-  const targets = new Set(raws.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
+function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Array<Raw & { uid?: string }>, usersExtended: boolean): void {
+  const targetsOf = (rs: Raw[]) => new Set(rs.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
     .map((d) => (d && typeof d === 'object' && d.type === 'relation' ? d.target : undefined))));
+  const targets = targetsOf(raws);
   // A populated user shows its role (and a role its permissions) as in Strapi: the plugin's three types.
   if ((usersExtended || targets.has(USERS_UID)) && !contentTypes.has(USERS_UID)) {
     for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
   }
   if (targets.has(ADMIN_UID) && !contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
+  // Upload's file and i18n's locale as relation targets (attributes set once the extensions are read): of the
+  // project's types, not of the plugin types' own (a folder's files, a file's folder are the plugin's links).
+  const recordTargets = targetsOf(raws.filter((r) => !r.uid || !RECORD_TYPES.has(r.uid)));
+  for (const uid of RECORD_TYPES.keys()) {
+    const target = recordTargets.has(uid) && !contentTypes.has(uid) ? recordTarget(uid) : null;
+    if (target) contentTypes.set(uid, target);
+  }
 }
 
 const scalar = (name: string, type: ScalarType, extra: Partial<ScalarAttr> = {}): ScalarAttr =>
@@ -229,7 +244,8 @@ const RECORD_TYPES = new Map(Object.entries(RECORD_PLUGIN_ATTRIBUTES).map(([k, v
  * list): the plugin's attributes must stay with their types; the added scalars join the type's columns (in the
  * table before the timestamps, as Strapi's schema sync puts them) and its answers, in attribute order. Added
  * one-way relations, media, components and dynamic zones are stored as on any model (`<table>_<attr>_lnk`,
- * `files_related_mph` rows of the plugin type, `<table>_cmps`); polymorphic relations and two-way ones stop the start.
+ * `files_related_mph` rows of the plugin type, `<table>_cmps`); so are two-way relations with a content-type that
+ * relates back (joined with the content-types' relations); polymorphic relations stop the start.
  */
 function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: string, customField: (uid: unknown) => CustomFieldAnswer): void {
   const key = RECORD_TYPES.get(raw.uid)!;
@@ -258,11 +274,12 @@ function extendRecordType(raw: Raw & { uid: string }, schema: Schema, root: stri
   // nor GraphQL type answers them), and the tables are left to Strapi rather than made without a reader.
   if (key === 'folder' && others.length) throw new ModelError(`${file}: attribute "${others[0].name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
   for (const a of others) {
-    // Polymorphic relations and relation sides naming an attribute of the target: no content-type relates back
-    // to these plugin types here (they are no relation targets), so only one-way relations can be linked.
+    // Polymorphic relations are not linked here (their links would need the plugin type among morph targets).
     if (a.kind === 'morph') throw new ModelError(`${file}: attribute "${a.name}": a ${a.relation} relation cannot be added to ${raw.uid} here (Strapi 5.54 takes it)`);
-    if (a.kind === 'relation' && (a.mappedBy || a.inversedBy)) throw new ModelError(`${file}: attribute "${a.name}": a relation added to ${raw.uid} must be one-way here (no mappedBy or inversedBy)`);
-    if (a.kind === 'relation') a.join = ownerJoinTable(ct, a.name, schema.contentTypes.get(a.target)!, strapiRelation(a.relation), false);
+    // A two-way relation's other side is a content-type's relation to this plugin type, which made it a relation
+    // target (schema.contentTypes): linked there with the content-types' relations (resolveJoins, checkRelationPairs).
+    if (a.kind === 'relation' && (a.mappedBy || a.inversedBy) && !schema.contentTypes.has(raw.uid)) throw new ModelError(`${file}: attribute "${a.name}": ${a.mappedBy ? 'mappedBy' : 'inversedBy'} "${a.mappedBy ?? a.inversedBy}" is not a relation of ${a.target} back to ${raw.uid}`);
+    if (a.kind === 'relation' && !a.mappedBy && !a.inversedBy) a.join = ownerJoinTable(ct, a.name, schema.contentTypes.get(a.target)!, strapiRelation(a.relation), false);
   }
   const scalars = parsed.filter((a): a is ScalarAttr => a.kind === 'scalar');
   const ownScalars = new Map([...own].filter(([, d]) => d.type !== 'relation')
@@ -320,8 +337,8 @@ function extendPluginType(raw: Raw & { uid: string }, schema: Schema, root: stri
   }
   const added = Object.fromEntries(Object.entries(given).filter(([k]) => !plugin.has(k)));
   const parsed = parseAttributes({ file: raw.file, json: { collectionName: ct.table, attributes: added } }, schema, root, ct, false, customField);
-  // A role answers its added scalars (on /api/users-permissions/roles, populated, in GraphQL); nothing else yet.
-  const other = raw.uid !== USERS_UID && parsed.find((a) => a.kind !== 'scalar');
+  // The user and the role take any attribute (stored and read as any model's); the permission only scalars.
+  const other = raw.uid === PERMISSIONS_UID && parsed.find((a) => a.kind !== 'scalar');
   if (other) throw new ModelError(`${file}: attribute "${other.name}": only scalar attributes can be added to ${raw.uid} here (Strapi 5.54 takes any)`);
   const columns = new Set(ct.attributes.flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])));
   for (const a of parsed) if (a.kind === 'scalar' && columns.has(a.column)) throw new ModelError(`${file}: attribute "${a.name}": its column name "${a.column}" collides with another attribute`);
@@ -434,7 +451,6 @@ function parseAttributes(raw: Raw, schema: Schema, root: string, owner: ContentT
       // Strapi allows only one-way relations in components.
       if (isComponent && (def.mappedBy !== undefined || def.inversedBy !== undefined)) fail('a relation in a component is one-way: no mappedBy or inversedBy');
       const mappedBy = typeof def.mappedBy === 'string' ? def.mappedBy : undefined;
-      if (mappedBy && schema.contentTypes.get(target as string)?.builtin && !isExtended(schema.contentTypes.get(target as string)!)) fail(`a relation to ${String(target)} must own its side here (inversedBy or one-way, not mappedBy)`);
       const inversedBy = typeof def.inversedBy === 'string' ? def.inversedBy : undefined;
       if (mappedBy && inversedBy) fail('a relation has either mappedBy or inversedBy, not both');
       const toMany = relation === 'oneToMany' || relation === 'manyToMany' || relation === 'manyWay';
@@ -503,8 +519,12 @@ function checkRelationPairs(schema: Schema, owners: Array<{ ct: ContentType; fil
       if (a.kind !== 'relation' || (ct.builtin && a.join !== UNRESOLVED)) continue;
       const target = schema.contentTypes.get(a.target)!;
       const other = a.mappedBy ?? a.inversedBy;
-      // A plugin type's side the project does not declare (no extension of the user naming it): one-way for us.
-      if (!other || (target.builtin && !target.byName.has(other))) continue;
+      if (!other) continue;
+      // A plugin type's side the project does not declare (no extension naming it): one-way for us, so it must own.
+      if (target.builtin && !target.byName.has(other)) {
+        if (a.mappedBy) throw new ModelError(`${file}: attribute "${a.name}": a relation to ${target.uid} must own its side here (inversedBy or one-way, not mappedBy)`);
+        continue;
+      }
       const o = target.byName.get(other);
       if (!o || o.kind !== 'relation' || o.target !== ct.uid) {
         throw new ModelError(`${file}: attribute "${a.name}": ${a.mappedBy ? 'mappedBy' : 'inversedBy'} "${other}" is not a relation of ${target.uid} back to ${ct.uid}`);

@@ -14,7 +14,8 @@ function synthetic(uid: string, table: string, singular: string, plural: string,
   return {
     uid, kind: 'collectionType', singularName: singular, pluralName: plural, apiName: singular, table,
     draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
-    // Plugin types: no route, no Shadow CRUD of their own, never a morph or populate `on` target.
+    // Plugin types: no route, no Shadow CRUD of their own, a morph or populate `on` target only with media of their
+    // own (compiler/schema.ts morphLinkable).
     ...(graphqlName ? { builtin: { graphqlName } } : {}),
   };
 }
@@ -51,7 +52,7 @@ export function fileReadType(schema: Schema): ContentType {
   return synthetic(FILE_UID, FILES.table, 'file', 'files', order.flatMap((n) => byName.get(n) ?? []));
 }
 
-const FILE_UID = 'plugin::upload.file';
+export const FILE_UID = 'plugin::upload.file';
 
 /**
  * i18n's locale as GraphQL reads it through the compiler when a project's extension added relations, media or
@@ -64,6 +65,29 @@ export function localeReadType(schema: Schema): ContentType | null {
   const byName = new Map<string, Attribute>([...ext.ct.attributes, ...ext.others].map((a) => [a.name, a]));
   return synthetic(ext.ct.uid, ext.ct.table, 'locale', 'locales', ext.order.flatMap((n) => byName.get(n) ?? []));
 }
+/**
+ * Upload's file or i18n's locale as a relation target of the project's content-types (their side of a two-way
+ * relation with an extension's attribute, or a one-way relation to them): a plugin type (no route, no Shadow
+ * CRUD, its own GraphQL type) whose attributes fillRecordTarget sets once the extensions are read.
+ */
+export function recordTarget(uid: string): ContentType | null {
+  if (uid === FILE_UID) return synthetic(FILE_UID, FILES.table, 'file', 'files', [], 'UploadFile');
+  if (uid === LOCALE_UID) return synthetic(LOCALE_UID, RECORD_PLUGIN_ATTRIBUTES.locale.table, 'locale', 'locales', [], 'I18NLocale');
+  return null;
+}
+
+/** `target`'s attributes: the file as upload's reads see it, the locale's scalars and what its extension added. */
+export function fillRecordTarget(target: ContentType, schema: Schema): void {
+  const ext = schema.pluginRecords?.locale;
+  const attributes = target.uid === FILE_UID ? fileReadType(schema).attributes
+    : ext ? (localeReadType(schema) ?? ext.ct).attributes
+    : RECORD_PLUGIN_ATTRIBUTES.locale.attributes.map(([name, type]) => scalar(name, type as ScalarType));
+  target.attributes = attributes;
+  target.byName = new Map(attributes.map((a) => [a.name, a]));
+}
+
+export const LOCALE_UID = 'plugin::i18n.locale';
+
 /** Upload's folders: a private relation's target, never read (no content-type here). */
 const FOLDER_UID = 'plugin::upload.folder';
 
@@ -174,7 +198,7 @@ export function withTypes(schema: Schema, types: ContentType[]): Schema {
 
 export const USERS_UID = 'plugin::users-permissions.user';
 const ROLES_UID = 'plugin::users-permissions.role';
-const PERMISSIONS_UID = 'plugin::users-permissions.permission';
+export const PERMISSIONS_UID = 'plugin::users-permissions.permission';
 
 /**
  * users-permissions' three types, related as in Strapi (a user's role, a role's users and permissions):

@@ -82,11 +82,11 @@ function loadEdited(file: string, edit: (json: { attributes: Record<string, unkn
   } finally { rmSync(dir, { recursive: true, force: true }); }
 }
 
-test('a file or locale extension adding a polymorphic or two-way relation stops the start, naming the file and attribute', () => {
+test('a file or locale extension adding a polymorphic relation, or a two-way one no content-type relates back with, stops the start, naming the file and attribute', () => {
   assert.throws(() => loadEdited('upload/content-types/file/schema.json', (j) => { j.attributes.owner = { type: 'relation', relation: 'morphToOne' }; }),
     /upload\/content-types\/file\/schema\.json: attribute "owner": a morphToOne relation cannot be added to plugin::upload\.file here/);
   assert.throws(() => loadEdited('i18n/content-types/locale/schema.json', (j) => { j.attributes.team = { type: 'relation', relation: 'manyToOne', target: 'api::team.team', inversedBy: 'locales' }; }),
-    /i18n\/content-types\/locale\/schema\.json: attribute "team": a relation added to plugin::i18n\.locale must be one-way here/);
+    /i18n\/content-types\/locale\/schema\.json: attribute "team": inversedBy "locales" is not a relation of api::team\.team back to plugin::i18n\.locale/);
 });
 
 test('a file or locale extension leaving out or retyping a plugin attribute stops the start, naming the file and attribute', () => {
@@ -94,7 +94,7 @@ test('a file or locale extension leaving out or retyping a plugin attribute stop
   assert.throws(() => loadEdited('i18n/content-types/locale/schema.json', (j) => { j.attributes.code = { type: 'integer' }; }), /locale\/schema\.json: attribute "code": type "integer", the plugin needs "string"/);
 });
 
-test('a role extension adding a non-scalar attribute stops the start, naming the file and attribute', () => {
+test('a role extension may add media (served: test/role-data.test.ts); an unknown component stops the start, naming the file and attribute', () => {
   const dir = withExtension(BASE(''));
   try {
     const role = join(dir, 'src/extensions/users-permissions/content-types/role');
@@ -103,7 +103,11 @@ test('a role extension adding a non-scalar attribute stops the start, naming the
     const json = JSON.parse(readFileSync(file, 'utf8')) as { attributes: Record<string, unknown> };
     json.attributes.icon = { type: 'media', multiple: false };
     writeFileSync(file, JSON.stringify(json));
-    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /role\/schema\.json: attribute "icon": only scalar attributes can be added to plugin::users-permissions\.role here/);
+    const roles = loadModels(dir, { defaultLocale: 'en', locales: ['en'] }).contentTypes.get('plugin::users-permissions.role')!;
+    assert.equal(roles.byName.get('icon')?.kind, 'media');
+    json.attributes.info = { type: 'component', component: 'meta.nope' };
+    writeFileSync(file, JSON.stringify(json));
+    assert.throws(() => loadModels(dir, { defaultLocale: 'en', locales: ['en'] }), /role\/schema\.json: attribute "info": unknown component "meta\.nope"/);
   } finally { rmSync(dir, { recursive: true, force: true }); }
 });
 

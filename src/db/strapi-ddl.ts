@@ -172,7 +172,8 @@ export function modelTables(schema: Schema): TableDef[] {
     const cmps = ownsComponents(ext.others);
     if (cmps) out.push(componentsJoinTable(ext.ct, cmps));
     out.push({ ...contentTypeTable(ext.ct), internal: true });
-    for (const a of ext.others) if (a.kind === 'relation') out.push(linkTable(ext.ct, schema.contentTypes.get(a.target)!, a.join));
+    // A mappedBy side's link table is its owner's (a content-type's relation to the file or locale).
+    for (const a of ext.others) if (a.kind === 'relation' && a.owner) out.push(linkTable(ext.ct, schema.contentTypes.get(a.target)!, a.join));
   }
   for (const m of models) {
     for (const a of m.attributes) {

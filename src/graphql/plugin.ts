@@ -20,7 +20,7 @@ import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type PolicyResolver, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
-import { usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
+import { FILE_UID, LOCALE_UID, usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { graphqlLimits } from './context.ts';
 
 
@@ -94,10 +94,12 @@ function contextOf(rest: GqlContext['rest'], caller: Caller, task: Task): GqlCon
 
 /**
  * The models as GraphQL sees them: plugin types that models relate to keep their own plugin queries, so they
- * are left out of Shadow CRUD; relations to them too, but for users (UsersPermissionsUser, as Strapi's GraphQL).
+ * are left out of Shadow CRUD; relations to them too, but for users (UsersPermissionsUser, as Strapi's GraphQL),
+ * files and locales (`records`: Strapi 5's shape, whose UploadFile and I18NLocale they name; v4's Entity shape,
+ * which no Strapi 5 serves, leaves them out).
  */
-function withoutBuiltins(schema: Schema): Schema {
-  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID;
+function withoutBuiltins(schema: Schema, records: boolean): Schema {
+  const dropped = (uid: string) => !!schema.contentTypes.get(uid)?.builtin && uid !== USERS_UID && !(records && (uid === FILE_UID || uid === LOCALE_UID));
   const keep = <M extends ContentType | Component>(m: M): M => {
     const attributes = m.attributes.filter((a) => !(a.kind === 'relation' && dropped(a.target)));
     return attributes.length === m.attributes.length ? m : { ...m, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
@@ -115,7 +117,7 @@ function withoutBuiltins(schema: Schema): Schema {
  * registering after it into the same service.
  */
 export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>): Plugin {
-  const schema = withoutBuiltins(fullSchema);
+  const schema = withoutBuiltins(fullSchema, config.graphql.shape !== 'v4');
   // The plugin's types as the models made them (a project may extend the user: src/extensions).
   const plugin = usersPermissionsTypes(fullSchema);
   const gc = config.graphql;

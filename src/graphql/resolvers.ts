@@ -21,7 +21,7 @@ import { createDocument, deleteDocument, putSingle, updateDocument } from '../re
 import { bodyText, type Reply } from '../rest/reply.ts';
 import { Planner, astKey, buildRootRead, pageWindow, planEnv, relKey, type Args, type PlanModels } from './plan.ts';
 import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } from './names.ts';
-import { filesType, localeReadType, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
+import { FILE_UID, LOCALE_UID, fillRecordTarget, filesType, localeReadType, recordTarget, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
@@ -161,6 +161,11 @@ function graphqlFiles(file: ContentType): ContentType {
   return { ...file, attributes, byName: new Map(attributes.map((a) => [a.name, a])) };
 }
 
+/** Whether a content-type or component of `schema` has a relation to `uid`. */
+function relatesTo(schema: Schema, uid: string): boolean {
+  return [...schema.contentTypes.values(), ...schema.components.values()].some((m) => m.attributes.some((a) => a.kind === 'relation' && a.target === uid));
+}
+
 export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const { schema, config, sdl } = deps;
   const v4 = config.graphql.shape === 'v4';
@@ -174,7 +179,15 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const lnk = (users.byName.get('role') as RelationAttr).join;
   // Plugin types reached through relations (a user's role) are targets the compiler must know; the
   // Shadow CRUD loops below keep iterating the models' own types.
-  const readSchema = withTypes(schema, [roles, users, permissions]);
+  // So are upload's file and i18n's locale when a content-type relates to them (a side of a two-way relation).
+  const recordTargets = [FILE_UID, LOCALE_UID].filter((uid) => relatesTo(schema, uid)).map((uid) => {
+    if (uid === FILE_UID) return files;
+    if (localeType) return localeType;
+    const t = recordTarget(uid)!;
+    fillRecordTarget(t, schema);
+    return t;
+  });
+  const readSchema = withTypes(schema, [roles, users, permissions, ...recordTargets]);
   const models: PlanModels = {
     schema: readSchema, shape: config.graphql.shape,
     nameOf: (ct) => (ct === files ? 'UploadFile' : ct === localeType ? 'I18NLocale' : ct.builtin?.graphqlName ?? typeName(ct)),
@@ -580,6 +593,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   map.I18NLocale = attributeResolvers(v4 ? [] : added(schema.pluginRecords?.locale));
   // A role's users and permissions, a permission's role, a user's role: relations as the models' (v4: wrapped).
   for (const ct of [roles, users, permissions]) map[ct.builtin!.graphqlName] = attributeResolvers(ct.attributes);
+  // v4's role type shows the role's own attributes and added scalars only (sdl4.ts).
+  if (v4) map.UsersPermissionsRole = attributeResolvers(roles.attributes.filter((a) => a.kind === 'scalar' || a.name === 'permissions' || a.name === 'users'));
   if (v4) for (const n of ['UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser']) entityOf(n);
 
   /** A plugin type's three root queries (one, list, v5 connection) over a synthetic content-type. */

@@ -105,7 +105,7 @@ export function usersPermissionsInputs(v5: boolean): { user: string; role: strin
   };
 }
 
-/** users-permissions' own role attributes; the others a project's extension added (scalars only, src/models.ts). */
+/** users-permissions' own role attributes; the others a project's extension added. */
 const ROLE_OWN = new Set(['name', 'description', 'type', 'permissions', 'users']);
 
 /**
@@ -113,15 +113,18 @@ const ROLE_OWN = new Set(['name', 'description', 'type', 'permissions', 'users']
  * attribute order after the plugin's relations, as Strapi 5.54's type builder places them (recorded:
  * test/fixtures/role-ext-cases): public ones in the type and its filters, every one in its input.
  */
-export function withRoleScalars(types: string, roles: ContentType, out: (a: ScalarAttr) => string): string {
+export function withRoleScalars(types: string, roles: ContentType, out: (a: ScalarAttr) => string, otherInputs?: (a: Attribute) => string[]): string {
   const added = roles.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && !ROLE_OWN.has(a.name));
-  if (!added.length) return types;
+  // The input takes the added relations, media and components too, in attribute order (recorded: role-data-cases).
+  const inputs = roles.attributes.filter((a) => !ROLE_OWN.has(a.name))
+    .flatMap((a) => (a.kind === 'scalar' ? [`  ${a.name}: ${out(a)}`] : otherInputs?.(a) ?? []));
+  if (!inputs.length) return types;
   const shown = added.filter((a) => !a.private && a.type !== 'password');
   const insert = (block: RegExp, before: string, lines: string[]) => types.replace(block, (b) => b.replace(before, `${lines.map((l) => `${l}\n`).join('')}${before}`));
   types = insert(/type UsersPermissionsRole \{[\s\S]*?\n\}/, '  createdAt: DateTime\n', shown.map((a) => `  ${a.name}: ${out(a)}${a.required ? '!' : ''}`));
   types = insert(/input UsersPermissionsRoleFiltersInput \{[\s\S]*?\n\}/, '  createdAt: DateTimeFilterInput\n', shown.map((a) => `  ${a.name}: ${FILTER_INPUT[a.type]}`));
   // The input's added fields follow `users` (its last plugin field).
-  return types.replace(/input UsersPermissionsRoleInput \{[\s\S]*?\n\}/, (b) => b.replace('  users: [ID]', ['  users: [ID]', ...added.map((a) => `  ${a.name}: ${out(a)}`)].join('\n')));
+  return types.replace(/input UsersPermissionsRoleInput \{[\s\S]*?\n\}/, (b) => b.replace('  users: [ID]', ['  users: [ID]', ...inputs].join('\n')));
 }
 
 /** A field's lines in a type block and in its filters' block. */
@@ -134,7 +137,7 @@ export interface AddedLines { field: string[]; filter: string[] }
  * 5.54's type builder places them (recorded: test/fixtures/plugin-ext-cases, plugin-data-cases): in the type and
  * its filters (no input of theirs takes them). `lines` writes an attribute's lines (none for what a shape does not show).
  */
-export function withRecordAttributes(types: string, schema: Schema, permissions: ContentType | null, lines: (typeName: string, a: Attribute) => AddedLines): string {
+export function withRecordAttributes(types: string, schema: Schema, permissions: ContentType | null, lines: (typeName: string, a: Attribute) => AddedLines, roles: ContentType | null = null): string {
   const place = (name: string, order: string[], added: Attribute[]) => {
     for (const a of added) {
       if (a.private || (a.kind === 'scalar' && a.type === 'password')) continue;
@@ -156,7 +159,14 @@ export function withRecordAttributes(types: string, schema: Schema, permissions:
     if (ext) place(name, ext.order, ext.order.flatMap((n) => [...ext.added, ...ext.others].filter((a) => a.name === n)));
   }
   if (permissions) place('UsersPermissionsPermission', permissions.attributes.map((a) => a.name), permissions.attributes.filter((a) => !PERMISSION_OWN.has(a.name)));
+  // The role's added scalars are placed by withRoleScalars (its input takes them too); its other attributes here.
+  if (roles) place('UsersPermissionsRole', roles.attributes.map((a) => a.name), roleOthers(roles));
   return types;
+}
+
+/** What a project's extension added to the role besides scalars (relations, media, components, zones), in order. */
+export function roleOthers(roles: ContentType): Attribute[] {
+  return roles.attributes.filter((a) => a.kind !== 'scalar' && !ROLE_OWN.has(a.name));
 }
 
 /** users-permissions' own permission attributes; the others a project's extension added (scalars only, src/models.ts). */

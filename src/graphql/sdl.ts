@@ -4,8 +4,8 @@ import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/s
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { withRecordAttributes, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
-import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
+import { roleOthers, withRecordAttributes, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { FILE_UID, LOCALE_UID, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { isExtended } from '../models.ts';
 
 const DEPRECATED_SELF = '@deprecated(reason: "Use root level fields instead")';
@@ -322,6 +322,11 @@ export interface SdlResult {
   unions: Map<string, string[]>;
 }
 
+/** Plugin types a relation may name (not among GraphQL's content-types: their types are the plugins'). */
+const PLUGIN_TYPE_NAMES: Record<string, string> = {
+  [USERS_UID]: 'UsersPermissionsUser', 'plugin::users-permissions.role': 'UsersPermissionsRole', [FILE_UID]: 'UploadFile', [LOCALE_UID]: 'I18NLocale',
+};
+
 export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?: PluginTypes } = { shadowCRUD: true }): SdlResult {
   const out: string[] = [];
   const enums = new Map<string, Map<string, string>>();
@@ -342,10 +347,12 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   filterScalars.push(['DateTimeFilterInput', 'DateTime'], ['JSONFilterInput', 'JSON']);
   for (const [n, s] of filterScalars) out.push(filterInput(n, s));
 
-  const recordOthers = [schema.pluginRecords?.file, schema.pluginRecords?.locale].flatMap((ext) => ext?.others ?? []);
+  const extendedRoles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
+  // What extensions added to plugin types besides scalars: their components and relations' targets get types too.
+  const recordOthers = [...[schema.pluginRecords?.file, schema.pluginRecords?.locale].flatMap((ext) => ext?.others ?? []), ...(extendedRoles ? roleOthers(extendedRoles) : [])];
   const asAttr = componentsAsAttributes(withUsers, recordOthers);
   // Relations to users-permissions' types (a model's author, the user's role) name the plugin's GraphQL types.
-  const targetName = (uid: string) => (uid === USERS_UID ? 'UsersPermissionsUser' : uid === 'plugin::users-permissions.role' ? 'UsersPermissionsRole' : typeName(schema.contentTypes.get(uid)!));
+  const targetName = (uid: string) => PLUGIN_TYPE_NAMES[uid] ?? typeName(schema.contentTypes.get(uid)!);
   const relationTargets = new Set<string>();
   for (const ct of schema.contentTypes.values()) if (ct.localized) relationTargets.add(ct.uid);
   for (const m of [...withUsers.contentTypes.values(), ...schema.components.values(), { attributes: recordOthers }]) {
@@ -475,10 +482,10 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   }
   const roles = opts.plugin && isExtended(opts.plugin.roles) ? opts.plugin.roles : null;
   const pluginTypes = users ? extendedUserTypes(FILE_TYPES, users.attributes) : FILE_TYPES;
-  const withRoles = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a)) : pluginTypes;
+  const withRoles = roles ? withRoleScalars(pluginTypes, roles, (a) => scalarOut('UsersPermissionsRole', a), (a) => inputLines('UsersPermissionsRole', [a])) : pluginTypes;
   const permissions = opts.plugin && isExtended(opts.plugin.permissions) ? opts.plugin.permissions : null;
-  out.push(schema.pluginRecords || permissions
-    ? withRecordAttributes(withRoles, schema, permissions, (owner, a) => ({ field: fieldLines(owner, [a]), filter: filterLines([a]) }))
+  out.push(schema.pluginRecords || permissions || roles
+    ? withRecordAttributes(withRoles, schema, permissions, (owner, a) => ({ field: fieldLines(owner, [a]), filter: filterLines([a]) }), roles)
     : withRoles);
 
   // Content-types
@@ -517,6 +524,14 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   data: [${n}!]! @deprecated(reason: "Use \`nodes\` field instead")
 }`);
     }
+  }
+
+  // The locale's (the file's is among the plugin's types): a content-type's to-many relation to locales.
+  if (relationTargets.has(LOCALE_UID)) {
+    out.push(`type I18NLocaleRelationResponseCollection {
+  nodes: [I18NLocale!]!
+  data: [I18NLocale!]! @deprecated(reason: "Use \`nodes\` field instead")
+}`);
   }
 
   const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',

@@ -9,6 +9,8 @@ import type { Reply } from '../rest/reply.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { UP } from '../auth/tables.ts';
+import { FILES } from '../../compiler/layout.ts';
+import { deleteMediaOf } from '../../compiler/write-sql.ts';
 import { pluginFields } from './user-json.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
 import { actionMap, enabledActions } from './actions.ts';
@@ -120,6 +122,8 @@ export async function deleteRole(ctx: RestContext, id: number | null): Promise<R
   ctx.count(1);
   if (id !== null && pub.length && Number(pub[0].id) === id) throw new ApiError(400, 'ApplicationError', 'Cannot delete public role', {});
   if (id === null) throw roleNotFound();
+  const roles = usersPermissionsTypes(ctx.schema).roles;
+  const media = roles.attributes.some((a) => a.kind === 'media');
   await ctx.db.begin(async (tx) => {
     const found = await tx.unsafe(`select id from ${UP.roles} where id = $1 for update`, [id]);
     if (!found.length) throw roleNotFound();
@@ -131,10 +135,12 @@ export async function deleteRole(ctx: RestContext, id: number | null): Promise<R
     }
     await tx.unsafe(`delete from ${UP.permissions} where id in (select ${P.permission} from ${P.table} where ${P.role} = $1)`, [id]);
     await tx.unsafe(`delete from ${UP.roles} where id = $1`, [id]);
+    // Its media links go with it, as Strapi's database layer deletes them (recorded: role-data-cases).
+    if (media) await tx.unsafe(deleteMediaOf, [[id], roles.uid]);
   });
-  ctx.count(5);
+  ctx.count(media ? 6 : 5);
   // Its users moved to the public role.
-  await announce(ctx, [...ROLE_TABLES, ...USER_TABLES]);
+  await announce(ctx, [...ROLE_TABLES, ...USER_TABLES, ...(media ? [FILES.related] : [])]);
   return { status: 200, body: '{"ok":true}' };
 }
 

@@ -9,6 +9,9 @@ import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { UP } from '../auth/tables.ts';
+import { FILES } from '../../compiler/layout.ts';
+import { deleteMediaOf } from '../../compiler/write-sql.ts';
+import { usersPermissionsTypes } from '../plugin-types.ts';
 import type { Config } from '../../config.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
@@ -116,8 +119,15 @@ export async function deleteUser(ctx: RestContext, id: number | null): Promise<R
   ctx.count(1);
   // Strapi sends the deleted user, or nothing (Koa turns an empty body into 204) when there was none.
   if (before === null || id === null) return { status: 204, body: '' };
-  await ctx.db.unsafe(`delete from ${UP.users} where id = $1`, [id]);
-  ctx.count(1);
-  await announce(ctx, USER_TABLES);
+  // Strapi's database layer deletes the row's media links with it (recorded: role-data-cases); links and `_cmps`
+  // entries go by their foreign keys, component rows stay, as Strapi leaves them.
+  const users = usersPermissionsTypes(ctx.schema).users;
+  const media = users.attributes.some((a) => a.kind === 'media');
+  await ctx.db.begin(async (tx) => {
+    await tx.unsafe(`delete from ${UP.users} where id = $1`, [id]);
+    if (media) await tx.unsafe(deleteMediaOf, [[id], users.uid]);
+  });
+  ctx.count(media ? 2 : 1);
+  await announce(ctx, media ? [...USER_TABLES, FILES.related] : USER_TABLES);
   return { status: 200, body: before };
 }
