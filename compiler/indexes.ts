@@ -117,7 +117,8 @@ export function queryIndexes(schema: Schema, query: ReadQuery): IndexAdvice[] {
   const range = cmps.find((c) => RANGE.has(c.op) && !eq.includes(c.field.column))?.field.column;
   const rootSort = query.sort.filter((s) => !s.path.length && !s.field.status && !s.field.searchOf);
   if (eq.length || range || rootSort.length) {
-    const keys = [...(ct.localized && query.localeParam !== null ? [R.locale] : []), ...eq.map(q)];
+    const byLocale = ct.localized && query.localeParam !== null;
+    const keys = [...(byLocale ? [R.locale] : []), ...eq.filter((c) => !(byLocale && c === R.locale)).map(q)];
     if (range) keys.push(q(range));
     else {
       for (const s of rootSort) if (!eq.includes(s.field.column)) keys.push(`${q(s.field.column)}${s.desc ? ' desc' : ''}`);
