@@ -219,6 +219,13 @@ export function insertLinks(j: JoinTable): string {
  * The other side holds one of this side (bidirectional oneToOne / oneToMany): targets `$1` leave the
  * rows of other documents than `$2` (rows of `sourceTable`).
  */
+/**
+ * The target rows a write is about to take from other documents, locked against each other's writers: two
+ * documents connecting one target each found no link to take (neither saw the other's) and both linked it.
+ * NO KEY UPDATE leaves the links' foreign-key checks (KEY SHARE) free; in id order, so writers never deadlock.
+ */
+export const lockTargets = (targetTable: string) => `select id from ${q(targetTable)} where id = any($1::int[]) order by id for no key update`;
+
 export const takeTargets = (j: JoinTable, sourceTable: string) =>
   `delete from ${q(j.table)} l using ${q(sourceTable)} s where l.${q(j.target)} = any($1::int[]) and s.id = l.${q(j.source)} and s.${R.documentId} <> $2`;
 

@@ -58,6 +58,18 @@ describe('concurrent writes of one document (two nodes)', () => {
     assert.deepEqual(await names('draft'), all);
   });
 
+  test('50 parallel connects of one article by ten authors: it keeps one author (the other side holds one)', async () => {
+    const article = await post('/api/articles', { title: 'owned once' });
+    const authors = await Promise.all(Array.from({ length: 10 }, (_, i) => post('/api/authors', { name: `owner ${i}` })));
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i, 'PUT', `/api/authors/${authors[i % 10].documentId}`, { articles: { connect: [article.documentId] } })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    // Each of the article's rows (draft and published: an author without draft & publish links both) has one author link.
+    const links = [...await a.sql().unsafe(
+      `select l.article_id, count(*)::int as n from articles_author_lnk l join articles r on r.id = l.article_id where r.document_id = $1 group by 1`, [article.documentId])];
+    assert.ok(links.length > 0, 'linked');
+    assert.deepEqual(links.filter((l) => l.n !== 1), [], 'one author per article row');
+  });
+
   test('50 parallel writes mixing drafts, publishes, connects and a new locale', async () => {
     const doc = await post('/api/articles', { title: 'mixed' });
     const tag = await post('/api/tags', { name: 'mixed-tag' });

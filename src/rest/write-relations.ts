@@ -58,6 +58,7 @@ export class RelationWriter {
     // The other side holds one of this side: the targets leave the rows of other documents.
     const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
     if (bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length) {
+      await this.run(W.lockTargets(target.table), [targets]);
       await this.run(W.takeTargets(j, source.table), [targets, documentId]);
     }
     const removed = await this.run<{ target: number; inv: number | null }>(W.deleteLinks(j), [row.id]);
