@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { ContentType, Schema } from './schema.ts';
 import { ROW_COLUMNS as R } from './layout.ts';
 import { searchDocument } from './search.ts';
-import type { Filter, ReadQuery } from './ast.ts';
+import type { FieldRef, Filter, ReadQuery } from './ast.ts';
 
 export interface IndexAdvice {
   table: string;
@@ -95,8 +95,15 @@ function conjuncts(f: Filter | null): Filter[] {
   return f.t === 'and' ? f.items.flatMap(conjuncts) : [f];
 }
 
-/** A root-row column compared by a filter, when an index can hold it (not `_q`'s document, not a status sort). */
-const indexable = (f: Filter): f is Extract<Filter, { t: 'cmp' }> => f.t === 'cmp' && !f.field.searchOf && !f.field.status;
+/**
+ * Columns of unbounded size never go into an index: a btree entry holds at most 2,704 bytes, so a long text
+ * written later would fail its insert (a 500 for a valid write).
+ */
+const UNBOUNDED = new Set<FieldRef['type']>(['text', 'richtext', 'blocks', 'json']);
+const bounded = (f: FieldRef) => !UNBOUNDED.has(f.type) && !f.searchOf && !f.status;
+
+/** A root-row column compared by a filter, when an index can hold it (not `_q`'s document, not a status sort, not a long text). */
+const indexable = (f: Filter): f is Extract<Filter, { t: 'cmp' }> => f.t === 'cmp' && bounded(f.field);
 
 /**
  * Indexes that let PostgreSQL answer one read from an index instead of the table's rows (issue 31: a broad
@@ -115,7 +122,7 @@ export function queryIndexes(schema: Schema, query: ReadQuery): IndexAdvice[] {
   const cmps = conjuncts(query.where).filter(indexable);
   const eq = [...new Set(cmps.filter((c) => EQUALITY.has(c.op)).map((c) => c.field.column))].sort();
   const range = cmps.find((c) => RANGE.has(c.op) && !eq.includes(c.field.column))?.field.column;
-  const rootSort = query.sort.filter((s) => !s.path.length && !s.field.status && !s.field.searchOf);
+  const rootSort = query.sort.filter((s) => !s.path.length && bounded(s.field));
   if (eq.length || range || rootSort.length) {
     const byLocale = ct.localized && query.localeParam !== null;
     const keys = [...(byLocale ? [R.locale] : []), ...eq.filter((c) => !(byLocale && c === R.locale)).map(q)];
@@ -134,7 +141,7 @@ export function queryIndexes(schema: Schema, query: ReadQuery): IndexAdvice[] {
   const first = query.sort[0];
   const rel = first?.path.length === 1 && first.path[0].kind === 'relation' && !first.path[0].toMany ? first.path[0] : null;
   const target = rel && schema.contentTypes.get(rel.target);
-  if (rel && target) out.push(queryIndex(target.table, `(${q(first.field.column)}, id)`, `${ct.uid} lists sorted by ${rel.name}.${first.field.column} walk the related rows in order`));
+  if (rel && target && bounded(first.field)) out.push(queryIndex(target.table, `(${q(first.field.column)}, id)`, `${ct.uid} lists sorted by ${rel.name}.${first.field.column} walk the related rows in order`));
   for (const f of conjuncts(query.where)) {
     if (f.t !== 'relation') continue;
     const col = conjuncts(f.sub).filter(indexable).find((c) => EQUALITY.has(c.op) || RANGE.has(c.op));
