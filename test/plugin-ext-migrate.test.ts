@@ -16,7 +16,7 @@ const plain = mkdtempSync(join(tmpdir(), 'fastrapi-plain-'));
 let s: TestServer | null = null;
 after(async () => { await s?.stop(); rmSync(plain, { recursive: true, force: true }); });
 
-test('extensions added later: their columns and tables are made on the existing database, its rows kept, and served', async () => {
+test('extensions added later: their columns and tables are made on the existing database, its rows kept, and served; a deleted file takes its own media links along', async () => {
   cpSync(project, plain, { recursive: true, filter: (src) => !src.includes(`${join('src', 'extensions')}`) });
   const first = await startTestServer({ modelsDir: plain });
   const before = await first.fetchJson('GET', '/api/i18n/locales', undefined, TOKEN);
@@ -41,4 +41,14 @@ test('extensions added later: their columns and tables are made on the existing 
   assert.equal(locales.body[0].flag, null);
   const files = await s.fetchJson('GET', '/api/upload/files?populate[team]=true&populate[info]=true&populate[extras]=true&populate[thumb]=true', undefined, TOKEN);
   assert.equal(files.status, 200, files.text);
+
+  // A file deleted takes its own media fields' links along (they name it as the related row: no key cascades them).
+  const made = await s.sql()`insert into files (document_id, name, hash, ext, mime, size, url, provider, created_at, updated_at, published_at)
+    select 'doc' || g, 'f' || g || '.png', 'h' || g, '.png', 'image/png', 1, '/uploads/h' || g || '.png', 'local', now(), now(), now() from generate_series(1, 2) g returning id`;
+  const [a, b] = made.map((r) => Number(r.id));
+  await s.sql()`insert into files_related_mph (file_id, related_id, related_type, field, "order") values (${b}, ${a}, 'plugin::upload.file', 'thumb', 1)`;
+  const del = await s.fetchJson('DELETE', `/api/upload/files/${a}`, undefined, TOKEN);
+  assert.equal(del.status, 200, del.text);
+  assert.deepEqual([...await s.sql()`select file_id from files_related_mph where related_type = 'plugin::upload.file' and related_id = ${a}`], []);
 });
+

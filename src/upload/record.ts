@@ -5,6 +5,7 @@
 // uploads in ("API Uploads", see folder.ts): `folder_path` and a `files_folder_lnk` row, as Strapi writes.
 import type { Sql, TransactionSql } from 'postgres';
 import { FILES } from '../../compiler/layout.ts';
+import { deleteMediaOf } from '../../compiler/write-sql.ts';
 import { fileRecordColumns, isoTs } from '../../compiler/sql.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { UPLOAD_FOLDERS } from '../auth/tables.ts';
@@ -69,7 +70,12 @@ export class FileRecords {
   private t = q(FILES.table);
   /** The record's select list from `f` (the models may extend the file). */
   private readonly cols: string;
-  constructor(schema?: Schema) { this.cols = recordColumns('f', schema); }
+  /** The file's own media fields (an extension may add some), whose links name it as the related row. */
+  private readonly ownMedia: string | null;
+  constructor(schema?: Schema) {
+    this.cols = recordColumns('f', schema);
+    this.ownMedia = schema?.files?.attributes.some((a) => a.kind === 'media') ? schema.files.uid : null;
+  }
 
   /** A new record in `folder` (its path in folder_path, the file last in the folder's list). */
   insert(run: Runner, documentId: string, r: FileRow, folder: Folder): Promise<string | null> {
@@ -113,8 +119,13 @@ export class FileRecords {
     [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size, r.url, r.provider]);
   }
 
-  /** Deletes the record; its folder link and its uses (files_related_mph) go by their foreign keys' cascade. */
-  delete(run: Runner, id: number): Promise<string | null> {
+  /**
+   * Deletes the record; its folder link and its uses (files_related_mph) go by their foreign keys' cascade.
+   * The links of its own media fields name it only as the related row, which no key cascades: deleted here,
+   * in the caller's transaction, as Strapi's database layer deletes an entry's media links.
+   */
+  async delete(run: Runner, id: number): Promise<string | null> {
+    if (this.ownMedia) await run.unsafe(deleteMediaOf, [[id], this.ownMedia]);
     return one(run, `with f as (delete from ${this.t} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${this.cols} from f) x`, [id]);
   }
