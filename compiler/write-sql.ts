@@ -166,7 +166,12 @@ export const connectMedia = `insert into ${FILES.related} (${FILES.file}, ${FILE
   from unnest($4::int[]) with ordinality u(f, n)`;
 
 /** Whether row `$1` exists. */
-export const rowExists = (table: string) => `select 1 from ${q(table)} where id = $1::int`;
+/**
+ * Whether row `$1` exists, held until the transaction ends (KEY SHARE: other writes of the row go on, its
+ * delete waits). A delete taking no document lock (a user's, a role's) then either waits and finds the
+ * links made meanwhile, or comes first and the row is found gone.
+ */
+export const rowExists = (table: string) => `select 1 from ${q(table)} where id = $1::int for key share`;
 
 /** The media links of rows `$1[i]` copied onto rows `$2[i]` (model `$3`; only fields `$4` unless null). */
 export const cloneMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
