@@ -15,7 +15,7 @@ import { seed } from './seed.ts';
 import { advisedIndexes, queryIndexes } from '../compiler/indexes.ts';
 import { advisedCounters } from '../compiler/counts.ts';
 import { installCounters } from '../src/db/counts.ts';
-import { createIndexes, onLargeTables, SMALL_TABLE } from '../src/db/indexes.ts';
+import { createIndexes } from '../src/db/indexes.ts';
 import { scenarios, path as readPath, type ReadScenario, type WriteScenario, type GraphqlScenario } from './scenarios.ts';
 import { LoadRunner, type LoadSpec, type LoadResult } from './load.ts';
 import { measureDbLimit } from './db-limit.ts';
@@ -216,11 +216,14 @@ async function main(): Promise<number> {
     const schema = loadModels(server.config.modelsDir, { ...server.config.i18n, customFields: server.config.customFields });
     await createIndexes(admin, advisedIndexes(schema), (m) => console.log(`  ${m}`));
     await installCounters(admin, advisedCounters(schema), (m) => console.log(`  ${m}`));
-    // And the indexes `npm run indexes -- --for` advises for the scenarios that filter and sort by columns of their own.
-    const advising = new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize });
+    // The server's view of which tables are large (filtered lists on them are planned with their values).
+    const sizes = new TableSizes(admin, server.config.db.customPlanRows);
+    await sizes.refresh();
+    const compiler = new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize, largeTable: sizes.isLarge });
+    // And the indexes `npm run indexes -- --for` advises for the scenarios that filter and sort by columns of their own (on large tables).
     const forScenarios = scenarios(opts.size).flatMap((s) => s.kind === 'read' && s.indexes
-      ? queryIndexes(schema, advising.query(schema.routes.get(s.route)!, s.shape, s.query, s.documentId)) : []);
-    await createIndexes(admin, await onLargeTables(admin, SMALL_TABLE, forScenarios), (m) => console.log(`  ${m}`));
+      ? queryIndexes(schema, compiler.query(schema.routes.get(s.route)!, s.shape, s.query, s.documentId)) : []);
+    await createIndexes(admin, forScenarios.filter((a) => sizes.isLarge(a.table)), (m) => console.log(`  ${m}`));
     // Measure with the render cache warm, as a node that has been running for a while has it.
     if (server.config.api.rest.renderCache) {
       const t0 = Date.now();
@@ -228,10 +231,7 @@ async function main(): Promise<number> {
       console.log(`render cache filled in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
     const pgVersion = (await admin<Array<{ v: string }>>`select current_setting('server_version') as v`)[0].v;
-    // The server's view of which tables are large (filtered lists on them are planned with their values).
-    const sizes = new TableSizes(admin, server.config.db.customPlanRows);
-    await sizes.refresh();
-    const ctx: Ctx = { opts, server, schema, compiler: new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize, largeTable: sizes.isLarge }), loads, progress, admin };
+    const ctx: Ctx = { opts, server, schema, compiler, loads, progress, admin };
     const chosen = scenarios(opts.size).filter((s) => !opts.scenario || opts.scenario.test(s.name));
     if (chosen.length === 0) { console.error(`no scenario matches ${String(opts.scenario)}`); return 2; }
     console.log(`server: ${server.config.workers} worker(s) × ${server.config.db.poolSize} DB read connections, PostgreSQL ${pgVersion}, ${cpus().length} CPUs, Node ${process.version}`);

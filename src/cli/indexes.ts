@@ -12,7 +12,9 @@ import { setLogLevel } from '../log.ts';
 import { advisedIndexes, queryIndexes, type IndexAdvice } from '../../compiler/indexes.ts';
 import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { concurrently, createIndexes, indexStates, onLargeTables, SMALL_TABLE } from '../db/indexes.ts';
+import { concurrently, createIndexes, indexStates } from '../db/indexes.ts';
+import { TableSizes } from '../db/table-sizes.ts';
+import type { Sql } from 'postgres';
 import { advisedCounters, COUNTS_DDL } from '../../compiler/counts.ts';
 import { countedTables, installCounters } from '../db/counts.ts';
 import { openDatabase } from './database.ts';
@@ -76,6 +78,17 @@ function readQueryOf(schema: Schema, compiler: Compiler, prefix: string, path: s
   if (ct?.kind === 'collectionType' && rest.length <= 2) return compiler.query(ct, rest.length === 1 ? 'list' : 'one', raw, rest[1]);
   if (ct?.kind === 'singleType' && rest.length === 1) return compiler.query(ct, 'one', raw);
   throw new Error(`--for ${path}: not a content-type's GET route under ${prefix} (${prefix}/<pluralName>[/<documentId>] or ${prefix}/<singularName>)`);
+}
+
+/** Below this many rows (PostgreSQL's estimate) a table is read whole faster than an index finds its rows. */
+const SMALL_TABLE = 10_000;
+
+/** The advice on tables PostgreSQL estimates at `minRows` rows or more (0: every table). */
+async function onLargeTables(sql: Sql, minRows: number, advice: IndexAdvice[]): Promise<IndexAdvice[]> {
+  if (minRows <= 0) return advice;
+  const sizes = new TableSizes(sql, minRows);
+  await sizes.refresh();
+  return advice.filter((a) => sizes.isLarge(a.table));
 }
 
 /** The same index advised for two paths is one. */

@@ -30,15 +30,3 @@ export async function createIndexes(sql: Sql, advice: IndexAdvice[], say: (line:
   for (const t of tables) await sql.unsafe(`vacuum (analyze) "${t.replace(/"/g, '""')}"`);
   return todo.length;
 }
-
-/** Below this many rows (PostgreSQL's estimate) a table is read whole faster than an index finds its rows. */
-export const SMALL_TABLE = 10_000;
-
-/** The advice on tables of at least `minRows` rows (query advice: compiler/indexes.ts `queryIndexes`). */
-export async function onLargeTables(sql: Sql, minRows: number, advice: IndexAdvice[]): Promise<IndexAdvice[]> {
-  const rows = await sql.unsafe<Array<{ table: string; n: number }>>(
-    `select c.relname as table, greatest(c.reltuples, 0)::float8 as n from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relname = any($1::text[])`,
-    [[...new Set(advice.map((a) => a.table))]]);
-  const n = new Map(rows.map((r) => [r.table, r.n]));
-  return advice.filter((a) => (n.get(a.table) ?? 0) >= minRows);
-}
