@@ -165,7 +165,6 @@ export const connectMedia = `insert into ${FILES.related} (${FILES.file}, ${FILE
   select u.f, $1::int, $2::text, $3::text, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1::int and x.${FILES.relatedType} = $2::text), 0) + u.n
   from unnest($4::int[]) with ordinality u(f, n)`;
 
-/** Whether row `$1` exists. */
 /**
  * Whether row `$1` exists, held until the transaction ends (KEY SHARE: other writes of the row go on, its
  * delete waits). A delete taking no document lock (a user's, a role's) then either waits and finds the
@@ -221,16 +220,16 @@ export function insertLinks(j: JoinTable): string {
 }
 
 /**
- * The other side holds one of this side (bidirectional oneToOne / oneToMany): targets `$1` leave the
- * rows of other documents than `$2` (rows of `sourceTable`).
- */
-/**
  * The target rows a write is about to take from other documents, locked against each other's writers: two
  * documents connecting one target each found no link to take (neither saw the other's) and both linked it.
  * NO KEY UPDATE leaves the links' foreign-key checks (KEY SHARE) free; in id order, so writers never deadlock.
  */
 export const lockTargets = (targetTable: string) => `select id from ${q(targetTable)} where id = any($1::int[]) order by id for no key update`;
 
+/**
+ * The other side holds one of this side (bidirectional oneToOne / oneToMany): targets `$1` leave the
+ * rows of other documents than `$2` (rows of `sourceTable`).
+ */
 export const takeTargets = (j: JoinTable, sourceTable: string) =>
   `delete from ${q(j.table)} l using ${q(sourceTable)} s where l.${q(j.target)} = any($1::int[]) and s.id = l.${q(j.source)} and s.${R.documentId} <> $2`;
 
