@@ -504,6 +504,17 @@ function toNumber(v: QueryValue | undefined): number {
   return Number(v);
 }
 
+/**
+ * `pagination.withCount` as Strapi's services read it (the document service's shouldCount, the upload
+ * service's findPage): a boolean, or one of its six spellings; anything else is refused in their words.
+ */
+export function serviceWithCount(w: unknown): boolean {
+  if (typeof w === 'boolean') return w;
+  if (['true', 't', '1', 1].includes(w as string | number)) return true;
+  if (['false', 'f', '0', 0].includes(w as string | number)) return false;
+  throw validation('Invalid withCount parameter. Expected "t","1","true","false","0","f"');
+}
+
 export function parsePagination(value: QueryValue | undefined, limits: ReadLimits): Pagination {
   const p = isObj(value) ? value : {};
   const has = (k: string) => p[k] !== undefined;

@@ -4,6 +4,7 @@
 // maximum), then a `count` with the same parameters. Used instead of ./core.ts's coreService (which reads
 // the REST compiler's bytes directly) when the project registered document middlewares.
 import type { ContentType } from '../../compiler/schema.ts';
+import { serviceWithCount } from '../../compiler/params.ts';
 import { validation } from '../../compiler/errors.ts';
 import type { Methods } from './core.ts';
 import type { DocumentService, Params } from './documents.ts';
@@ -40,12 +41,7 @@ export function paginationInfo(pagination: Params, limits: RestLimits): { start:
 function shouldCount(params: Params, limits: RestLimits): boolean {
   const pg = params.pagination as Params | undefined;
   if (!pg || typeof pg !== 'object' || !('withCount' in pg)) return limits.withCount;
-  const w = pg.withCount;
-  if (typeof w === 'boolean') return w;
-  if (w === undefined) return false;
-  if (['true', 't', '1', 1].includes(w as string | number)) return true;
-  if (['false', 'f', '0', 0].includes(w as string | number)) return false;
-  throw validation('Invalid withCount parameter. Expected "t","1","true","false","0","f"');
+  return pg.withCount === undefined ? false : serviceWithCount(pg.withCount);
 }
 
 /** Strapi's transformPaginationResponse: paged (`page`, `pageSize`…) unless the query asked start/limit. */

@@ -4,6 +4,7 @@
 // of the upload service's findPage. Filters, sort, fields and populate are the content API's (files-query.ts).
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { ApiError, validation } from '../../compiler/errors.ts';
+import { serviceWithCount } from '../../compiler/params.ts';
 
 /** A top-level `start` or `limit`, as Strapi's query-params transform converts it (null: not given). */
 export function offsetParam(v: QueryValue | undefined, name: 'Start' | 'Limit'): number | null {
@@ -14,8 +15,6 @@ export function offsetParam(v: QueryValue | undefined, name: 'Start' | 'Limit'):
   if (!Number.isSafeInteger(n) || n < 0) throw validation(`convert${name}QueryParams expected a positive integer got ${n}`);
   return n;
 }
-
-const WITH_COUNT = new Set(['true', 't', '1', 'false', 'f', '0']);
 
 /**
  * The page (findPage: the upload service's findAndCountPage): top-level page parameters are refused as
@@ -28,7 +27,5 @@ export function checkPageParams(q: { [k: string]: QueryValue }): void {
   }
   const p = q.pagination;
   const withCount = p && typeof p === 'object' && !Array.isArray(p) ? p.withCount : undefined;
-  if (withCount !== undefined && !(typeof withCount === 'string' && WITH_COUNT.has(withCount))) {
-    throw validation('Invalid withCount parameter. Expected "t","1","true","false","0","f"');
-  }
+  if (withCount !== undefined) serviceWithCount(withCount);
 }
