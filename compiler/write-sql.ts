@@ -136,6 +136,12 @@ export const insertCmps = (table: string) =>
 /** `$1` file ids: which exist, with their MIME type. */
 export const filesById = `select id, mime from ${FILES.table} where id = any($1::int[])`;
 
+/**
+ * Whether a model's deleted rows leave media links behind: the links name a row as the related one, which
+ * no foreign key cascades, so its delete runs deleteMediaOf in the same transaction (Strapi's database layer does).
+ */
+export const ownsMedia = (model: { attributes: ReadonlyArray<{ kind: string }> }): boolean => model.attributes.some((a) => a.kind === 'media');
+
 /** Media links of rows `$1` of model `$2` (all fields). */
 export const deleteMediaOf = `delete from ${FILES.related} where ${FILES.relatedId} = any($1::int[]) and ${FILES.relatedType} = $2`;
 

@@ -299,7 +299,7 @@ export class Writer {
         if (c) await this.removeComponents(c, list);
       }
     }
-    if (model.attributes.some((a) => a.kind === 'media')) await this.run(W.deleteMediaOf, [ids, model.uid]);
+    if (W.ownsMedia(model)) await this.run(W.deleteMediaOf, [ids, model.uid]);
   }
 
   /** Rows `pairs[i][1]` get copies of what rows `pairs[i][0]` own: component instances (new ids) and media links. */

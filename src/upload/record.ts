@@ -5,7 +5,7 @@
 // uploads in ("API Uploads", see folder.ts): `folder_path` and a `files_folder_lnk` row, as Strapi writes.
 import type { Sql, TransactionSql } from 'postgres';
 import { FILES } from '../../compiler/layout.ts';
-import { deleteMediaOf } from '../../compiler/write-sql.ts';
+import { deleteMediaOf, ownsMedia } from '../../compiler/write-sql.ts';
 import { fileRecordColumns, isoTs } from '../../compiler/sql.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { UPLOAD_FOLDERS } from '../auth/tables.ts';
@@ -74,7 +74,7 @@ export class FileRecords {
   private readonly ownMedia: string | null;
   constructor(schema?: Schema) {
     this.cols = recordColumns('f', schema);
-    this.ownMedia = schema?.files?.attributes.some((a) => a.kind === 'media') ? schema.files.uid : null;
+    this.ownMedia = schema?.files && ownsMedia(schema.files) ? schema.files.uid : null;
   }
 
   /** A new record in `folder` (its path in folder_path, the file last in the folder's list). */

@@ -10,7 +10,7 @@ import { ApiError } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { UP } from '../auth/tables.ts';
 import { FILES } from '../../compiler/layout.ts';
-import { deleteMediaOf } from '../../compiler/write-sql.ts';
+import { deleteMediaOf, ownsMedia } from '../../compiler/write-sql.ts';
 import { pluginFields } from './user-json.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
 import { actionMap, enabledActions } from './actions.ts';
@@ -123,7 +123,7 @@ export async function deleteRole(ctx: RestContext, id: number | null): Promise<R
   if (id !== null && pub.length && Number(pub[0].id) === id) throw new ApiError(400, 'ApplicationError', 'Cannot delete public role', {});
   if (id === null) throw roleNotFound();
   const roles = usersPermissionsTypes(ctx.schema).roles;
-  const media = roles.attributes.some((a) => a.kind === 'media');
+  const media = ownsMedia(roles);
   await ctx.db.begin(async (tx) => {
     const found = await tx.unsafe(`select id from ${UP.roles} where id = $1 for update`, [id]);
     if (!found.length) throw roleNotFound();

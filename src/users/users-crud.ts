@@ -10,7 +10,7 @@ import type { Reply } from '../rest/reply.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { UP } from '../auth/tables.ts';
 import { FILES } from '../../compiler/layout.ts';
-import { deleteMediaOf } from '../../compiler/write-sql.ts';
+import { deleteMediaOf, ownsMedia } from '../../compiler/write-sql.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
 import type { Config } from '../../config.ts';
 import { readAdvanced } from './settings.ts';
@@ -122,7 +122,7 @@ export async function deleteUser(ctx: RestContext, id: number | null): Promise<R
   // Strapi's database layer deletes the row's media links with it (recorded: role-data-cases); links and `_cmps`
   // entries go by their foreign keys, component rows stay, as Strapi leaves them.
   const users = usersPermissionsTypes(ctx.schema).users;
-  const media = users.attributes.some((a) => a.kind === 'media');
+  const media = ownsMedia(users);
   await ctx.db.begin(async (tx) => {
     await tx.unsafe(`delete from ${UP.users} where id = $1`, [id]);
     if (media) await tx.unsafe(deleteMediaOf, [[id], users.uid]);
