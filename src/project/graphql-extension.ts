@@ -11,6 +11,7 @@ import { dirname, relative } from 'node:path';
 import type { Config } from '../../config.ts';
 import { ExtensionService } from '../graphql/extension.ts';
 import { loadFile, ProjectLoadError, type ProjectCode } from './load.ts';
+import { callStrapiServer } from './plugin-extension.ts';
 import { graphqlObject, GRAPHQL_NAME, type GraphqlOriginals, type GraphqlPluginObject, type ServiceFactory } from './graphql-plugin-object.ts';
 import type { ProjectStrapi } from './strapi.ts';
 
@@ -37,12 +38,7 @@ export async function extendGraphql(code: ProjectCode, config: Config, strapi: P
   const made = new Set<unknown>();
   const original: ServiceFactory = (o) => { const s = own(o); if (registry) made.add(s); return s; };
   const { plugin, originals } = graphqlObject(config, original);
-  const loaded = await loadFile(path, code.src);
-  if (typeof loaded.value !== 'function') throw new ProjectLoadError(`${file}: a strapi-server file must export a function (plugin) => plugin`);
-  let out: unknown;
-  try { out = await (loaded.value as (p: GraphqlPluginObject) => unknown)(plugin); } catch (e) {
-    throw new ProjectLoadError(`${file}: ${(e as Error)?.stack ?? String(e)}`);
-  }
+  const out = await callStrapiServer(await loadFile(path, code.src), file, plugin);
   if (!out || typeof out !== 'object' || !(out as GraphqlPluginObject).services || typeof (out as GraphqlPluginObject).services !== 'object') {
     throw new ProjectLoadError(`${file}: the function must return the plugin (with its services)`);
   }

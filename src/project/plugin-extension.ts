@@ -16,13 +16,16 @@ export interface ExtendedPlugin {
   replacedServices: string[];
 }
 
-export async function runExtension(name: string, loaded: LoadedFile, file: string, plugin: PluginObject, originals: Originals): Promise<ExtendedPlugin> {
+/** What a strapi-server file's function returns for `plugin` (any plugin's object); a file that is no function or throws stops the start naming it. */
+export async function callStrapiServer(loaded: LoadedFile, file: string, plugin: object): Promise<unknown> {
   if (typeof loaded.value !== 'function') throw new ProjectLoadError(`${file}: a strapi-server file must export a function (plugin) => plugin`);
-  let out: unknown;
-  try { out = await (loaded.value as (p: PluginObject) => unknown)(plugin); } catch (e) {
+  try { return await (loaded.value as (p: object) => unknown)(plugin); } catch (e) {
     throw new ProjectLoadError(`${file}: ${(e as Error)?.stack ?? String(e)}`);
   }
-  const p = out as PluginObject | null;
+}
+
+export async function runExtension(name: string, loaded: LoadedFile, file: string, plugin: PluginObject, originals: Originals): Promise<ExtendedPlugin> {
+  const p = await callStrapiServer(loaded, file, plugin) as PluginObject | null;
   const routes = (p?.routes as Record<string, unknown> | undefined)?.['content-api'] as { routes?: unknown } | undefined;
   if (!p || typeof p !== 'object' || !p.controllers || typeof p.controllers !== 'object' || !Array.isArray(routes?.routes)) {
     throw new ProjectLoadError(`${file}: the function must return the plugin (with its controllers and routes['content-api'].routes)`);
