@@ -17,7 +17,9 @@ if (!env.DATABASE_URL) {
   embedded = await startEmbedded(dir, 0);
   env.DATABASE_URL = embedded.url;
 }
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], { stdio: 'inherit', env });
+// Two suites at once: most of a suite's time is waiting on servers, PostgreSQL and timers (hang-ups,
+// deadlines), and each makes its own databases and ports; one at a time the run took 10m47s, two 6m08s.
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
 const code = await new Promise<number>((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
 if (embedded) await embedded.stop();
 if (dir) rmSync(dir, { recursive: true, force: true });
