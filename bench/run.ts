@@ -13,7 +13,7 @@ import type { Sql } from 'postgres';
 import { parseOptions, UsageError, USAGE, type BenchOptions } from './options.ts';
 import { seed } from './seed.ts';
 import { advisedIndexes, queryIndexes } from '../compiler/indexes.ts';
-import { advisedCounters } from '../compiler/counts.ts';
+import { advisedCounters, queryCounters } from '../compiler/counts.ts';
 import { installCounters } from '../src/db/counts.ts';
 import { createIndexes } from '../src/db/indexes.ts';
 import { scenarios, path as readPath, type ReadScenario, type WriteScenario, type GraphqlScenario } from './scenarios.ts';
@@ -220,10 +220,12 @@ async function main(): Promise<number> {
     const sizes = new TableSizes(admin, server.config.db.customPlanRows);
     await sizes.refresh();
     const compiler = new Compiler(schema, { ...server.config.api.rest, maxResponseSize: server.config.http.maxResponseSize, largeTable: sizes.isLarge });
-    // And the indexes `npm run indexes -- --for` advises for the scenarios that filter and sort by columns of their own (on large tables).
-    const forScenarios = scenarios(opts.size).flatMap((s) => s.kind === 'read' && s.indexes
-      ? queryIndexes(schema, compiler.query(schema.routes.get(s.route)!, s.shape, s.query, s.documentId)) : []);
-    await createIndexes(admin, forScenarios.filter((a) => sizes.isLarge(a.table)), (m) => console.log(`  ${m}`));
+    // And the indexes and link counters `npm run indexes -- --for` advises for the scenarios that filter and
+    // sort by columns of their own (on large tables).
+    const forQueries = scenarios(opts.size).flatMap((s) => s.kind === 'read' && s.indexes
+      ? [compiler.query(schema.routes.get(s.route)!, s.shape, s.query, s.documentId)] : []);
+    await createIndexes(admin, forQueries.flatMap((query) => queryIndexes(schema, query)).filter((a) => sizes.isLarge(a.table)), (m) => console.log(`  ${m}`));
+    await installCounters(admin, forQueries.flatMap(queryCounters).filter((c) => sizes.isLarge(c.table)), (m) => console.log(`  ${m}`));
     // Measure with the render cache warm, as a node that has been running for a while has it.
     if (server.config.api.rest.renderCache) {
       const t0 = Date.now();

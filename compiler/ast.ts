@@ -34,6 +34,12 @@ export type Filter =
   | { t: 'component'; attr: ComponentAttr; component: Component; sub: Filter; nullRowMatches: boolean }
   | { t: 'const'; value: boolean };
 
+/** The conjuncts of a filter's top-level AND (an OR or NOT is one opaque conjunct; no filter: none). */
+export function conjuncts(f: Filter | null): Filter[] {
+  if (!f) return [];
+  return f.t === 'and' ? f.items.flatMap(conjuncts) : [f];
+}
+
 export interface SortTerm { path: Array<RelationAttr | ComponentAttr>; field: FieldRef; desc: boolean }
 
 export interface Selection {

@@ -15,6 +15,7 @@ import type { ContentType, Schema } from './schema.ts';
 import { ROW_COLUMNS as R } from './layout.ts';
 import { searchDocument } from './search.ts';
 import type { FieldRef, Filter, ReadQuery } from './ast.ts';
+import { conjuncts } from './ast.ts';
 
 export interface IndexAdvice {
   table: string;
@@ -88,12 +89,6 @@ export function advisedIndexes(schema: Schema): IndexAdvice[] {
 /** Operators a btree answers from its keys: equality first in the key, then at most one range. */
 const EQUALITY = new Set(['$eq', '$in']);
 const RANGE = new Set(['$lt', '$lte', '$gt', '$gte', '$between']);
-
-/** The conjuncts of a filter's top-level AND (an OR or NOT is one opaque conjunct). */
-function conjuncts(f: Filter | null): Filter[] {
-  if (!f) return [];
-  return f.t === 'and' ? f.items.flatMap(conjuncts) : [f];
-}
 
 /**
  * Columns of unbounded size never go into an index: a btree entry holds at most 2,704 bytes, so a long text

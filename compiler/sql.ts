@@ -11,7 +11,7 @@ import { readTables } from './tables.ts';
 import { searchDocument } from './search.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { pageBounds } from './ast.ts';
-import { countedTotal } from './counts.ts';
+import { countedLinkTotal, countedRelation, countedTotal } from './counts.ts';
 
 export interface SqlOptions {
   maxRelationRows: number;
@@ -937,9 +937,12 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   // The count needs its own aliases: the filter subqueries of `where` name them. Unfiltered, the table's
   // row counters answer where it has them (compiler/counts.ts).
   const rows = `select count(*) from ${q(ct.table)} c0 ${new Gen(schema, opts, query).rootWhere('c0')}`;
+  const published = ct.draftAndPublish ? query.status === 'published' : null;
+  const linked = opts.rowCounters && !shared ? countedRelation(query) : null;
   const count = shared ? 'select count(*) from m'
-    : opts.rowCounters && !query.where ? countedTotal(ct.table, ct.draftAndPublish ? query.status === 'published' : null, query.localeParam, rows)
-      : rows;
+    : opts.rowCounters && !query.where ? countedTotal(ct.table, published, query.localeParam, rows)
+      : linked ? countedLinkTotal(ct, linked.attr, `select ct0.id from ${q(linked.target.table)} ct0 where ${new Gen(schema, opts, query).filter(linked.sub, 'ct0', linked.target.uid)}`, published, query.localeParam, rows)
+        : rows;
   return sizeChecked({ text: `${pg}select ${data}, (${count}) as total`, withTotal: true, tables, prepare: true }, opts.maxBytes);
 }
 

@@ -4,8 +4,9 @@
 // build is built again) and analyzes their tables. Row counters (compiler/counts.ts) are advised and
 // installed the same way: triggers on each collection type's table that keep its exact row count.
 // `--for PATH` (repeatable) advises instead the indexes that serve those GET requests' filters and sorts
-// (compiler/indexes.ts `queryIndexes`), skipping tables too small for an index to matter (`--min-rows`,
-// by PostgreSQL's estimate: 10,000 unless given).
+// (compiler/indexes.ts `queryIndexes`) and the link counters for their totals (compiler/counts.ts
+// `queryCounters`), skipping tables too small for either to matter (`--min-rows`, by PostgreSQL's
+// estimate: 10,000 unless given).
 import { loadServerConfig } from '../project/config-files.ts';
 import { loadModels } from '../models.ts';
 import { setLogLevel } from '../log.ts';
@@ -14,8 +15,7 @@ import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { concurrently, createIndexes, indexStates } from '../db/indexes.ts';
 import { TableSizes } from '../db/table-sizes.ts';
-import type { Sql } from 'postgres';
-import { advisedCounters, COUNTS_DDL } from '../../compiler/counts.ts';
+import { advisedCounters, queryCounters, COUNTS_DDL, type CounterAdvice } from '../../compiler/counts.ts';
 import { countedTables, installCounters } from '../db/counts.ts';
 import { openDatabase } from './database.ts';
 
@@ -33,22 +33,21 @@ async function main(): Promise<void> {
   const schema = loadModels(config.modelsDir, { ...config.i18n, customFields: config.customFields });
   const db = await openDatabase(config);
   try {
+    const say = (line: string) => console.log(line);
+    let advice: IndexAdvice[], counters: CounterAdvice[];
     if (paths.length) {
       const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize });
-      const advice = await onLargeTables(db.sql, minRows, dedupe(paths.flatMap((p) => queryIndexes(schema, readQueryOf(schema, compiler, '/api', p)))));
-      if (args.includes('--apply')) {
-        if ((await createIndexes(db.sql, advice, (line) => console.log(line))) === 0) console.log('every advised index exists');
-        return;
-      }
-      const states = await indexStates(db.sql, advice);
-      for (const a of advice) console.log(states.get(a.name) === 'valid' ? `-- exists: ${a.name} (${a.why})` : `${concurrently(a)}; -- ${a.why}`);
-      if (!advice.length) console.log('-- no index advised: the tables these requests filter and sort are small, or nothing in them is indexable');
-      return;
+      const queries = paths.map((p) => readQueryOf(schema, compiler, '/api', p));
+      const sizes = new TableSizes(db.sql, minRows);
+      await sizes.refresh();
+      const large = (t: string) => minRows <= 0 || sizes.isLarge(t);
+      advice = dedupe(queries.flatMap((query) => queryIndexes(schema, query))).filter((a) => large(a.table));
+      counters = [...new Map(queries.flatMap(queryCounters).filter((c) => large(c.table)).map((c) => [c.table, c])).values()];
+    } else {
+      advice = advisedIndexes(schema);
+      counters = advisedCounters(schema);
     }
-    const advice = advisedIndexes(schema);
-    const counters = advisedCounters(schema);
     if (args.includes('--apply')) {
-      const say = (line: string) => console.log(line);
       if ((await createIndexes(db.sql, advice, say)) + (await installCounters(db.sql, counters, say)) === 0) console.log('every advised index and counter exists');
       return;
     }
@@ -58,13 +57,14 @@ async function main(): Promise<void> {
     for (const r of new Set(missing.flatMap((a) => (a.requires ? [a.requires] : [])))) console.log(`${r};`);
     for (const a of missing) console.log(`${concurrently(a)}; -- ${a.why}`);
     const counted = await countedTables(db.sql, counters);
-    if (counters.some((c) => !counted.has(c.table))) console.log(`-- the row counters' table and trigger function:\n${COUNTS_DDL.map((l) => `${l};`).join('\n')}`);
+    if (counters.some((c) => !counted.has(c.table))) console.log(`-- the row counters' table and trigger functions:\n${COUNTS_DDL.map((l) => `${l};`).join('\n')}`);
     for (const c of counters) {
       if (counted.has(c.table)) console.log(`-- exists: counters on ${c.table} (${c.why})`);
       else console.log(`-- counters on ${c.table} (${c.why}): triggers, in one transaction that holds off writes while it counts the rows:\nbegin;\n${c.install.map((l) => `${l};`).join('\n')}\ncommit;`);
     }
     const uncounted = counters.filter((c) => !counted.has(c.table)).length;
     if (missing.length || uncounted) console.log(`-- ${missing.length} indexes and ${uncounted} counters missing: npm run indexes -- --apply creates them`);
+    else if (paths.length && !advice.length && !counters.length) console.log('-- no index advised: the tables these requests filter and sort are small, or nothing in them is indexable');
   } finally {
     await db.close();
   }
@@ -82,14 +82,6 @@ function readQueryOf(schema: Schema, compiler: Compiler, prefix: string, path: s
 
 /** Below this many rows (PostgreSQL's estimate) a table is read whole faster than an index finds its rows. */
 const SMALL_TABLE = 10_000;
-
-/** The advice on tables PostgreSQL estimates at `minRows` rows or more (0: every table). */
-async function onLargeTables(sql: Sql, minRows: number, advice: IndexAdvice[]): Promise<IndexAdvice[]> {
-  if (minRows <= 0) return advice;
-  const sizes = new TableSizes(sql, minRows);
-  await sizes.refresh();
-  return advice.filter((a) => sizes.isLarge(a.table));
-}
 
 /** The same index advised for two paths is one. */
 const dedupe = (advice: IndexAdvice[]) => [...new Map(advice.map((a) => [a.name, a])).values()];

@@ -57,10 +57,14 @@ export class RelationWriter {
     const targets = ordered ?? docs.flatMap((d) => (!fromSet.has(d) && kept.has(d) ? kept.get(d)! : (resolved.get(d) ?? []).map((t) => t.id)));
     // The other side holds one of this side: the targets leave the rows of other documents.
     const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
-    if (bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length) {
-      await this.run(W.lockTargets(target.table), [targets]);
-      await this.run(W.takeTargets(j, source.table), [targets, documentId]);
-    }
+    const takes = bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length > 0;
+    // Where the other side keeps an order, each target linked or unlinked here has its list extended or
+    // renumbered below (a read and rewrite of all its links): writers of one target's list go in turn.
+    // Interleaved, each held the link it removed while renumbering the other's, and deadlocked.
+    const relisted = j.inverseOrder ? [...targets, ...current.map((c) => Number(c.target))] : [];
+    const locked = [...new Set([...(takes ? targets : []), ...relisted])];
+    if (locked.length) await this.run(W.lockTargets(target.table), [locked]);
+    if (takes) await this.run(W.takeTargets(j, source.table), [targets, documentId]);
     const removed = await this.run<{ target: number; inv: number | null }>(W.deleteLinks(j), [row.id]);
     const inv = new Map(removed.map((r) => [Number(r.target), r.inv]));
     if (targets.length) await this.run(W.insertLinks(j), [row.id, targets, targets.map((t) => inv.get(t) ?? null)]);
