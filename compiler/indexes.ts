@@ -62,12 +62,19 @@ function advice(ct: ContentType): IndexAdvice[] {
   }
   for (const a of ct.attributes) {
     if (a.kind !== 'relation' || !a.owner) continue;
-    // Strapi's unique index covers (row, related row); this one the other way round.
-    const inv = indexName(a.join.table, 'fastrapi_inv');
+    // Strapi's unique index covers (row, related row); this one the other way round. Where the other side
+    // keeps an order (the related row's list of these rows: an author's articles), in that order too: a
+    // populate of that list reads its first links presorted from the index alone, where Strapi's index on
+    // the related row alone made it fetch and sort every link (at 100k articles a fifth of a deep populate).
+    // (An earlier `_inv` on (related row, row) serves the same filters and may be dropped once this exists.)
+    const j = a.join;
+    const inv = indexName(j.table, j.inverseOrder ? 'fastrapi_invo' : 'fastrapi_inv');
     out.push({
-      table: a.join.table, name: inv, requires: null,
-      create: `create index if not exists ${q(inv)} on ${q(a.join.table)} (${q(a.join.target)}, ${q(a.join.source)})`,
-      why: `filters through ${ct.uid}.${a.name} start from the related rows and find their ${ct.uid} rows in the index alone`,
+      table: j.table, name: inv, requires: null,
+      create: j.inverseOrder
+        ? `create index if not exists ${q(inv)} on ${q(j.table)} (${q(j.target)}, ${q(j.inverseOrder)}, id) include (${q(j.source)})`
+        : `create index if not exists ${q(inv)} on ${q(j.table)} (${q(j.target)}, ${q(j.source)})`,
+      why: `filters through ${ct.uid}.${a.name} start from the related rows and find their ${ct.uid} rows in the index alone${j.inverseOrder ? ', and the related rows\' lists of them read in order' : ''}`,
     });
   }
   const name = indexName(ct.table, 'fastrapi_search');
