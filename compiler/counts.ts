@@ -268,9 +268,12 @@ export function countedLinkTotal(owner: ContentType, attr: RelationAttr, targets
   return `select case when ${armedLinks(owner.table, attr.join.table)} then (select coalesce(sum(n), 0)::bigint from ${COUNTS_TABLE} where ${conds.join(' and ')}) else (${fallback}) end`;
 }
 
-/** Tables with `min` more entries than keys (a locale, status and target each): each gets folded (`foldCounts`). */
+/**
+ * Tables with more than `min` entries, and more than two per key (a locale, status and target each: a link
+ * table's thousands of targets are not refolded at every pass): each gets folded (`foldCounts`).
+ */
 export const FOLDABLE_SQL = `select r.rel::regclass::text as table from ${COUNTS_TABLE} r join pg_catalog.pg_class c on c.oid = r.rel
-  group by r.rel having count(*) > $1::int + count(distinct (r.locale, r.published, r.target))`;
+  group by r.rel having count(*) > greatest($1::int, 2 * count(distinct (r.locale, r.published, r.target)))`;
 
 /** Entries of tables that no longer exist (dropped, or recreated under a new oid without counters). */
 export const ORPHANS_SQL = `delete from ${COUNTS_TABLE} r where not exists (select 1 from pg_catalog.pg_class c where c.oid = r.rel)`;

@@ -54,8 +54,9 @@ export async function installCounters(sql: Sql, advice: CounterAdvice[], say: (l
 export interface CountFolder { stop(): Promise<void> }
 
 /**
- * Every `intervalMs`, folds the entries of each table that has more than FOLD_ABOVE into one per locale
- * and status, and drops those of tables gone. Safe beside other nodes' folds and any writer (compiler/counts.ts).
+ * Every `intervalMs`, folds the entries of each table that has more than FOLD_ABOVE (and over two per key) into
+ * one per key (locale, status, and target on a link table), and drops those of tables gone. Safe beside
+ * other nodes' folds and any writer (compiler/counts.ts).
  */
 export function startCountFolder(sql: Sql, intervalMs: number): CountFolder {
   let timer: NodeJS.Timeout | null = null;
