@@ -69,8 +69,11 @@ export function connect(url: string, max: number, o: ConnectOptions = {}): Db {
       ...(randomPageCost > 0 ? { random_page_cost: String(randomPageCost) } : {}),
     },
   });
-  withoutOriginStacks(db);
-  if (deadline) watchConnectionWaits(db, deadline);
+  // A statement object made but never awaited does not run: it only shows the pool's handler and the
+  // Query prototype, which both of these need.
+  const probe = db`select 1` as unknown as RawQuery;
+  withoutOriginStacks(probe);
+  if (deadline) watchConnectionWaits(probe, deadline);
   if (o.readsOnly) readPools.add(db);
   return db;
 }
@@ -82,9 +85,8 @@ export function connect(url: string, max: number, o: ConnectOptions = {}): Db {
  * is sent (options.debug); the pool's own statements skip the stack (handler.debug, read when a statement
  * is made). Transactions' statements keep it (postgres.js makes their handlers anew).
  */
-function withoutOriginStacks(db: Db): void {
-  // A statement object made but never awaited does not run.
-  ((db`select 1` as unknown as RawQuery).handler as { debug: unknown }).debug = false;
+function withoutOriginStacks(probe: RawQuery): void {
+  (probe.handler as { debug: unknown }).debug = false;
 }
 
 // ---- Connection deadline and cancellation -------------------------------------------------------
@@ -132,9 +134,7 @@ const SWEEP_MS = 50;
 let sweepTimer: NodeJS.Timeout | null = null;
 let patched = false;
 
-function watchConnectionWaits(db: Db, ms: number): void {
-  // A statement object made but never awaited does not run: it only shows the pool's handler and the prototype.
-  const probe = db`select 1` as unknown as RawQuery;
+function watchConnectionWaits(probe: RawQuery, ms: number): void {
   deadlines.set(probe.handler as object, ms);
   if (patched) return;
   patched = true;
