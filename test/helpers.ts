@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import assert from 'node:assert/strict';
 import postgres, { type Sql } from 'postgres';
 import { startServer, type Server } from '../src/server.ts';
 
@@ -121,6 +123,25 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       if (!o.keepData) await db.drop();
     },
   };
+}
+
+/** Another node on the database of `a`: its own server on the same tables (stopping it keeps the data). */
+export function sameDatabaseNode(a: TestServer, env: Record<string, string | undefined> = {}): Promise<TestServer> {
+  return startTestServer({ env: { ...env, DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
+}
+
+/** `npm run indexes -- …args` against the database and models of `s`. */
+export function indexesCli(s: TestServer, ...args: string[]): SpawnSyncReturns<string> {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', ...args], {
+    env: { ...process.env, ...serverEnv(s.db, s.server.config.modelsDir), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 120_000,
+  });
+}
+
+/** POSTs `{ data }` to `path` with the full-access token; the document it answered 201 with. */
+export async function created<T = { documentId: string; [k: string]: unknown }>(s: TestServer, path: string, data: unknown): Promise<T> {
+  const r = await s.fetchJson('POST', path, { data }, TOKEN);
+  assert.equal(r.status, 201, r.text);
+  return r.body.data as T;
 }
 
 export function request(agent: http.Agent, base: string, method: string, path: string, body?: unknown, token?: string | null, extraHeaders: Record<string, string> = {}): Promise<JsonResponse> {

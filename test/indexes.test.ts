@@ -3,8 +3,7 @@
 // trigram index of the search document — while every answer stays what it was without them.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { startTestServer, serverEnv, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, indexesCli, TOKEN, type TestServer } from './helpers.ts';
 import { connect, queryTap } from '../src/db/connect.ts';
 
 let s: TestServer;
@@ -22,9 +21,7 @@ before(async () => {
 });
 after(async () => { await s?.stop(); });
 
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', ...args], {
-  env: { ...process.env, ...serverEnv(s.db, s.server.config.modelsDir), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 60_000,
-});
+const cli = (...args: string[]) => indexesCli(s, ...args);
 
 /** What a set of requests answers (status and body), to compare before and after the indexes exist. */
 const PATHS = [

@@ -5,8 +5,7 @@
 // truncating. Without the triggers (dropped, disabled), reads count rows.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { startTestServer, serverEnv, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, sameDatabaseNode, indexesCli, created, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
 const PATH = '/api/articles?filters[category][name][$eq]=Cat A';
@@ -16,18 +15,12 @@ describe('link counters', () => {
   const cats: Doc[] = [];
   before(async () => {
     a = await startTestServer({ env: { WORKERS: '2' } });
-    b = await startTestServer({ env: { DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
+    b = await sameDatabaseNode(a);
   });
   after(async () => { await b?.stop(); await a?.stop(); });
 
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', ...args], {
-    env: { ...process.env, ...serverEnv(a.db, a.server.config.modelsDir), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 120_000,
-  });
-  const post = async (s: TestServer, path: string, data: unknown) => {
-    const r = await s.fetchJson('POST', path, { data }, TOKEN);
-    assert.equal(r.status, 201, r.text);
-    return r.body.data as Doc;
-  };
+  const cli = (...args: string[]) => indexesCli(a, ...args);
+  const post = created;
   /** The totals both nodes answer for lists filtered by category name, next to count(*) over the rows. */
   async function check(what: string): Promise<Record<string, number>> {
     const api: Record<string, number> = {};

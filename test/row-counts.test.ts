@@ -6,8 +6,7 @@
 // run on the custom-plan pool with the same answers.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { startTestServer, serverEnv, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, sameDatabaseNode, indexesCli, created, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
 
@@ -15,18 +14,12 @@ describe('row counters', () => {
   let a: TestServer, b: TestServer;
   before(async () => {
     a = await startTestServer({ env: { WORKERS: '2', GRAPHQL_SHAPE: 'v5' } });
-    b = await startTestServer({ env: { DATABASE_URL: a.server.databaseUrl, GRAPHQL_SHAPE: 'v5' }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
+    b = await sameDatabaseNode(a, { GRAPHQL_SHAPE: 'v5' });
   });
   after(async () => { await b?.stop(); await a?.stop(); });
 
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', ...args], {
-    env: { ...process.env, ...serverEnv(a.db, a.server.config.modelsDir), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 120_000,
-  });
-  const post = async (s: TestServer, path: string, data: unknown) => {
-    const r = await s.fetchJson('POST', path, { data }, TOKEN);
-    assert.equal(r.status, 201, r.text);
-    return r.body.data as Doc;
-  };
+  const cli = (...args: string[]) => indexesCli(a, ...args);
+  const post = created;
   /** What the REST lists (both nodes) and GraphQL say the totals are, next to count(*). */
   async function totals(): Promise<{ api: Record<string, number>; sql: Record<string, number> }> {
     const api: Record<string, number> = {};
@@ -155,7 +148,7 @@ describe('filtered lists on large tables', () => {
     // Table sizes are PostgreSQL's estimates, read at start: every table with a row counts as large on the
     // second server, whose filtered lists then take the custom-plan pool.
     await generic.sql().unsafe('analyze');
-    custom = await startTestServer({ env: { DATABASE_URL: generic.server.databaseUrl, DB_CUSTOM_PLAN_ROWS: '1', GRAPHQL_SHAPE: 'v5' }, db: { url: generic.server.databaseUrl, dataDir: generic.db.dataDir, drop: async () => {} } });
+    custom = await sameDatabaseNode(generic, { DB_CUSTOM_PLAN_ROWS: '1', GRAPHQL_SHAPE: 'v5' });
   });
   after(async () => { await custom?.stop(); await generic?.stop(); });
 

@@ -5,7 +5,7 @@
 // PERMISSIONS_CACHE_TTL (set to ten minutes here, so that the fallback cannot be what makes these pass).
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, TOKEN, type TestServer, sameDatabaseNode } from './helpers.ts';
 import { hashToken } from '../src/auth/permissions.ts';
 
 const COMMON = {
@@ -19,11 +19,6 @@ const COMMON = {
   DB_CONNECTION_DEADLINE: '30000',
 };
 const TAKEN = { status: 400, name: 'ApplicationError', message: 'Email or Username are already taken', details: {} };
-
-/** A second node on the first one's database. */
-function secondNode(a: TestServer, env: Record<string, string | undefined>): Promise<TestServer> {
-  return startTestServer({ env: { ...env, DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
-}
 
 /** Polls until `check` holds (readiness of the nodes, or a change only the change watch can see). */
 async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
@@ -57,7 +52,7 @@ describe('two nodes (the second with two worker threads): uniqueness and revocat
 
   before(async () => {
     a = await startTestServer({ env });
-    b = await secondNode(a, { ...env, WORKERS: '2' });
+    b = await sameDatabaseNode(a, { ...env, WORKERS: '2' });
     // A worker thread builds its App (and starts listening) with its first task: give both threads some.
     await Promise.all(Array.from({ length: 20 }, () => b.fetchJson('GET', '/api/tags', undefined, TOKEN)));
     await listening(a, 3);
@@ -226,7 +221,7 @@ describe('two nodes: API tokens changed behind the servers\' backs (SQL, as Stra
 
   before(async () => {
     a = await startTestServer({ env });
-    b = await secondNode(a, env);
+    b = await sameDatabaseNode(a, env);
     await listening(a, 2);
     // Each node's watch has taken its first look (its cache serves) before anything changes.
     for (const s of [a, b]) {

@@ -3,7 +3,7 @@
 // Two nodes on one database (the first with two worker threads), requests spread over both.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, TOKEN, type TestServer, sameDatabaseNode } from './helpers.ts';
 
 type Doc = { id: number; documentId: string; [k: string]: unknown };
 type Row = { published: boolean; n: number; title: string | null };
@@ -25,7 +25,7 @@ describe('concurrent writes of one document (two nodes)', () => {
 
   before(async () => {
     a = await startTestServer({ env: { WORKERS: '2' } });
-    b = await startTestServer({ env: { DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
+    b = await sameDatabaseNode(a);
   });
   after(async () => { await b?.stop(); await a?.stop(); });
 
