@@ -6,6 +6,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import postgres from 'postgres';
 import { startTestServer, serverEnv, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
@@ -119,6 +120,35 @@ describe('link counters', () => {
       if (res && typeof res.status === 'number') assert.ok(res.status < 300, `op ${i}: ${res.text}`);
     }
     await check('after mixed concurrent writes');
+  });
+
+  test('a link written while its row changes locale or status is counted under the row\'s new key', async () => {
+    const sql = a.sql();
+    const own = postgres(a.server.databaseUrl, { max: 2, onnotice: () => {} });
+    const [c1, c2] = [await own.reserve(), await own.reserve()];
+    const pause = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      for (const linkFirst of [true, false]) {
+        const doc = await post(a, '/api/articles', { title: `key change ${linkFirst}` });
+        const [{ id }] = await sql.unsafe(`select id from articles where document_id = $1 and published_at is null`, [doc.documentId]);
+        const link = `insert into articles_category_lnk (article_id, category_id) select ${id}, id from categories where name = 'Cat A'`;
+        const change = `update articles set locale = 'fr', published_at = now() where id = ${id}`;
+        // Each in its own transaction, the second started while the first is open, then the first committed.
+        const [first, second] = linkFirst ? [link, change] : [change, link];
+        await c1.unsafe('begin');
+        await c1.unsafe(first);
+        const waiting = c2.unsafe(second).execute();
+        await pause();
+        await c1.unsafe('commit');
+        await waiting;
+        await check(linkFirst ? 'a link added, its row moved meanwhile' : 'a row moved, a link added meanwhile');
+      }
+    } finally {
+      await c1.unsafe('rollback').catch(() => {});
+      c1.release();
+      c2.release();
+      await own.end({ timeout: 5 });
+    }
   });
 
   test('deleting a category removes its links from the counts; both nodes fold the entries', async () => {
