@@ -198,12 +198,15 @@ const armedRows = (table: string) => `(select count(*) from pg_catalog.pg_trigge
 /**
  * The relation whose link counters answer the total of `query`: its filter is one to-one relation of the
  * owning side (the one whose link rows the triggers count by owner row), matching no row without a link.
- * An owner row has one link there, so summing the counts of the matching targets counts each row once.
+ * An owner row has one link there, so summing the counts of the matching targets counts each row once —
+ * except a row of a type without draft & publish, which links to both versions of a target that has it
+ * (src/rest/write-relations.ts): where both match, the sum counted it twice.
  */
 export function countedRelation(query: ReadQuery): Extract<Filter, { t: 'relation' }> | null {
   const only = conjuncts(query.where);
   const f = only.length === 1 ? only[0] : null;
-  return f?.t === 'relation' && !f.nullRowMatches && !f.attr.toMany && f.attr.owner ? f : null;
+  if (f?.t !== 'relation' || f.nullRowMatches || f.attr.toMany || !f.attr.owner) return null;
+  return f.target.draftAndPublish && !query.ct.draftAndPublish ? null : f;
 }
 
 /** Link counters for the relation a request filters by, when its total would use them (`countedRelation`). */

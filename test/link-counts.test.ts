@@ -7,7 +7,9 @@ import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import postgres from 'postgres';
-import { startTestServer, serverEnv, TOKEN, type TestServer } from './helpers.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, serverEnv, copyModels, DEMO_MODELS, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
 const PATH = '/api/articles?filters[category][name][$eq]=Cat A';
@@ -186,5 +188,42 @@ describe('link counters', () => {
     await a.sql().unsafe(`drop trigger fastrapi_links_ins on articles_category_lnk`);
     await a.sql().unsafe(`insert into articles_category_lnk (article_id, category_id) select id, (select id from categories where name = 'Cat A') from articles where title = 'w1' and published_at is not null`);
     await check('a link trigger dropped');
+  });
+});
+
+describe('link counters: a relation whose rows link to two versions of one target', () => {
+  // A type without draft & publish links to both the draft and the published row of a target that has it
+  // (src/rest/write-relations.ts): summing the targets' counts would count such a row once per version.
+  let s: TestServer;
+  before(async () => {
+    const dir = copyModels(DEMO_MODELS);
+    const file = join(dir, 'content-types', 'author.json');
+    const author = JSON.parse(readFileSync(file, 'utf8'));
+    author.attributes.featured = { type: 'relation', relation: 'manyToOne', target: 'api::article.article' };
+    writeFileSync(file, JSON.stringify(author));
+    s = await startTestServer({ modelsDir: dir });
+  });
+  after(async () => { await s?.stop(); });
+
+  test('a type without draft & publish filtered through a relation to one with it: the total counts each row once', async () => {
+    const post = async (path: string, data: unknown) => {
+      const r = await s.fetchJson('POST', path, { data }, TOKEN);
+      assert.equal(r.status, 201, r.text);
+      return r.body.data as Doc;
+    };
+    const article = await post('/api/articles', { title: 'Star' });
+    await post('/api/authors', { name: 'Fan', featured: article.documentId });
+    await post('/api/authors', { name: 'Nobody' });
+    const [{ n }] = await s.sql().unsafe(`select count(*)::int as n from authors_featured_lnk`);
+    assert.equal(n, 2, 'the author row links to the article\'s draft and its published row');
+    const path = '/api/authors?filters[featured][title][$eq]=Star';
+    const total = async () => (await s.fetchJson('GET', path, undefined, TOKEN, { 'cache-control': 'no-cache' })).body.meta.pagination.total;
+    assert.equal(await total(), 1);
+    const applied = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', '--for', path, '--min-rows', '0', '--apply'], {
+      env: { ...process.env, ...serverEnv(s.db, s.server.config.modelsDir), LOG_LEVEL: 'warn' }, encoding: 'utf8', timeout: 120_000,
+    });
+    assert.equal(applied.status, 0, applied.stderr);
+    assert.equal(await total(), 1, 'still one author');
+    assert.doesNotMatch(applied.stdout, /counters on authors_featured_lnk/);
   });
 });
