@@ -61,7 +61,12 @@ export class RelationWriter {
     // Where the other side keeps an order, each target linked or unlinked here has its list extended or
     // renumbered below (a read and rewrite of all its links): writers of one target's list go in turn.
     // Interleaved, each held the link it removed while renumbering the other's, and deadlocked.
-    const relisted = j.inverseOrder ? [...targets, ...current.map((c) => Number(c.target))] : [];
+    // A to-one write that only sets its target did not read its links above; the target it replaces is
+    // renumbered all the same (moves out of one category at once deadlocked there).
+    const linked = j.inverseOrder && !a.toMany && !op.disconnect.length
+      ? await this.run<{ target: number }>(W.currentLinks(j, target.table), [row.id])
+      : current;
+    const relisted = j.inverseOrder ? [...targets, ...linked.map((c) => Number(c.target))] : [];
     const locked = [...new Set([...(takes ? targets : []), ...relisted])];
     if (locked.length) await this.run(W.lockTargets(target.table), [locked]);
     if (takes) await this.run(W.takeTargets(j, source.table), [targets, documentId]);
