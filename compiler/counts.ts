@@ -128,6 +128,11 @@ end $f$`,
   // a writer deleting one of them meanwhile is waited for, then it is gone from the rows read here — each
   // link is counted off once); after a row changes locale or status, its links move to the new key.
   // Arguments: the link table, the owner's column in it, the target's.
+  // A change of locale or status locks its row FOR UPDATE first: a writer adding a link to the row holds it
+  // FOR KEY SHARE (its foreign key's check), which a plain UPDATE does not wait for, and counts the link by
+  // the locale and status it saw. Interleaved, the link was counted under the old key and never moved.
+  // Now the change waits for that writer and then reads its link (a new snapshot), and a writer coming
+  // after waits for the change and counts by the new key.
   `create or replace function ${OWNER_FN}() returns trigger language plpgsql security definer set search_path = pg_catalog, pg_temp as $f$
 declare
   link regclass := format('%I.%I', tg_table_schema, tg_argv[0])::regclass;
@@ -138,6 +143,7 @@ begin
       using link, old.id, old.${R.locale}, old.${R.publishedAt} is not null;
     return old;
   end if;
+  execute format('select 1 from %I.%I where id = $1 for update', tg_table_schema, tg_table_name) using new.id;
   execute format('insert into ${COUNTS_TABLE} (rel, target, locale, published, n) select $1, t, lo, p, sum(d) from (
       select t, $3 as lo, $4 as p, -1 as d from (%s) x union all select t, $5, $6, 1 from (%s) y) c
     group by t, lo, p having sum(d) <> 0', links, links)
@@ -192,12 +198,15 @@ const armedRows = (table: string) => `(select count(*) from pg_catalog.pg_trigge
 /**
  * The relation whose link counters answer the total of `query`: its filter is one to-one relation of the
  * owning side (the one whose link rows the triggers count by owner row), matching no row without a link.
- * An owner row has one link there, so summing the counts of the matching targets counts each row once.
+ * An owner row has one link there, so summing the counts of the matching targets counts each row once —
+ * except a row of a type without draft & publish, which links to both versions of a target that has it
+ * (src/rest/write-relations.ts): where both match, the sum counted it twice.
  */
 export function countedRelation(query: ReadQuery): Extract<Filter, { t: 'relation' }> | null {
   const only = conjuncts(query.where);
   const f = only.length === 1 ? only[0] : null;
-  return f?.t === 'relation' && !f.nullRowMatches && !f.attr.toMany && f.attr.owner ? f : null;
+  if (f?.t !== 'relation' || f.nullRowMatches || f.attr.toMany || !f.attr.owner) return null;
+  return f.target.draftAndPublish && !query.ct.draftAndPublish ? null : f;
 }
 
 /** Link counters for the relation a request filters by, when its total would use them (`countedRelation`). */

@@ -5,7 +5,10 @@
 // truncating. Without the triggers (dropped, disabled), reads count rows.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, sameDatabaseNode, indexesCli, created, TOKEN, type TestServer } from './helpers.ts';
+import postgres from 'postgres';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, sameDatabaseNode, indexesCli, created, copyModels, DEMO_MODELS, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
 const PATH = '/api/articles?filters[category][name][$eq]=Cat A';
@@ -114,6 +117,35 @@ describe('link counters', () => {
     await check('after mixed concurrent writes');
   });
 
+  test('a link written while its row changes locale or status is counted under the row\'s new key', async () => {
+    const sql = a.sql();
+    const own = postgres(a.server.databaseUrl, { max: 2, onnotice: () => {} });
+    const [c1, c2] = [await own.reserve(), await own.reserve()];
+    const pause = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      for (const linkFirst of [true, false]) {
+        const doc = await post(a, '/api/articles', { title: `key change ${linkFirst}` });
+        const [{ id }] = await sql.unsafe(`select id from articles where document_id = $1 and published_at is null`, [doc.documentId]);
+        const link = `insert into articles_category_lnk (article_id, category_id) select ${id}, id from categories where name = 'Cat A'`;
+        const change = `update articles set locale = 'fr', published_at = now() where id = ${id}`;
+        // Each in its own transaction, the second started while the first is open, then the first committed.
+        const [first, second] = linkFirst ? [link, change] : [change, link];
+        await c1.unsafe('begin');
+        await c1.unsafe(first);
+        const waiting = c2.unsafe(second).execute();
+        await pause();
+        await c1.unsafe('commit');
+        await waiting;
+        await check(linkFirst ? 'a link added, its row moved meanwhile' : 'a row moved, a link added meanwhile');
+      }
+    } finally {
+      await c1.unsafe('rollback').catch(() => {});
+      c1.release();
+      c2.release();
+      await own.end({ timeout: 5 });
+    }
+  });
+
   test('deleting a category removes its links from the counts; both nodes fold the entries', async () => {
     const extra = await post(a, '/api/categories', { name: 'Cat C' });
     await Promise.all(Array.from({ length: 20 }, (_, i) => post([a, b][i % 2], '/api/articles', { title: `c${i}`, category: extra.documentId })));
@@ -152,5 +184,36 @@ describe('link counters', () => {
     await a.sql().unsafe(`drop trigger fastrapi_links_ins on articles_category_lnk`);
     await a.sql().unsafe(`insert into articles_category_lnk (article_id, category_id) select id, (select id from categories where name = 'Cat A') from articles where title = 'w1' and published_at is not null`);
     await check('a link trigger dropped');
+  });
+});
+
+describe('link counters: a relation whose rows link to two versions of one target', () => {
+  // A type without draft & publish links to both the draft and the published row of a target that has it
+  // (src/rest/write-relations.ts): summing the targets' counts would count such a row once per version.
+  let s: TestServer;
+  before(async () => {
+    const dir = copyModels(DEMO_MODELS);
+    const file = join(dir, 'content-types', 'author.json');
+    const author = JSON.parse(readFileSync(file, 'utf8'));
+    author.attributes.featured = { type: 'relation', relation: 'manyToOne', target: 'api::article.article' };
+    writeFileSync(file, JSON.stringify(author));
+    s = await startTestServer({ modelsDir: dir });
+  });
+  after(async () => { await s?.stop(); });
+
+  test('a type without draft & publish filtered through a relation to one with it: the total counts each row once', async () => {
+    const post = (path: string, data: unknown) => created(s, path, data);
+    const article = await post('/api/articles', { title: 'Star' });
+    await post('/api/authors', { name: 'Fan', featured: article.documentId });
+    await post('/api/authors', { name: 'Nobody' });
+    const [{ n }] = await s.sql().unsafe(`select count(*)::int as n from authors_featured_lnk`);
+    assert.equal(n, 2, 'the author row links to the article\'s draft and its published row');
+    const path = '/api/authors?filters[featured][title][$eq]=Star';
+    const total = async () => (await s.fetchJson('GET', path, undefined, TOKEN, { 'cache-control': 'no-cache' })).body.meta.pagination.total;
+    assert.equal(await total(), 1);
+    const applied = indexesCli(s, '--for', path, '--min-rows', '0', '--apply');
+    assert.equal(applied.status, 0, applied.stderr);
+    assert.equal(await total(), 1, 'still one author');
+    assert.doesNotMatch(applied.stdout, /counters on authors_featured_lnk/);
   });
 });

@@ -70,6 +70,20 @@ describe('concurrent writes of one document (two nodes)', () => {
     assert.deepEqual(links.filter((l) => l.n !== 1), [], 'one author per article row');
   });
 
+  test('50 articles of one category each moved to another at once: every write succeeds', async () => {
+    // Each move takes its article out of the category's ordered list of articles (renumbering the others'
+    // links): the old category is locked first, as by a disconnect, or the moves deadlock each other.
+    const from = await post('/api/categories', { name: 'moved from' });
+    const to = await Promise.all(Array.from({ length: 50 }, (_, i) => post('/api/categories', { name: `moved to ${i}` })));
+    const docs = await Promise.all(Array.from({ length: 50 }, (_, i) => post('/api/articles', { title: `moved ${i}`, category: from.documentId })));
+    const keep = await post('/api/articles', { title: 'stays', category: from.documentId });
+    const results = await Promise.all(docs.map((d, i) => send(i, 'PUT', `/api/articles/${d.documentId}`, { category: to[i].documentId })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    const left = [...await a.sql().unsafe(`select r.document_id from articles_category_lnk l join articles r on r.id = l.article_id
+      join categories c on c.id = l.category_id where c.document_id = $1`, [from.documentId])];
+    assert.deepEqual(left.map((l) => l.document_id), [keep.documentId, keep.documentId], 'the one left (draft and published)');
+  });
+
   test('50 parallel writes mixing drafts, publishes, connects and a new locale', async () => {
     const doc = await post('/api/articles', { title: 'mixed' });
     const tag = await post('/api/tags', { name: 'mixed-tag' });

@@ -58,10 +58,17 @@ export class RelationWriter {
     // The other side holds one of this side: the targets leave the rows of other documents.
     const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
     const takes = bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length > 0;
-    // Where the other side keeps an order, each target linked or unlinked here has its list extended or
-    // renumbered below (a read and rewrite of all its links): writers of one target's list go in turn.
-    // Interleaved, each held the link it removed while renumbering the other's, and deadlocked.
-    const relisted = j.inverseOrder ? [...targets, ...current.map((c) => Number(c.target))] : [];
+    // Where the other side keeps an order, each target unlinked here (or relinked: its link is removed
+    // first) has its list renumbered below (a read and rewrite of all its links): writers of one target's
+    // list go in turn. Interleaved, each held the link it removed while renumbering the other's, and
+    // deadlocked. A target only linked is appended to (a new row, no other link waited on): creates of 50
+    // articles of one category, waiting for each other there, ran out of connections (503).
+    // A to-one write that only sets its target did not read its links above; the target it replaces is
+    // renumbered all the same (moves out of one category at once deadlocked there).
+    const linked = j.inverseOrder && !a.toMany && !op.disconnect.length
+      ? await this.run<{ target: number }>(W.currentLinks(j, target.table), [row.id])
+      : current;
+    const relisted = j.inverseOrder ? linked.map((c) => Number(c.target)) : [];
     const locked = [...new Set([...(takes ? targets : []), ...relisted])];
     if (locked.length) await this.run(W.lockTargets(target.table), [locked]);
     if (takes) await this.run(W.takeTargets(j, source.table), [targets, documentId]);
