@@ -63,7 +63,9 @@ async function main(): Promise<void> {
       else console.log(`-- counters on ${c.table} (${c.why}): triggers, in one transaction that holds off writes while it counts the rows:\nbegin;\n${c.install.map((l) => `${l};`).join('\n')}\ncommit;`);
     }
     const uncounted = counters.filter((c) => !counted.has(c.table)).length;
-    if (missing.length || uncounted) console.log(`-- ${missing.length} indexes and ${uncounted} counters missing: npm run indexes -- --apply creates them`);
+    // With --for, --apply installs only what these requests need: the hint repeats them.
+    const again = paths.map((p) => `--for '${p.replace(/'/g, `'\\''`)}' `).join('') + (args.includes('--min-rows') ? `--min-rows ${minRows} ` : '');
+    if (missing.length || uncounted) console.log(`-- ${missing.length} indexes and ${uncounted} counters missing: npm run indexes -- ${again}--apply creates them`);
     else if (paths.length && !advice.length && !counters.length) console.log('-- no index advised: the tables these requests filter and sort are small, or nothing in them is indexable');
   } finally {
     await db.close();
