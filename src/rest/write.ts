@@ -74,8 +74,8 @@ function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParam
 
 /**
  * Runs `fn` in one transaction on a fresh Writer. A deadlock or serialization failure (two writes whose
- * relation links meet in another order) rolls everything back and PostgreSQL chose this one to give way:
- * it runs again, from the start, after the other committed.
+ * relation links meet in another order), or a link to a row another write just replaced (RETRYABLE),
+ * rolls everything back: it runs again, from the start, after the other committed.
  */
 async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>, documentId: string | null = null): Promise<void> {
   if (documentId !== null) return inTurn(documentLockKey(ct, documentId), () => transaction(ctx, ct, fn));
@@ -125,8 +125,14 @@ async function inTurn(key: string, fn: () => Promise<void>): Promise<void> {
   }
 }
 
-/** deadlock_detected, serialization_failure. */
-const RETRYABLE = new Set(['40P01', '40001']);
+/**
+ * deadlock_detected, serialization_failure, and foreign_key_violation: every reference a write makes was
+ * found before it is written (a missing one is the client's 400 with its own message), so a link to a
+ * row that is gone by then means another write replaced that row meanwhile (a publish makes a new
+ * published row): run again, the references are found anew. A reference still gone after the last
+ * attempt answers 400 as before.
+ */
+const RETRYABLE = new Set(['40P01', '40001', '23503']);
 const MAX_ATTEMPTS = 5;
 
 /**
