@@ -17,8 +17,8 @@ describe('link counters', () => {
   let a: TestServer, b: TestServer;
   const cats: Doc[] = [];
   before(async () => {
-    a = await startTestServer({ env: { WORKERS: '2' } });
-    b = await sameDatabaseNode(a);
+    a = await startTestServer({ env: { WORKERS: '2', GRAPHQL_SHAPE: 'v5' } });
+    b = await sameDatabaseNode(a, { GRAPHQL_SHAPE: 'v5' });
   });
   after(async () => { await b?.stop(); await a?.stop(); });
 
@@ -45,6 +45,10 @@ describe('link counters', () => {
       sql[key] = n;
     }
     assert.deepEqual(api, sql, what);
+    // GraphQL's total goes the same way.
+    const g = await a.fetchJson('POST', '/graphql', { query: '{ articles_connection(filters: { category: { name: { eq: "Cat A" } } }, status: DRAFT, pagination: { pageSize: 1 }) { pageInfo { total } } }' }, TOKEN, { 'cache-control': 'no-cache' });
+    assert.equal(g.status, 200, g.text);
+    assert.equal(g.body.data.articles_connection.pageInfo.total, api['Cat A en draft'], `${what}: GraphQL`);
     // And the counters themselves, entry by entry, when installed: what the links say per category, locale and status.
     const [{ armed }] = await a.sql().unsafe(`select count(*)::int as armed from pg_trigger where tgenabled = 'A' and (
       (tgrelid = 'articles_category_lnk'::regclass and tgname like 'fastrapi_links_%') or (tgrelid = 'articles'::regclass and tgname like 'fastrapi_ol_%'))`);
@@ -81,6 +85,8 @@ describe('link counters', () => {
     await a.sql().unsafe(`insert into fastrapi.row_counts (rel, target, locale, published, n) select 'articles_category_lnk'::regclass, id, 'en', true, 1000 from categories where name = 'Cat A'`);
     const r = await a.fetchJson('GET', PATH, undefined, TOKEN, { 'cache-control': 'no-cache' });
     assert.equal(r.body.meta.pagination.total, now['Cat A en published'] + 1000);
+    const g = await a.fetchJson('POST', '/graphql', { query: '{ articles_connection(filters: { category: { name: { eq: "Cat A" } } }) { pageInfo { total } } }' }, TOKEN, { 'cache-control': 'no-cache' });
+    assert.equal(g.body.data.articles_connection.pageInfo.total, now['Cat A en published'] + 1000, 'GraphQL reads them too');
     await a.sql().unsafe(`delete from fastrapi.row_counts where n = 1000`);
     await check('the hand-made entry removed');
   });
