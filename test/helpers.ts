@@ -130,6 +130,12 @@ export function sameDatabaseNode(a: TestServer, env: Record<string, string | und
   return startTestServer({ env: { ...env, DATABASE_URL: a.server.databaseUrl }, db: { url: a.server.databaseUrl, dataDir: a.db.dataDir, drop: async () => {} } });
 }
 
+/** Two nodes on one new database, the first with two worker threads: writes spread over both meet across threads and nodes. */
+export async function startTwoNodes(env: Record<string, string | undefined> = {}): Promise<[TestServer, TestServer]> {
+  const a = await startTestServer({ env: { ...env, WORKERS: '2' } });
+  return [a, await sameDatabaseNode(a, env)];
+}
+
 /** `npm run indexes -- …args` against the database and models of `s`. */
 export function indexesCli(s: TestServer, ...args: string[]): SpawnSyncReturns<string> {
   return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/indexes.ts', ...args], {

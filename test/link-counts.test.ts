@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import postgres from 'postgres';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, sameDatabaseNode, indexesCli, created, copyModels, DEMO_MODELS, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, startTwoNodes, indexesCli, created, copyModels, DEMO_MODELS, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
 const PATH = '/api/articles?filters[category][name][$eq]=Cat A';
@@ -16,10 +16,7 @@ const PATH = '/api/articles?filters[category][name][$eq]=Cat A';
 describe('link counters', () => {
   let a: TestServer, b: TestServer;
   const cats: Doc[] = [];
-  before(async () => {
-    a = await startTestServer({ env: { WORKERS: '2', GRAPHQL_SHAPE: 'v5' } });
-    b = await sameDatabaseNode(a, { GRAPHQL_SHAPE: 'v5' });
-  });
+  before(async () => { [a, b] = await startTwoNodes({ GRAPHQL_SHAPE: 'v5' }); });
   after(async () => { await b?.stop(); await a?.stop(); });
 
   const cli = (...args: string[]) => indexesCli(a, ...args);

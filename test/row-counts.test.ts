@@ -6,16 +6,13 @@
 // run on the custom-plan pool with the same answers.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, sameDatabaseNode, indexesCli, created, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, sameDatabaseNode, startTwoNodes, indexesCli, created, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { documentId: string; [k: string]: unknown };
 
 describe('row counters', () => {
   let a: TestServer, b: TestServer;
-  before(async () => {
-    a = await startTestServer({ env: { WORKERS: '2', GRAPHQL_SHAPE: 'v5' } });
-    b = await sameDatabaseNode(a, { GRAPHQL_SHAPE: 'v5' });
-  });
+  before(async () => { [a, b] = await startTwoNodes({ GRAPHQL_SHAPE: 'v5' }); });
   after(async () => { await b?.stop(); await a?.stop(); });
 
   const cli = (...args: string[]) => indexesCli(a, ...args);

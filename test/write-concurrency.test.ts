@@ -3,7 +3,7 @@
 // Two nodes on one database (the first with two worker threads), requests spread over both.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, TOKEN, type TestServer, sameDatabaseNode } from './helpers.ts';
+import { startTwoNodes, TOKEN, type TestServer } from './helpers.ts';
 
 type Doc = { id: number; documentId: string; [k: string]: unknown };
 type Row = { published: boolean; n: number; title: string | null };
@@ -23,10 +23,7 @@ describe('concurrent writes of one document (two nodes)', () => {
     `select locale, published_at is not null as published, count(*)::int as n, max(title) as title
      from articles where document_id = $1 group by 1, 2 order by 1, 2`, [documentId])] as unknown as Array<Row & { locale: string }>;
 
-  before(async () => {
-    a = await startTestServer({ env: { WORKERS: '2' } });
-    b = await sameDatabaseNode(a);
-  });
+  before(async () => { [a, b] = await startTwoNodes(); });
   after(async () => { await b?.stop(); await a?.stop(); });
 
   test('50 parallel updates: one draft, one published row, equal to the draft', async () => {
