@@ -936,12 +936,13 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   if (!query.pagination.withCount) return sizeChecked({ text: `${pg}select ${data}`, withTotal: false, tables, prepare: true }, opts.maxBytes);
   // The count needs its own aliases: the filter subqueries of `where` name them. Unfiltered, the table's
   // row counters answer where it has them (compiler/counts.ts).
-  const rows = `select count(*) from ${q(ct.table)} c0 ${new Gen(schema, opts, query).rootWhere('c0')}`;
+  const cg = new Gen(schema, opts, query);
+  const rows = `select count(*) from ${q(ct.table)} c0 ${cg.rootWhere('c0')}`;
   const published = ct.draftAndPublish ? query.status === 'published' : null;
   const linked = opts.rowCounters && !shared ? countedRelation(query) : null;
   const count = shared ? 'select count(*) from m'
     : opts.rowCounters && !query.where ? countedTotal(ct.table, published, query.localeParam, rows)
-      : linked ? countedLinkTotal(ct, linked.attr, `select ct0.id from ${q(linked.target.table)} ct0 where ${new Gen(schema, opts, query).filter(linked.sub, 'ct0', linked.target.uid)}`, published, query.localeParam, rows)
+      : linked ? countedLinkTotal(ct, linked.attr, `select ct0.id from ${q(linked.target.table)} ct0 where ${cg.filter(linked.sub, 'ct0', linked.target.uid)}`, published, query.localeParam, rows)
         : rows;
   return sizeChecked({ text: `${pg}select ${data}, (${count}) as total`, withTotal: true, tables, prepare: true }, opts.maxBytes);
 }

@@ -15,7 +15,7 @@ import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { concurrently, createIndexes, indexStates } from '../db/indexes.ts';
 import { TableSizes } from '../db/table-sizes.ts';
-import { advisedCounters, queryCounters, COUNTS_DDL, type CounterAdvice } from '../../compiler/counts.ts';
+import { advisedCounters, distinctCounters, queryCounters, COUNTS_DDL, type CounterAdvice } from '../../compiler/counts.ts';
 import { countedTables, installCounters } from '../db/counts.ts';
 import { openDatabase } from './database.ts';
 
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       await sizes.refresh();
       const large = (t: string) => minRows <= 0 || sizes.isLarge(t);
       advice = dedupe(queries.flatMap((query) => queryIndexes(schema, query))).filter((a) => large(a.table));
-      counters = [...new Map(queries.flatMap(queryCounters).filter((c) => large(c.table)).map((c) => [c.table, c])).values()];
+      counters = distinctCounters(queries.flatMap(queryCounters).filter((c) => large(c.table)));
     } else {
       advice = advisedIndexes(schema);
       counters = advisedCounters(schema);

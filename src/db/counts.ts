@@ -1,7 +1,7 @@
 // Runs compiler/counts.ts: the counters' table at start, installing a table's triggers (`npm run indexes
 // -- --apply`), and the background fold that keeps each table's entries few.
 import type { Sql } from 'postgres';
-import { COUNTS_TABLE_DDL, COUNT_FUNCTION_DDL, COUNT_FUNCTION_EXISTS_SQL, FOLDABLE_SQL, ORPHANS_SQL, foldCounts, type CounterAdvice } from '../../compiler/counts.ts';
+import { COUNTS_TABLE_DDL, COUNT_FUNCTION_DDL, COUNT_FUNCTION_EXISTS_SQL, FOLDABLE_SQL, ORPHANS_SQL, foldCounts, distinctCounters, type CounterAdvice } from '../../compiler/counts.ts';
 import { log } from '../log.ts';
 
 /** Serializes the counters' DDL between nodes starting together (not Strapi's schema lock). */
@@ -41,8 +41,7 @@ export async function installCounters(sql: Sql, advice: CounterAdvice[], say: (l
   if (!advice.length) return 0;
   if (!(await setupCounts(sql, true))) throw new Error('could not create the row counters\' table and trigger function (see the warning above)');
   const done = await countedTables(sql, advice);
-  // The same counters advised for two requests are installed once.
-  const todo = [...new Map(advice.filter((a) => !done.has(a.table)).map((a) => [a.table, a])).values()];
+  const todo = distinctCounters(advice.filter((a) => !done.has(a.table)));
   for (const a of todo) {
     const started = Date.now();
     await sql.begin(async (tx) => { for (const s of a.install) await tx.unsafe(s); });

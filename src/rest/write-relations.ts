@@ -31,9 +31,12 @@ export class RelationWriter {
     const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
     await this.documentsOf(target, refs);
     const resolved = await this.resolve(target, row, refs, source);
-    const current = a.toMany || op.disconnect.length
+    // The links are read for a list's or a disconnect's sake, and where the other side keeps an order (its
+    // targets are locked below); only the first two decide what is linked next.
+    const links = a.toMany || op.disconnect.length || j.inverseOrder
       ? await this.run<{ target: number; document_id: string }>(W.currentLinks(j, target.table), [row.id])
       : [];
+    const current = a.toMany || op.disconnect.length ? links : [];
     const currentDocs = [...new Set(current.map((c) => c.document_id))];
     let docs: string[];
     let ordered: number[] | null = null;
@@ -63,12 +66,9 @@ export class RelationWriter {
     // list go in turn. Interleaved, each held the link it removed while renumbering the other's, and
     // deadlocked. A target only linked is appended to (a new row, no other link waited on): creates of 50
     // articles of one category, waiting for each other there, ran out of connections (503).
-    // A to-one write that only sets its target did not read its links above; the target it replaces is
-    // renumbered all the same (moves out of one category at once deadlocked there).
-    const linked = j.inverseOrder && !a.toMany && !op.disconnect.length
-      ? await this.run<{ target: number }>(W.currentLinks(j, target.table), [row.id])
-      : current;
-    const relisted = j.inverseOrder ? linked.map((c) => Number(c.target)) : [];
+    // The targets unlinked include the one a to-one write replaces (moves out of one category at once
+    // deadlocked there).
+    const relisted = j.inverseOrder ? links.map((c) => Number(c.target)) : [];
     const locked = [...new Set([...(takes ? targets : []), ...relisted])];
     if (locked.length) await this.run(W.lockTargets(target.table), [locked]);
     if (takes) await this.run(W.takeTargets(j, source.table), [targets, documentId]);
