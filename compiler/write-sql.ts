@@ -37,11 +37,28 @@ export const documentLockKey = (ct: ContentType, documentId: string): string =>
 /**
  * Rows of one document, drafts first: `$1` document id. Run after the document's lock (lockKey), as a
  * statement of its own: in READ COMMITTED its snapshot is then taken once the previous writer committed,
- * so it sees the published row that writer made (`for update` alone waits for the rows it saw, not for
- * rows inserted meanwhile, and two writers then each published a row of their own).
+ * so it sees the published row that writer made. No row is locked here: the write's row locks are taken
+ * together, in one order, before it changes anything (src/rest/write-locks.ts).
  */
 export const documentRows = (ct: ContentType) =>
-  `select id, ${R.locale} as locale, ${R.publishedAt} is not null as published from ${q(ct.table)} where ${R.documentId} = $1 order by (${R.publishedAt} is null) desc, id for update`;
+  `select id, ${R.locale} as locale, ${R.publishedAt} is not null as published from ${q(ct.table)} where ${R.documentId} = $1 order by (${R.publishedAt} is null) desc, id`;
+
+/**
+ * The row lock modes of a write's lock set (src/rest/write-locks.ts): `no key update` for a document the
+ * write changes (its own, a target it takes or whose list it renumbers), `share` for one it only links to
+ * (writers linking to one document do not wait for each other; its own writer waits for them all).
+ */
+export type RowLockMode = 'no key update' | 'share';
+
+/** Locks rows `$1` of `table` in id order. */
+export const lockRows = (table: string, mode: RowLockMode) => `select id from ${q(table)} where id = any($1::int[]) order by id for ${mode}`;
+
+/**
+ * The rows standing for documents `$1` in write locks: their drafts, which keep their ids for the
+ * document's life (a publish replaces the published row); every row for a type without draft & publish.
+ */
+export const documentLockRows = (table: string, draftAndPublish: boolean) =>
+  `select id, ${R.documentId} as document_id from ${q(table)} where ${R.documentId} = any($1::text[])${draftAndPublish ? ` and ${R.publishedAt} is null` : ''}`;
 
 /** `$1` document id, `$2` locale, then `cols` in order; published now or not at all. */
 export function insertRow(ct: ContentType, cols: string[], published: boolean): string {

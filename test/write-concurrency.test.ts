@@ -99,6 +99,33 @@ describe('concurrent writes of one document (two nodes)', () => {
     for (const r of rows) assert.equal(r.category, cats[docs.findIndex((d) => d.documentId === r.document_id) % 4].documentId, JSON.stringify(r));
   });
 
+  test('category writers setting their lists while 40 article writers move those articles between them: every write succeeds', async () => {
+    // Both sides of one relation written at once: each side's writer holds its own document and then
+    // touches the other side's rows (a category takes articles from other categories; a move renumbers
+    // the lists it leaves). In opposite orders they deadlocked and queued past the connection deadline (503).
+    const cats = await Promise.all(Array.from({ length: 4 }, (_, i) => post('/api/categories', { name: `crossed ${i}` })));
+    const docs = await Promise.all(Array.from({ length: 40 }, (_, i) => post('/api/articles', { title: `crossed ${i}`, category: cats[i % 4].documentId })));
+    const work = [
+      ...Array.from({ length: 12 }, (_, n) => send(n, 'PUT', `/api/categories/${cats[n % 4].documentId}`,
+        { articles: docs.filter((_, i) => (i + n) % 4 === n % 4).map((d) => d.documentId) })),
+      ...docs.map((d, i) => send(i, 'PUT', `/api/articles/${d.documentId}`, { category: cats[(i + 1) % 4].documentId })),
+    ];
+    const results = await Promise.all(work);
+    const failed = results.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 200)}`);
+    assert.deepEqual(failed, []);
+    const rows = [...await a.sql().unsafe(`select r.document_id, r.published_at is not null as published, count(l.id)::int as n, min(c.document_id) as cat
+      from articles r left join articles_category_lnk l on l.article_id = r.id left join categories c on c.id = l.category_id
+      where r.document_id = any($1::text[]) group by r.id order by 1, 2`, [docs.map((d) => d.documentId)])];
+    // A category's list drops the articles it does not name, so an article may end with none; each row
+    // has at most one, and the published row the draft's.
+    assert.equal(rows.length, 80);
+    for (let i = 0; i < rows.length; i += 2) {
+      const [draft, published] = [rows[i], rows[i + 1]];
+      assert.ok(draft.n <= 1 && published.n <= 1, JSON.stringify([draft, published]));
+      assert.equal(published.cat, draft.cat, JSON.stringify([draft, published]));
+    }
+  });
+
   test('50 parallel writes mixing drafts, publishes, connects and a new locale', async () => {
     const doc = await post('/api/articles', { title: 'mixed' });
     const tag = await post('/api/tags', { name: 'mixed-tag' });

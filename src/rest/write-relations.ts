@@ -5,11 +5,12 @@
 //   rows; a row of a type without draft & publish links to both versions of a target that has it;
 // - locales: both sides localized → the row's own locale; only the target localized → the locale the
 //   reference names, else the default locale.
-import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
+import type { Component, ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { validation } from '../../compiler/errors.ts';
 import type { RelationOp, RelRef } from './validate.ts';
 import { orderAfterConnect, type Connect } from './relation-order.ts';
+import type { WriteLocks } from './write-locks.ts';
 
 type Run = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;
 
@@ -78,6 +79,24 @@ export class RelationWriter {
     const dropped = [...inv.keys()].filter((t) => !targets.includes(t));
     const renumber = W.renumberInverse(j);
     if (renumber && dropped.length) await this.run(renumber, [dropped]);
+  }
+
+  /**
+   * What writing relation `a` of row `row` (null: a row not made yet) locks before the write changes
+   * anything (write-locks.ts): the documents it takes from others or whose lists it renumbers, as
+   * changed; the documents it only links to, now or by the publish that follows, as linked to.
+   */
+  async plan(locks: WriteLocks, row: RowRef | null, a: RelationAttr, op: RelationOp | undefined): Promise<void> {
+    const target = this.schema.contentTypes.get(a.target)!;
+    const named = op ? [...(op.set ?? []), ...op.connect] : [];
+    const [current] = await Promise.all([
+      row ? this.run<{ document_id: string }>(W.currentLinks(a.join, target.table), [row.id]) : Promise.resolve([]),
+      op ? this.documentsOf(target, [...named, ...op.disconnect]) : undefined,
+    ]);
+    const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
+    const takes = bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany');
+    locks.documents(target.table, target.draftAndPublish, named.map((r) => r.documentId), takes ? 'no key update' : 'share');
+    locks.documents(target.table, target.draftAndPublish, current.map((c) => c.document_id), op && a.join.inverseOrder ? 'no key update' : 'share');
   }
 
   /**

@@ -141,6 +141,7 @@ const MAX_ATTEMPTS = 5;
  */
 async function createVersion(w: Writer, ct: ContentType, n: Normalized, documentId: string, p: WriteParams, previous: VersionRow[] = [], shareFrom?: number): Promise<void> {
   const published = !ct.draftAndPublish;
+  await w.lockWrite(null, n.relations, ct.draftAndPublish && p.publish);
   const afterCreate = w.hooks ? await w.hooks.beforeCreate(n, documentId, { locale: p.locale, published }) : null;
   const id = await w.insertRow(n, documentId, p.locale, published);
   if (shareFrom !== undefined) await w.sharedOwned(shareFrom, id, n);
@@ -199,6 +200,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   }
   const n = validateBody(ctx, ct, false, p, data, await w.existingComponents(ct, draft.id));
   await w.check(n, documentId, p.locale);
+  await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
   const afterUpdate = w.hooks ? await w.hooks.beforeUpdate(n, documentId, draft) : null;
   await w.updateRow(draft, n);
   await w.relations(draft, n, documentId, false);
@@ -286,6 +288,7 @@ export async function publishDocument(ctx: WriteContext, ct: ContentType, docume
     const rows = (await w.documentRows(documentId)).filter(inLocales(locales));
     for (const draft of rows.filter((r) => !r.published)) {
       await check?.(draft.locale);
+      await w.lockWrite(draft, [], true);
       await publish(w, draft, rows.filter((r) => r.published && r.locale === draft.locale), documentId);
       done.push(draft.locale);
     }

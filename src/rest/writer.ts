@@ -8,9 +8,10 @@ import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { validation } from '../../compiler/errors.ts';
-import { throwIfErrors, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
+import { throwIfErrors, type RelationOp, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
 import { MorphWriter } from './write-morphs.ts';
+import { WriteLocks } from './write-locks.ts';
 import type { EntryEvent } from '../webhooks/index.ts';
 
 type Row = Record<string, unknown>;
@@ -55,6 +56,25 @@ export class Writer {
       this.run<{ id: number; locale: string | null; published: boolean }>(W.documentRows(this.ct), [documentId]),
     ]);
     return rows.map((r) => ({ id: Number(r.id), locale: r.locale, published: r.published }));
+  }
+
+  /**
+   * The row locks of a write (write-locks.ts), before it changes anything: its own draft `own` (null for
+   * a row not made yet), the documents the body's relations name or leave, and, when it publishes, every
+   * document of a draft & publish type its draft links to (the publish links to their published rows,
+   * which their own publishes replace).
+   */
+  async lockWrite(own: VersionRow | null, relations: RelationOp[], publishing: boolean): Promise<void> {
+    const locks = new WriteLocks();
+    if (own) locks.row(this.ct.table, own.id, 'no key update');
+    const ops = new Map(relations.map((op) => [op.attr.name, op]));
+    await Promise.all(this.ct.attributes.flatMap((a) => {
+      if (a.kind !== 'relation') return [];
+      const op = ops.get(a.name);
+      if (!op && !(publishing && this.schema.contentTypes.get(a.target)!.draftAndPublish)) return [];
+      return [this.relationWriter.plan(locks, own, a, op)];
+    }));
+    await locks.take((t, p) => this.run(t, p));
   }
 
   /** A single type's lock (its document's key): taken before looking for its document, which may not exist yet. */
