@@ -247,7 +247,7 @@ export function insertLinks(j: JoinTable): string {
  * documents connecting one target each found no link to take (neither saw the other's) and both linked it.
  * NO KEY UPDATE leaves the links' foreign-key checks (KEY SHARE) free; in id order, so writers never deadlock.
  */
-export const lockTargets = (targetTable: string) => `select id from ${q(targetTable)} where id = any($1::int[]) order by id for no key update`;
+export const lockTargets = (targetTable: string, nowait = false) => `select id from ${q(targetTable)} where id = any($1::int[]) order by id for no key update${nowait ? ' nowait' : ''}`;
 
 /**
  * The other side holds one of this side (bidirectional oneToOne / oneToMany): targets `$1` leave the

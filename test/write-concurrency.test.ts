@@ -126,6 +126,27 @@ describe('concurrent writes of one document (two nodes)', () => {
     }
   });
 
+  test('tag writers setting their articles while 30 article writers set their tags (many-to-many, both sides ordered): every write succeeds', async () => {
+    const tags = await Promise.all(Array.from({ length: 6 }, (_, i) => post('/api/tags', { name: `crossed tag ${i}` })));
+    const docs = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/api/articles', { title: `tagged ${i}`, tags: [tags[i % 6].documentId] })));
+    const work = [
+      ...tags.map((t, k) => send(k, 'PUT', `/api/tags/${t.documentId}`, { articles: docs.filter((_, i) => (i + k) % 3 === 0).map((d) => d.documentId) })),
+      ...docs.map((d, i) => send(i, 'PUT', `/api/articles/${d.documentId}`, { tags: [tags[(i + 1) % 6].documentId, tags[(i + 2) % 6].documentId] })),
+    ];
+    const failed = (await Promise.all(work)).filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 200)}`);
+    assert.deepEqual(failed, []);
+    // No link twice, and each article's published row has its draft's tags.
+    const rows = [...await a.sql().unsafe(`select r.document_id, r.published_at is not null as published,
+        coalesce(array_agg(t.document_id order by t.document_id) filter (where t.id is not null), '{}') as tags, count(l.id) - count(distinct l.tag_id) as twice
+      from articles r left join articles_tags_lnk l on l.article_id = r.id left join tags t on t.id = l.tag_id
+      where r.document_id = any($1::text[]) group by r.id order by 1, 2`, [docs.map((d) => d.documentId)])];
+    assert.equal(rows.length, 60);
+    for (let i = 0; i < rows.length; i += 2) {
+      assert.equal(Number(rows[i].twice) + Number(rows[i + 1].twice), 0, JSON.stringify(rows[i]));
+      assert.deepEqual(rows[i + 1].tags, rows[i].tags, JSON.stringify([rows[i], rows[i + 1]]));
+    }
+  });
+
   test('50 parallel writes mixing drafts, publishes, connects and a new locale', async () => {
     const doc = await post('/api/articles', { title: 'mixed' });
     const tag = await post('/api/tags', { name: 'mixed-tag' });

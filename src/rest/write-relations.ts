@@ -23,6 +23,12 @@ export interface LinkSource { table: string; draftAndPublish: boolean; localized
 interface TargetRow { id: number; document_id: string; locale: string | null; published: boolean }
 
 export class RelationWriter {
+  /**
+   * Set once the write took its row locks in order (write-locks.ts): a row found only now (linked by
+   * another write between the plan's read and the locks) is locked without waiting, since waiting out of
+   * order could deadlock; if another write holds it, the write runs again (55P03), its plan seeing it.
+   */
+  prelocked = false;
   constructor(private schema: Schema, private ct: ContentType, private run: Run) {}
 
   async apply(row: RowRef, op: RelationOp, documentId: string, source: LinkSource = this.ct): Promise<void> {
@@ -71,7 +77,7 @@ export class RelationWriter {
     // deadlocked there).
     const relisted = j.inverseOrder ? links.map((c) => Number(c.target)) : [];
     const locked = [...new Set([...(takes ? targets : []), ...relisted])];
-    if (locked.length) await this.run(W.lockTargets(target.table), [locked]);
+    if (locked.length) await this.run(W.lockTargets(target.table, this.prelocked), [locked]);
     if (takes) await this.run(W.takeTargets(j, source.table), [targets, documentId]);
     const removed = await this.run<{ target: number; inv: number | null }>(W.deleteLinks(j), [row.id]);
     const inv = new Map(removed.map((r) => [Number(r.target), r.inv]));

@@ -132,7 +132,7 @@ async function inTurn(key: string, fn: () => Promise<void>): Promise<void> {
  * published row): run again, the references are found anew. A reference still gone after the last
  * attempt answers 400 as before.
  */
-const RETRYABLE = new Set(['40P01', '40001', '23503']);
+const RETRYABLE = new Set(['40P01', '40001', '23503', '55P03']);
 const MAX_ATTEMPTS = 5;
 
 /**

@@ -75,6 +75,7 @@ export class Writer {
       return [this.relationWriter.plan(locks, own, a, op)];
     }));
     await locks.take((t, p) => this.run(t, p));
+    this.relationWriter.prelocked = true;
   }
 
   /** A single type's lock (its document's key): taken before looking for its document, which may not exist yet. */
