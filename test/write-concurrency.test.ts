@@ -147,6 +147,22 @@ describe('concurrent writes of one document (two nodes)', () => {
     }
   });
 
+  test('author writers setting their articles while 30 article writers choose their author (one side without draft & publish): every write succeeds', async () => {
+    const authors = await Promise.all(Array.from({ length: 5 }, (_, i) => post('/api/authors', { name: `crossed author ${i}` })));
+    const docs = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/api/articles', { title: `authored ${i}`, author: authors[i % 5].documentId })));
+    const work = [
+      ...authors.map((w, k) => send(k, 'PUT', `/api/authors/${w.documentId}`, { articles: docs.filter((_, i) => (i + k) % 5 === 0).map((d) => d.documentId) })),
+      ...docs.map((d, i) => send(i, 'PUT', `/api/articles/${d.documentId}`, { author: authors[(i + 2) % 5].documentId })),
+    ];
+    const failed = (await Promise.all(work)).filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 200)}`);
+    assert.deepEqual(failed, []);
+    // Each article row keeps at most one author (the other side holds one).
+    const rows = [...await a.sql().unsafe(`select r.id, count(l.id)::int as n from articles r left join articles_author_lnk l on l.article_id = r.id
+      where r.document_id = any($1::text[]) group by r.id`, [docs.map((d) => d.documentId)])];
+    assert.equal(rows.length, 60);
+    assert.deepEqual(rows.filter((r) => r.n > 1), []);
+  });
+
   test('50 parallel writes mixing drafts, publishes, connects and a new locale', async () => {
     const doc = await post('/api/articles', { title: 'mixed' });
     const tag = await post('/api/tags', { name: 'mixed-tag' });
