@@ -20,7 +20,7 @@ import { Invalidator } from './cache/invalidation.ts';
 import { RenderCacheGate } from './db/render-gate.ts';
 import { TableSizes } from './db/table-sizes.ts';
 import { ReadRouter, type WrittenPosition } from './db/replicas.ts';
-import { cacheKey, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
+import { cacheKey, hitForm, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
 import { UP } from './auth/tables.ts';
 import { FILES } from '../compiler/layout.ts';
 import { startProject } from './project/start-project.ts';
@@ -126,7 +126,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (store && cache && live && caller && !routed) {
         store.key = cacheKey(task, auth.access(caller).key, plugin?.name === 'graphql');
         const hit = store.key === null || wantsFresh(task) ? undefined : cache.get(store.key);
-        if (hit) return { reply: serve(hit, task, exposeCount), caller, hit: true };
+        if (hit) return { reply: serve(hit, task), caller, hit: true };
         store.since = cache.begin();
         ctx.reads = new Set();
       }
@@ -151,7 +151,9 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       }
       let statements = 0;
       if (project === undefined) await projectReady.catch(() => { /* answered below, as without global middlewares */ });
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: (n) => { statements += n; }, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal };
+      // `count` is set after the literal: a function written in it would get its name defined per request (tsx keeps names).
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: noCount, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal };
+      ctx.count = (n) => { statements += n; };
       // The project's global middlewares run around everything (no response cache: they may decide per request).
       if (project?.global) {
         let reply: Reply;
@@ -168,13 +170,15 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       if (!key || !reply.cacheable || !ctx.reads?.size) return represent(reply, task, representation);
       // Stored as the full 200 (with its ETag); this client's If-None-Match is answered by serve().
       const full = represent(reply, unconditional(task), representation);
-      if (storable(reply, full)) cache!.set(key, full, ctx.reads, since);
-      return serve(full, task, exposeCount, false);
+      if (storable(reply, full)) cache!.set(key, hitForm(full, exposeCount), ctx.reads, since);
+      return serve(full, task);
     },
     // bootstrap()'s app first sends what its writes owe (a hanging receiver delays the start by one call's timeout at most).
     close: async () => { sizes.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
   };
 }
+
+const noCount = (): void => {};
 
 /** Where a request's response-cache key and start are kept while its route runs. */
 interface CacheSlot { key: string | null; since: number }

@@ -1,7 +1,7 @@
 // The response cache at the HTTP boundary: which requests may be answered from it (a GET, or a GraphQL
 // POST, whose handler read only through the compiler), under which key (the request and what the
 // caller may read — its permission grant, never its token — and the encoding it accepts), and how a
-// stored reply is served (a copy, 304 when the client holds its ETag).
+// stored reply is served (as stored, 304 when the client holds its ETag).
 import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
 import { noneMatch } from '../http/etag.ts';
@@ -20,17 +20,25 @@ export const unconditional = (task: Task): Task =>
   task.headers?.['if-none-match'] === undefined ? task : { ...task, headers: Object.fromEntries(Object.entries(task.headers).filter(([k]) => k !== 'if-none-match')) };
 
 /**
- * A stored reply for this request: 304 when its ETag matches, else a copy (headers are per response).
- * `hit`: it comes from the cache, so no statement ran for it.
+ * The reply as stored: what every hit is answered with, as it is (no statement ran for a hit). Shared by
+ * the hits, never changed: copying its headers at each hit cost more than the lookup.
  */
-export function serve(stored: Reply, task: Task, exposeCount: boolean, hit = true): Reply {
-  const headers = hit ? (stored.headers ?? []).filter(([k]) => k !== 'x-sql-statements') : [...(stored.headers ?? [])];
-  if (exposeCount && hit) headers.push(['x-sql-statements', '0']);
+export function hitForm(full: Reply, exposeCount: boolean): Reply {
+  const headers = (full.headers ?? []).filter(([k]) => k !== 'x-sql-statements');
+  if (exposeCount) headers.push(['x-sql-statements', '0']);
+  return { ...full, headers };
+}
+
+/** A reply for this request: 304 when the client holds its ETag, else the reply itself. */
+export function serve(reply: Reply, task: Task): Reply {
+  const held = task.headers?.['if-none-match'];
+  if (held === undefined) return reply;
+  const headers = reply.headers ?? [];
   const etag = headers.find(([k]) => k === 'ETag')?.[1];
-  if (etag && noneMatch(task.headers?.['if-none-match'], etag)) {
+  if (etag && noneMatch(held, etag)) {
     return { status: 304, body: '', headers: headers.filter(([k]) => k.toLowerCase() !== 'content-type' && k !== 'Content-Encoding') };
   }
-  return { ...stored, headers };
+  return reply;
 }
 
 /** Whether a reply can be stored: a 200 its handler marked as depending only on what it read. */

@@ -5,7 +5,7 @@
 // `set()` refuses when any tag was invalidated after it.
 import type { Reply } from '../rest/reply.ts';
 
-interface Entry { key: string; reply: Reply; tags: string[]; bytes: number }
+interface Entry { key: string; reply: Reply; tags: string[]; bytes: number; moved: number }
 
 export interface CacheStats { entries: number; bytes: number; hits: number; misses: number; invalidations: number }
 
@@ -23,6 +23,8 @@ export class ResponseCache {
   private hits = 0;
   private misses = 0;
   private invalidations = 0;
+  /** Moves to the end of the order so far (inserts included): an entry's `moved` says how recently it went there. */
+  private moves = 0;
 
   constructor(private maxBytes: number) {}
 
@@ -32,9 +34,14 @@ export class ResponseCache {
   get(key: string): Reply | undefined {
     const e = this.entries.get(key);
     if (!e) { this.misses++; return undefined; }
-    // Least recently used order is the Map's insertion order: a hit moves to the end.
-    this.entries.delete(key);
-    this.entries.set(key, e);
+    // Least recently used order is the Map's insertion order: a hit moves to the end, unless it moved
+    // there less than half the entries ago (it is not among the next to go; moving every hit cost a
+    // delete and an insert per hit on a hot key).
+    if (this.moves - e.moved > this.entries.size >> 1) {
+      this.entries.delete(key);
+      this.entries.set(key, e);
+      e.moved = ++this.moves;
+    }
     this.hits++;
     return e.reply;
   }
@@ -45,7 +52,7 @@ export class ResponseCache {
     const bytes = replyBytes(reply);
     if (bytes > this.maxBytes / 4) return false;
     this.remove(key);
-    this.entries.set(key, { key, reply, tags: list, bytes });
+    this.entries.set(key, { key, reply, tags: list, bytes, moved: ++this.moves });
     for (const t of list) {
       let keys = this.byTag.get(t);
       if (!keys) this.byTag.set(t, (keys = new Set()));

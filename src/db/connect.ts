@@ -253,7 +253,9 @@ export async function readStatement(db: Db, text: string, params: unknown[], sig
     // onexecute gets the connection only: the statement is bound through the closure.
     // `simple: false`: postgres.js sends a statement without parameters (a single type's read) by the
     // simple protocol, never prepared, planned at every request.
-    const options = pooled ? { prepare, simple: false, onexecute: (c: RawConnection) => alone(c, q) } : { prepare, simple: false };
+    const options: { prepare: boolean; simple: boolean; onexecute?: (c: RawConnection) => void } = { prepare, simple: false };
+    // Assigned, not written in the literal: tsx would define the function's name at every read.
+    if (pooled) options.onexecute = (c: RawConnection) => alone(c, q);
     const query = db.unsafe(text, params as never[], options as { prepare: boolean });
     q = query as unknown as RawQuery;
     if (raw) query.raw();

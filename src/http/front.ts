@@ -11,11 +11,11 @@ import { envelope, ApiError, serviceUnavailable } from '../../compiler/errors.ts
 import { log, logEnabled } from '../log.ts';
 import { serveUpload, uploadBodyLimit } from '../upload/static.ts';
 import { Cors, saneOrigin } from './cors.ts';
-import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS, hasCsp } from './security.ts';
+import { SECURITY_BLOCK, SECURITY_BLOCK_WITH_CSP, hasCsp } from './security.ts';
 import { TrustedProxies, normalizeIp, type ProxySetting } from './proxy.ts';
 import { requestId } from './request-id.ts';
 import { statusLine } from './status.ts';
-import { Metrics, routeKind, type Gauge } from './metrics.ts';
+import { Metrics, routeKind, type Gauge, type RouteKind } from './metrics.ts';
 import type { Exchange } from './exchange.ts';
 
 export interface FrontOptions {
@@ -69,7 +69,46 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
   const endpoint = opts.graphqlEndpoint ?? '/graphql';
   const metrics = opts.metrics ? new Metrics() : null;
 
-  const begin = (res: uWS.HttpResponse, req: uWS.HttpRequest): Exchange => {
+  /**
+   * One request's exchange. A class, not an object of closures: tsx keeps function names by defining
+   * `name` on every arrow function made, which per request cost as much as the response cache's lookup.
+   */
+  class LiveExchange implements Exchange {
+    aborted = false;
+    finished = false;
+    cors: Exchange['cors'] = null;
+    cancel?: () => void;
+    constructor(readonly res: uWS.HttpResponse, readonly id: string, readonly start: number, readonly method: string, readonly path: string,
+      readonly ip: string, readonly proto: 'http' | 'https', readonly kind: RouteKind) {}
+
+    writeCommon(ownCsp = false): void {
+      const res = this.res;
+      res.writeHeader('X-Request-Id', this.id);
+      if (security) {
+        const [k, v] = ownCsp ? SECURITY_BLOCK : SECURITY_BLOCK_WITH_CSP;
+        res.writeHeader(k, v);
+      }
+      if (cors) {
+        // koa-cors varies every answer on Origin: a cache must not serve one origin's answer to another.
+        res.writeHeader('Vary', 'Origin');
+        if (Array.isArray(this.cors)) for (const [k, v] of this.cors) res.writeHeader(k, v);
+      }
+    }
+
+    done(status: number, bytes: number): void {
+      if (this.finished) return;
+      this.finished = true;
+      inflight--;
+      const seconds = (performance.now() - this.start) / 1000;
+      metrics?.record(this.kind, METHODS.has(this.method) ? this.method : 'OTHER', status, seconds);
+      if (accessLog && logEnabled('http')) {
+        const ms = Math.round(seconds * 10000) / 10;
+        log.http(`${this.method} ${this.path} (${ms} ms) ${status}`, { method: this.method, path: this.path, status, ms, bytes, requestId: this.id, ip: this.ip, proto: this.proto });
+      }
+    }
+  }
+
+  function begin(res: uWS.HttpResponse, req: uWS.HttpRequest): Exchange {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const path = req.getUrl();
     const socketIp = normalizeIp(Buffer.from(res.getRemoteAddressAsText()).toString());
@@ -77,34 +116,8 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
       ? proxies.resolve(socketIp, req.getHeader('x-forwarded-for'), req.getHeader('x-forwarded-proto'))
       : { ip: socketIp, proto: 'http' as const };
     const origin = cors ? req.getHeader('origin') : '';
-    const ex: Exchange = {
-      res, aborted: false, finished: false, id: requestId(req.getHeader('x-request-id')), start: performance.now(),
-      method, path, ip: peer.ip, proto: peer.proto, kind: metrics || accessLog ? routeKind(path, endpoint) : 'other',
-      cors: null,
-      writeCommon: (ownCsp = false) => {
-        res.writeHeader('X-Request-Id', ex.id);
-        if (security) {
-          for (const [k, v] of SECURITY_HEADERS) res.writeHeader(k, v);
-          if (!ownCsp) res.writeHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-        }
-        if (cors) {
-          // koa-cors varies every answer on Origin: a cache must not serve one origin's answer to another.
-          res.writeHeader('Vary', 'Origin');
-          if (Array.isArray(ex.cors)) for (const [k, v] of ex.cors) res.writeHeader(k, v);
-        }
-      },
-      done: (status, bytes) => {
-        if (ex.finished) return;
-        ex.finished = true;
-        inflight--;
-        const seconds = (performance.now() - ex.start) / 1000;
-        metrics?.record(ex.kind, METHODS.has(ex.method) ? ex.method : 'OTHER', status, seconds);
-        if (accessLog && logEnabled('http')) {
-          const ms = Math.round(seconds * 10000) / 10;
-          log.http(`${ex.method} ${ex.path} (${ms} ms) ${status}`, { method: ex.method, path: ex.path, status, ms, bytes, requestId: ex.id, ip: ex.ip, proto: ex.proto });
-        }
-      },
-    };
+    const ex = new LiveExchange(res, requestId(req.getHeader('x-request-id')), performance.now(), method, path, peer.ip, peer.proto,
+      metrics ? routeKind(path, endpoint) : 'other');
     // In flight from its first byte (a body still arriving counts): shutdown waits for it.
     inflight++;
     began++;
@@ -121,7 +134,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
         : allowed ? cors.responseHeaders(allowed) : null;
     }
     return ex;
-  };
+  }
 
   const send = (ex: Exchange, reply: Reply, closeConnection = false): void => {
     if (ex.aborted) return;
@@ -189,6 +202,16 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
   }
   const uploadLimit = opts.upload ? uploadBodyLimit(opts.upload.maxFileSize) : opts.maxBodySize;
 
+  /** Hands a request to the pool (or this thread's app) and sends its reply. */
+  function dispatch(ex: Exchange, task: Task): void {
+    ex.cancel = () => abort(task);
+    run(task).then((reply) => send(ex, reply), (e) => {
+      log.error('worker failed', { error: String((e as Error)?.stack ?? e), requestId: ex.id });
+      send(ex, { status: 500, body: errorBody(500, 'InternalServerError', 'Internal Server Error') });
+    });
+  }
+  function tooLarge(ex: Exchange): void { fail(ex, new ApiError(413, 'PayloadTooLargeError', 'request entity too large', {})); }
+
   app.any('/*', route((ex, req) => {
     const task: Task = {
       method: ex.method,
@@ -220,31 +243,23 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
     if (task.query.length > opts.maxQueryStringLength || task.path.length > opts.maxQueryStringLength) {
       return fail(ex, new ApiError(414, 'URITooLongError', `URL longer than ${opts.maxQueryStringLength} characters (limit http.maxQueryStringLength)`, {}));
     }
-    const dispatch = () => {
-      ex.cancel = () => abort(task);
-      run(task).then((reply) => send(ex, reply), (e) => {
-        log.error('worker failed', { error: String((e as Error)?.stack ?? e), requestId: ex.id });
-        send(ex, { status: 500, body: errorBody(500, 'InternalServerError', 'Internal Server Error') });
-      });
-    };
-    if (!BODY_METHODS.has(task.method)) return dispatch();
+    if (!BODY_METHODS.has(task.method)) return dispatch(ex, task);
     const declared = Number(req.getHeader('content-length') || 0);
     const maxBodySize = task.path === '/api/upload' || task.path === '/api/upload/' ? uploadLimit : opts.maxBodySize;
-    const tooLarge = () => fail(ex, new ApiError(413, 'PayloadTooLargeError', 'request entity too large', {}));
-    if (declared > maxBodySize) return tooLarge();
+    if (declared > maxBodySize) return tooLarge(ex);
     const chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
     ex.res.onData((ab, isLast) => {
       if (refused) return;
       size += ab.byteLength;
-      if (size > maxBodySize) { refused = true; tooLarge(); return; }
+      if (size > maxBodySize) { refused = true; tooLarge(ex); return; }
       // uWS reuses the chunk's memory after this callback: copy it.
       chunks.push(Buffer.from(ab.slice(0)));
       if (isLast) {
         const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
         task.body = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-        dispatch();
+        dispatch(ex, task);
       }
     });
   }));

@@ -22,6 +22,19 @@ export const SECURITY_HEADERS: Headers = [
   ['X-Permitted-Cross-Domain-Policies', 'none'],
 ];
 
+/**
+ * SECURITY_HEADERS (and the CSP, unless the reply brings its own) as one uWS `writeHeader(key, value)`
+ * call: uWS writes `key: value\r\n`, so a value holding the further lines sends them all, in one native
+ * call instead of eight (each call a copy of two strings into the response; the block is constant text,
+ * never from a request).
+ */
+function block(headers: Headers): [string, string] {
+  const [[k, v], ...rest] = headers;
+  return [k, [v, ...rest.map(([rk, rv]) => `${rk}: ${rv}`)].join('\r\n')];
+}
+export const SECURITY_BLOCK = block(SECURITY_HEADERS);
+export const SECURITY_BLOCK_WITH_CSP = block([...SECURITY_HEADERS, ['Content-Security-Policy', CONTENT_SECURITY_POLICY]]);
+
 /** Whether a reply's own headers already hold a Content-Security-Policy. */
 export function hasCsp(headers: Headers | undefined): boolean {
   if (!headers) return false;
