@@ -104,12 +104,14 @@ test('npm start: embedded database, SIGTERM drains and stops it, data survives t
   }
 });
 
-test('a cancelled statement (statement_timeout) or a closing database answers 503, other bugs 500', async () => {
+test('a cancelled statement (statement_timeout), a closing database or a write out of retries answers 503, other bugs 500', async () => {
   const { toApiError } = await import('../src/db/errors.ts');
   assert.equal(toApiError({ code: '57014', message: 'canceling statement due to statement timeout' }).status, 503);
   assert.equal(toApiError({ code: 'CONNECTION_CLOSED', message: 'closed' }).status, 503);
   assert.equal(toApiError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }).status, 503);
   assert.equal(toApiError({ code: '53300', message: 'too many connections' }).status, 503);
+  // A write that met others past its retries: the request was right, it may be sent again.
+  for (const code of ['40P01', '40001', '55P03']) assert.equal(toApiError({ code, message: 'contention' }).status, 503, code);
   assert.equal(toApiError({ code: '23505', message: 'duplicate key' }).status, 400);
   assert.equal(toApiError(new TypeError('x is undefined')).status, 500);
 });

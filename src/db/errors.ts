@@ -3,9 +3,13 @@
 import { ApiError, serviceUnavailable } from '../../compiler/errors.ts';
 import { log } from '../log.ts';
 
-/** Errors that mean the database cannot answer now (cancelled, shutting down, unreachable): 503, not 500. */
+/**
+ * Errors that mean the database cannot answer now (cancelled, shutting down, unreachable), or that a
+ * write met others past its retries (deadlock, serialization failure, a lock held: src/rest/write.ts runs
+ * it again first): 503 with Retry-After, not 500 — the request was right, the client may send it again.
+ */
 const UNAVAILABLE = new Set([
-  '57014', '57P01', '57P02', '57P03', '57P04', '57P05', '53300', '08000', '08001', '08003', '08004', '08006',
+  '40P01', '40001', '55P03', '57014', '57P01', '57P02', '57P03', '57P04', '57P05', '53300', '08000', '08001', '08003', '08004', '08006',
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', 'CONNECTION_DEADLINE', 'CLIENT_GONE',
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN',
 ]);
