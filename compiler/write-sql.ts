@@ -50,8 +50,9 @@ export const documentRows = (ct: ContentType) =>
  */
 export type RowLockMode = 'no key update' | 'share';
 
-/** Locks rows `$1` of `table` in id order. */
-export const lockRows = (table: string, mode: RowLockMode) => `select id from ${q(table)} where id = any($1::int[]) order by id for ${mode}`;
+/** Locks rows `$1` of `table` in id order (`nowait`: failing at once with 55P03 if another holds one). */
+export const lockRows = (table: string, mode: RowLockMode, nowait = false) =>
+  `select id from ${q(table)} where id = any($1::int[]) order by id for ${mode}${nowait ? ' nowait' : ''}`;
 
 /**
  * The rows standing for documents `$1` in write locks: their drafts, which keep their ids for the
@@ -247,7 +248,7 @@ export function insertLinks(j: JoinTable): string {
  * documents connecting one target each found no link to take (neither saw the other's) and both linked it.
  * NO KEY UPDATE leaves the links' foreign-key checks (KEY SHARE) free; in id order, so writers never deadlock.
  */
-export const lockTargets = (targetTable: string, nowait = false) => `select id from ${q(targetTable)} where id = any($1::int[]) order by id for no key update${nowait ? ' nowait' : ''}`;
+export const lockTargets = (targetTable: string, nowait = false) => lockRows(targetTable, 'no key update', nowait);
 
 /**
  * The other side holds one of this side (bidirectional oneToOne / oneToMany): targets `$1` leave the

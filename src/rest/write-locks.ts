@@ -5,8 +5,9 @@
 // those documents doing the same from the other side (waits of a second each before PostgreSQL noticed,
 // write connections held meanwhile: 503s, and a valid write answered 400 once its retries ran out).
 // A document is locked through its draft rows (every row of a type without draft & publish), whose ids
-// do not change when it is published. Locks a write takes later (what it finds only while writing) stay
-// possible and rare; PostgreSQL detects any deadlock left and the write runs again (src/rest/write.ts).
+// do not change when it is published. A row the write finds only while writing (linked by another write
+// after the plan's read) is locked without waiting (RelationWriter.prelocked): if another holds it, the
+// write runs again at once (55P03, src/rest/write.ts) and its new plan has it.
 import * as W from '../../compiler/write-sql.ts';
 
 type Run = <T extends Record<string, unknown>>(text: string, params?: unknown[]) => Promise<T[]>;

@@ -110,7 +110,8 @@ export class RelationWriter {
    * documents like the others, so a draft still links to drafts whichever version's id was given.
    */
   private async documentsOf(target: ContentType, refs: RelRef[]): Promise<void> {
-    const byId = refs.filter((r) => r.entityId !== undefined);
+    // Refs the write's lock plan (plan()) already gave their document are not looked up again.
+    const byId = refs.filter((r) => r.entityId !== undefined && r.documentId === '');
     if (!byId.length) return;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null }>(W.rowsById(target.table), [byId.map((r) => r.entityId)]);
     const found = new Map(rows.map((r) => [Number(r.id), r]));
