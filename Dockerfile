@@ -23,4 +23,4 @@ EXPOSE 1337
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||1337)+'/_health').then(r=>process.exit(r.status===204?0:1),()=>process.exit(1))"
 # node directly (not npm) so SIGTERM reaches the server, which drains in-flight requests (SHUTDOWN_TIMEOUT).
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--initial-old-space-size=128", "--import", "tsx", "src/main.ts"]

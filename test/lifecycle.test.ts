@@ -42,9 +42,17 @@ describe('configuration', () => {
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** `npm start`'s own command line (package.json), run with this Node: its V8 flags are part of what operators run. */
+function startArgs(): string[] {
+  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [bin, ...args] = script.split(/\s+/);
+  assert.equal(bin, 'node', `npm start runs node directly: ${script}`);
+  return args;
+}
+
 function start(dataDir: string, port: number): { child: ChildProcess; output: () => string } {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, startArgs(), {
     cwd: root,
     env: { ...process.env, DATABASE_URL: '', DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', PUBLIC_ACCESS: 'true', WORKERS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
