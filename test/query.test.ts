@@ -617,6 +617,29 @@ describe('populate', () => {
     assert.deepEqual(t.data.articles.map((a: any) => a.title), [A1, A2]);
   });
 
+  test('a to-one relation with two link rows (as migrated data can have): the first link whose target passes, the row once', async () => {
+    const sql = s.sql();
+    const [row] = await sql`select id from articles where document_id = ${ids.a2} and published_at is not null and locale = 'en'`;
+    const [food] = await sql`select id from categories where document_id = ${ids.food} and published_at is not null`;
+    const [tech] = await sql`select category_id, article_ord from articles_category_lnk where article_id = ${row.id}`;
+    // Food's link first (lower id), then Technology's again.
+    await sql`delete from articles_category_lnk where article_id = ${row.id}`;
+    await sql`insert into articles_category_lnk (article_id, category_id, article_ord) values (${row.id}, ${food.id}, 99), (${row.id}, ${tech.category_id}, ${tech.article_ord})`;
+    try {
+      const list = await get('/api/articles?fields[0]=title&populate[category][fields][0]=name&sort=id:asc&pagination[pageSize]=100');
+      assert.deepEqual(list.data.map((d: any) => [d.title, d.category?.name ?? null]), [[A1, 'Databases'], [A2, 'Food'], [A3, 'Food'], [A4, null]]);
+      assert.equal(list.meta.pagination.total, 4);
+      const kept = await get('/api/articles?fields[0]=title&populate[category][fields][0]=name&populate[category][filters][name][$eq]=Technology&sort=id:asc');
+      assert.deepEqual(kept.data.map((d: any) => [d.title, d.category?.name ?? null]), [[A1, null], [A2, 'Technology'], [A3, null], [A4, null]]);
+      const one = await get(`/api/articles/${ids.a2}?fields[0]=title&populate[category][fields][0]=name`);
+      assert.equal(one.data.category.name, 'Food');
+    } finally {
+      await sql`delete from articles_category_lnk where article_id = ${row.id}`;
+      await sql`insert into articles_category_lnk (article_id, category_id, article_ord) values (${row.id}, ${tech.category_id}, ${tech.article_ord})`;
+    }
+    assert.equal((await get(`/api/articles/${ids.a2}?populate[category][fields][0]=name`)).data.category.name, 'Technology');
+  });
+
   test('invalid populate: 400', async () => {
     assert.deepEqual(await badRequest('/api/articles?populate=**'),
       { status: 400, name: 'ValidationError', message: 'Invalid key **', details: { key: '**', path: '**', source: 'query', param: 'populate' } });
