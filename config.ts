@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { CUSTOM_FIELD_TYPES, CUSTOM_FIELD_UID } from './src/project/custom-field-types.ts';
+import { postgresUrl } from './src/db/url.ts';
 
 const Int = (min: number, max = Number.MAX_SAFE_INTEGER) => Type.Integer({ minimum: min, maximum: max });
 
@@ -557,17 +558,15 @@ function databaseFromEnv(env: Record<string, string | undefined>): { url: string
     throw new ConfigError(`Invalid configuration: DATABASE_CLIENT="${client}" is not supported: this server serves PostgreSQL only (DATABASE_CLIENT=postgres)`);
   }
   if (!env.DATABASE_HOST) return null;
-  const u = new URL('postgres://localhost');
-  u.hostname = env.DATABASE_HOST;
   const port = env.DATABASE_PORT || '5432';
   if (!/^\d+$/.test(port) || Number(port) > 65535) throw new ConfigError(`Invalid configuration: DATABASE_PORT="${port}" must be a port number`);
-  u.port = port;
-  // Strapi's project template defaults.
-  u.username = encodeURIComponent(env.DATABASE_USERNAME || 'strapi');
-  u.password = encodeURIComponent(env.DATABASE_PASSWORD ?? 'strapi');
-  u.pathname = `/${encodeURIComponent(env.DATABASE_NAME || 'strapi')}`;
-  if (env.DATABASE_SSL && parseEnvValue('DATABASE_SSL', env.DATABASE_SSL, 'bool')) u.searchParams.set('sslmode', 'require');
-  return { url: u.toString(), from: 'DATABASE_HOST' };
+  // Strapi's project template defaults; a host starting with `/` is a Unix-socket directory, as for pg.
+  const ssl = Boolean(env.DATABASE_SSL && parseEnvValue('DATABASE_SSL', env.DATABASE_SSL, 'bool'));
+  const url = postgresUrl({
+    host: env.DATABASE_HOST, port, user: env.DATABASE_USERNAME || 'strapi', password: env.DATABASE_PASSWORD ?? 'strapi',
+    database: env.DATABASE_NAME || 'strapi', sslmode: ssl ? 'require' : null,
+  });
+  return { url, from: 'DATABASE_HOST' };
 }
 
 /**

@@ -8,8 +8,15 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import assert from 'node:assert/strict';
+import { connectionTarget } from '../src/db/url.ts';
 import postgres, { type Sql } from 'postgres';
 import { startServer, type Server } from '../src/server.ts';
+
+/** A postgres.js client for a server's database URL (a socket directory in `?host=` included). */
+function sqlFor(url: string): Sql {
+  const t = connectionTarget(url);
+  return postgres(t.url, { max: 2, onnotice: () => {}, ...(t.path ? { path: t.path } : {}) });
+}
 
 /** The demo models of the repository, found from this file (never a hard-coded absolute path). */
 export const DEMO_MODELS = fileURLToPath(new URL('../models', import.meta.url));
@@ -115,7 +122,7 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
     server,
     db,
     fetchJson: (method, path, body, token, headers) => request(agent, url, method, path, body, token, headers),
-    sql: () => (direct ??= postgres(server.databaseUrl, { max: 2, onnotice: () => {} })),
+    sql: () => (direct ??= sqlFor(server.databaseUrl)),
     stop: async (o = {}) => {
       agent.destroy();
       if (direct) await direct.end({ timeout: 5 });

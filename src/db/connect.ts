@@ -4,6 +4,7 @@ import postgres, { type Sql } from 'postgres';
 import { performance } from 'node:perf_hooks';
 import { log, logEnabled } from '../log.ts';
 import type { ClientSignal } from '../task.ts';
+import { connectionTarget } from './url.ts';
 
 export type Db = Sql;
 
@@ -41,7 +42,9 @@ export interface ConnectOptions {
  */
 export function connect(url: string, max: number, o: ConnectOptions = {}): Db {
   const deadline = o.connectionDeadline ?? connectionDeadline;
-  const db = postgres(url, {
+  const target = connectionTarget(url);
+  const db = postgres(target.url, {
+    ...(target.path ? { path: target.path } : {}),
     max,
     prepare: true,
     idle_timeout: 0,

@@ -9,6 +9,7 @@ import { loadConfig, projectLocation, type Config, type DeepPartial } from '../.
 import { loadEnvFile } from '../env-file.ts';
 import { codeFiles, loadFile, projectSrc, installProjectModules } from './load.ts';
 import { configValue, deepMerge, isObject } from './config-eval.ts';
+import { postgresUrl } from '../db/url.ts';
 
 type Env = Record<string, string | undefined>;
 type Json = Record<string, unknown>;
@@ -205,7 +206,7 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
     if (client !== 'postgres' && client !== 'pg' && client !== 'postgresql') {
       ignore('database', `client ${String(client)} (this server needs PostgreSQL: DATABASE_URL)`);
     } else if (isObject(c)) {
-      const url = typeof c.connectionString === 'string' && c.connectionString ? c.connectionString : postgresUrl(c);
+      const url = typeof c.connectionString === 'string' && c.connectionString ? c.connectionString : connectionUrl(c);
       if (url) set('databaseUrl', url);
       if (typeof c.schema === 'string' && c.schema !== 'public') ignore('database', `connection.schema ${c.schema} (only public)`);
     }
@@ -221,16 +222,13 @@ function bytes(x: unknown): number | undefined {
   return Math.floor(Number(m[1]) * unit);
 }
 
-function postgresUrl(c: Json): string | null {
+function connectionUrl(c: Json): string | null {
   if (typeof c.host !== 'string' || !c.host) return null;
-  const u = new URL('postgres://localhost');
-  u.hostname = c.host;
-  if (c.port !== undefined && c.port !== null && c.port !== '') u.port = String(c.port);
-  u.username = encodeURIComponent(String(c.user ?? 'postgres'));
-  if (c.password) u.password = encodeURIComponent(String(c.password));
-  u.pathname = `/${encodeURIComponent(String(c.database ?? 'strapi'))}`;
-  if (c.ssl && c.ssl !== 'false') u.searchParams.set('sslmode', isObject(c.ssl) && c.ssl.rejectUnauthorized === false ? 'no-verify' : 'require');
-  return u.toString();
+  const ssl = c.ssl && c.ssl !== 'false' ? (isObject(c.ssl) && c.ssl.rejectUnauthorized === false ? 'no-verify' : 'require') : null;
+  return postgresUrl({
+    host: c.host, port: c.port === undefined || c.port === null ? null : String(c.port), user: String(c.user ?? 'postgres'),
+    password: c.password ? String(c.password) : null, database: String(c.database ?? 'strapi'), sslmode: ssl,
+  });
 }
 
 function uploadOptions(x: unknown, set: (path: string, value: unknown) => void): void {
