@@ -272,6 +272,28 @@ describe('concurrent writes of one document (two nodes)', () => {
     }
   });
 
+  test('50 parallel rewrites of a component and a dynamic zone: one write\'s whole set, no component row left unlinked', async () => {
+    const doc = await post('/api/articles', { title: 'components', seo: { metaTitle: 'first' }, blocks: [{ __component: 'shared.quote', title: 'q', body: 'b' }] });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => send(i, 'PUT', `/api/articles/${doc.documentId}`, {
+      seo: { metaTitle: `seo ${i}` },
+      blocks: [{ __component: 'shared.quote', title: `quote ${i}`, body: `${i}` }, { __component: 'shared.rich-text', body: `rich ${i}` }],
+    })));
+    for (const r of results) assert.equal(r.status, 200, r.text);
+    for (const status of ['draft', 'published']) {
+      const r = await b.fetchJson('GET', `/api/articles/${doc.documentId}?status=${status}&populate[seo]=true&populate[blocks]=true`, undefined, TOKEN);
+      assert.equal(r.status, 200, r.text);
+      const n = /^seo (\d+)$/.exec(r.body.data.seo.metaTitle)?.[1];
+      assert.ok(n !== undefined, r.text);
+      assert.deepEqual(r.body.data.blocks.map((x: { __component: string; title?: string; body: string }) => [x.__component, x.title ?? null, x.body]),
+        [['shared.quote', `quote ${n}`, n], ['shared.rich-text', null, `rich ${n}`]], `${status}: the blocks of the write that left the seo`);
+    }
+    const orphans = await a.sql().unsafe(`
+      select (select count(*) from components_shared_seos k where not exists (select 1 from articles_cmps c where c.cmp_id = k.id and c.component_type = 'shared.seo'))::int
+           + (select count(*) from components_shared_quotes k where not exists (select 1 from articles_cmps c where c.cmp_id = k.id and c.component_type = 'shared.quote'))::int
+           + (select count(*) from components_shared_rich_texts k where not exists (select 1 from articles_cmps c where c.cmp_id = k.id and c.component_type = 'shared.rich-text'))::int as n`);
+    assert.equal(orphans[0].n, 0, 'every component row belongs to an entry');
+  });
+
   test('30 parallel first writes of a single type make one document', async () => {
     const results = await Promise.all(Array.from({ length: 30 }, (_, i) => send(i, 'PUT', '/api/about', { title: `about ${i}` })));
     for (const r of results) assert.equal(r.status, 200, r.text);
