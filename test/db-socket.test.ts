@@ -28,6 +28,7 @@ test('a socket directory becomes libpq\'s ?host= in the URL, and the socket\'s p
   assert.deepEqual(connectionTarget(url), { url: 'postgres://strapi:p%40ss@localhost:5433/db', path: '/var/run/postgresql/.s.PGSQL.5433' });
   assert.deepEqual(connectionTarget('postgres://u@db.example:5432/x?sslmode=require'), { url: 'postgres://u@db.example:5432/x?sslmode=require', path: null });
   assert.equal(connectionTarget('postgres://u@localhost/x?host=/tmp/').path, '/tmp/.s.PGSQL.5432');
+  assert.deepEqual(connectionTarget('postgres://u@localhost:6000/x?host=db.internal&sslmode=require'), { url: 'postgres://u@db.internal:6000/x?sslmode=require', path: null });
   const cfg = loadConfig({ DATABASE_HOST: '/var/run/postgresql', DATABASE_NAME: 'blog', DATABASE_USERNAME: 'me' }, []);
   assert.equal(cfg.databaseUrl, 'postgres://me:strapi@localhost:5432/blog?host=%2Fvar%2Frun%2Fpostgresql');
 });

@@ -27,14 +27,19 @@ export function postgresUrl(a: PostgresAddress): string {
 }
 
 /**
- * What postgres.js needs for a URL: the URL without a socket directory, and the socket's path
- * (`<dir>/.s.PGSQL.<port>`, PostgreSQL's name for it) when the URL names one.
+ * What postgres.js needs for a URL: the URL without libpq's `host` parameter, and the socket's path
+ * (`<dir>/.s.PGSQL.<port>`, PostgreSQL's name for it) when that parameter names a directory; a host name
+ * there replaces the URL's, as in libpq.
  */
 export function connectionTarget(url: string): { url: string; path: string | null } {
   let u: URL;
   try { u = new URL(url); } catch { return { url, path: null }; }
-  const dir = u.searchParams.get('host');
-  if (!dir || !dir.startsWith('/')) return { url, path: null };
+  const host = u.searchParams.get('host');
+  if (!host) return { url, path: null };
   u.searchParams.delete('host');
-  return { url: u.toString(), path: `${dir.replace(/\/+$/, '')}/.s.PGSQL.${u.port || '5432'}` };
+  if (!host.startsWith('/')) {
+    u.hostname = host;
+    return { url: u.toString(), path: null };
+  }
+  return { url: u.toString(), path: `${host.replace(/\/+$/, '')}/.s.PGSQL.${u.port || '5432'}` };
 }
