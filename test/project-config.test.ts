@@ -73,6 +73,9 @@ describe('the project\'s config files, read', () => {
       user: env('DATABASE_USERNAME', 'strapi'), password: env('DATABASE_PASSWORD', 'p@ss'), ssl: env.bool('DATABASE_SSL', false) } } });`);
     const p = await readProjectConfig(dir, {});
     assert.equal(p?.overrides.databaseUrl, 'postgres://strapi:p%40ss@db.example:5433/cms');
+    // A host starting with `/` is a Unix-socket directory, as Strapi's pg client reads it.
+    const socket = await readProjectConfig(dir, { DATABASE_HOST: '/var/run/postgresql' });
+    assert.equal(socket?.overrides.databaseUrl, 'postgres://strapi:p%40ss@localhost:5433/cms?host=%2Fvar%2Frun%2Fpostgresql');
   });
 });
 
