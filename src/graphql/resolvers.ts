@@ -243,7 +243,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await readStatement(readerFor(ctx.rest, sql), sql.text, params, ctx.rest.signal, false, sql.prepare) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
+    const rows = await readStatement(readerFor(ctx.rest, sql), sql.text, params, ctx.rest.signal, false, sql.prepare, sql) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
     ctx.rest.count(1);
     if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];

@@ -43,7 +43,7 @@ export function readerFor(ctx: ReadContext, sql: CompiledRead, db: Db = ctx.read
 
 export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promise<Array<Buffer | null> | undefined> {
   const db = readerFor(ctx, plan.sql, via);
-  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare) as Array<Array<Buffer | null>>;
+  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare, plan.sql) as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   const row = rows[0];
