@@ -239,6 +239,13 @@ describe('HTTP layer (default configuration, an origin list)', () => {
     assert.equal((await raw(s.url, 'GET', '/_ready')).status, 204);
     await raw(s.url, 'GET', '/api/tags?sort=name');
     await raw(s.url, 'GET', '/api/tags?sort=name');
+    // Counted apart by kind, method and status (each label read back from the counter's key).
+    const before = async (re: RegExp) => Number(re.exec((await raw(s.url, 'GET', '/metrics')).body.toString())?.[1] ?? 0);
+    const HEALTH_HEAD = /^fastrapi_http_requests_total\{kind="health",method="HEAD",status="204"\} (\d+)$/m;
+    const headBefore = await before(HEALTH_HEAD);
+    await raw(s.url, 'HEAD', '/_health');
+    await raw(s.url, 'HEAD', '/_health');
+    assert.equal(await before(HEALTH_HEAD), headBefore + 2);
     const m = await raw(s.url, 'GET', '/metrics');
     assert.equal(m.status, 200);
     assert.equal(m.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
@@ -247,6 +254,8 @@ describe('HTTP layer (default configuration, an origin list)', () => {
     assert.match(text, /^fastrapi_http_requests_total\{kind="rest",method="GET",status="200"\} \d+$/m);
     assert.match(text, /^fastrapi_http_requests_total\{kind="rest",method="GET",status="404"\} \d+$/m);
     assert.match(text, /^fastrapi_http_requests_total\{kind="upload",method="GET",status="206"\} \d+$/m);
+    assert.match(text, /^fastrapi_http_requests_total\{kind="health",method="GET",status="200"\} \d+$/m, 'the /metrics reads above');
+    assert.doesNotMatch(text, /kind="undefined"|method="undefined"/);
     assert.match(text, /^fastrapi_http_request_duration_seconds_bucket\{kind="rest",le="\+Inf"\} \d+$/m);
     assert.match(text, /^fastrapi_event_loop_delay_seconds\{quantile="0.99"\} [\d.e-]+$/m);
     assert.match(text, /^fastrapi_db_pool_size \d+$/m);

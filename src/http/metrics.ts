@@ -20,6 +20,11 @@ export function routeKind(path: string, graphqlEndpoint: string): RouteKind {
   return 'other';
 }
 
+const KINDS: RouteKind[] = ['rest', 'graphql', 'upload', 'auth', 'health', 'other'];
+/** The methods a request is counted under (the front end records any other as OTHER). */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'];
+const methodIndex = (m: string): number => { const i = METHODS.indexOf(m); return i < 0 ? METHODS.length - 1 : i; };
+
 interface Histogram { counts: number[]; sum: number; count: number }
 
 export interface Gauge { name: string; help: string; samples: Array<{ labels?: Record<string, string>; value: number }> }
@@ -28,7 +33,7 @@ const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').repla
 const labels = (l: Record<string, string> | undefined) => (l && Object.keys(l).length ? `{${Object.entries(l).map(([k, v]) => `${k}="${label(v)}"`).join(',')}}` : '');
 
 export class Metrics {
-  private requests = new Map<string, number>();
+  private requests = new Map<number, number>();
   private latency = new Map<RouteKind, Histogram>();
   private loop: IntervalHistogram;
   private readonly started = Date.now();
@@ -39,7 +44,8 @@ export class Metrics {
   }
 
   record(kind: RouteKind, method: string, status: number, seconds: number): void {
-    const key = `${kind}\u0000${method}\u0000${status}`;
+    // A number, not a string built per request: kind and method by their place in the lists, then the status.
+    const key = ((KINDS.indexOf(kind) * 16 + methodIndex(method)) * 1000) + status;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     let h = this.latency.get(kind);
     if (!h) { h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }; this.latency.set(kind, h); }
@@ -53,7 +59,9 @@ export class Metrics {
     out.push('# HELP fastrapi_http_requests_total HTTP requests answered, by route kind, method and status.');
     out.push('# TYPE fastrapi_http_requests_total counter');
     for (const [key, n] of this.requests) {
-      const [kind, method, status] = key.split('\u0000');
+      const status = String(key % 1000);
+      const kind = KINDS[Math.floor(key / 16000)];
+      const method = METHODS[Math.floor(key / 1000) % 16];
       out.push(`fastrapi_http_requests_total${labels({ kind, method, status })} ${n}`);
     }
     out.push('# HELP fastrapi_http_request_duration_seconds Time from the request to its answer, by route kind.');
