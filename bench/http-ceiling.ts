@@ -10,11 +10,24 @@ export function startStaticServer(body: string, contentType: string): Promise<St
   const app = uWS.App();
   // One Buffer for all replies: the ceiling must not pay for re-encoding the string each time.
   const bytes = Buffer.from(body);
-  app.any('/*', (res) => {
+  const answer = (res: uWS.HttpResponse): void => {
     res.cork(() => {
       res.writeStatus('200 OK');
       res.writeHeader('Content-Type', contentType);
       res.end(bytes);
+    });
+  };
+  app.any('/*', (res, req) => {
+    if (req.getMethod() === 'get') { answer(res); return; }
+    // A request with a body (a GraphQL POST) is answered once its body is in, copied as any server must
+    // before it can read it: a ceiling answering before its body arrives measures a request no server
+    // can serve (wrk: ≈ 20% more req/s for the GraphQL scenarios' 170-byte bodies).
+    let aborted = false;
+    res.onAborted(() => { aborted = true; });
+    const chunks: Buffer[] = [];
+    res.onData((ab, isLast) => {
+      chunks.push(Buffer.from(ab.slice(0)));
+      if (isLast && !aborted) answer(res);
     });
   });
   return new Promise((resolve, reject) => {
