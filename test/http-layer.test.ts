@@ -240,12 +240,12 @@ describe('HTTP layer (default configuration, an origin list)', () => {
     await raw(s.url, 'GET', '/api/tags?sort=name');
     await raw(s.url, 'GET', '/api/tags?sort=name');
     // Counted apart by kind, method and status (each label read back from the counter's key).
-    const before = async (re: RegExp) => Number(re.exec((await raw(s.url, 'GET', '/metrics')).body.toString())?.[1] ?? 0);
+    const countOf = async (re: RegExp) => Number(re.exec((await raw(s.url, 'GET', '/metrics')).body.toString())?.[1] ?? 0);
     const HEALTH_HEAD = /^fastrapi_http_requests_total\{kind="health",method="HEAD",status="204"\} (\d+)$/m;
-    const headBefore = await before(HEALTH_HEAD);
+    const headBefore = await countOf(HEALTH_HEAD);
     await raw(s.url, 'HEAD', '/_health');
     await raw(s.url, 'HEAD', '/_health');
-    assert.equal(await before(HEALTH_HEAD), headBefore + 2);
+    assert.equal(await countOf(HEALTH_HEAD), headBefore + 2);
     const m = await raw(s.url, 'GET', '/metrics');
     assert.equal(m.status, 200);
     assert.equal(m.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');

@@ -45,7 +45,6 @@ export interface Front {
 
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Headers passed on to plugins in Task.headers (GraphQL: CSRF preflight, playground; content negotiation). */
 const EXTRA_HEADERS = ['accept', 'apollo-require-preflight', 'x-apollo-operation-name', 'strapi-response-format', 'cache-control', 'pragma', 'accept-encoding', 'if-none-match'];
 
@@ -125,7 +124,7 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
       this.finished = true;
       inflight--;
       const seconds = (performance.now() - this.start) / 1000;
-      metrics?.record(this.kind, METHODS.has(this.method) ? this.method : 'OTHER', status, seconds);
+      metrics?.record(this.kind, this.method, status, seconds);
       if (accessLog && logEnabled('http')) {
         const ms = Math.round(seconds * 10000) / 10;
         log.http(`${this.method} ${this.path} (${ms} ms) ${status}`, { method: this.method, path: this.path, status, ms, bytes, requestId: this.id, ip: this.ip, proto: this.proto });

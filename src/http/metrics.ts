@@ -4,7 +4,12 @@
 // adds gauges (database pools, plan caches) when it renders.
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 
-export type RouteKind = 'rest' | 'graphql' | 'upload' | 'auth' | 'health' | 'other';
+/** Route kinds, in the order their counters are numbered (a request's counter key, `record`). */
+const KINDS = ['rest', 'graphql', 'upload', 'auth', 'health', 'other'] as const;
+export type RouteKind = typeof KINDS[number];
+/** Methods counted under their own name, in key order; any other request method is counted as OTHER. */
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'];
+const STATUSES = 1000;
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Which kind of route a path is (a small fixed set: labels must not grow with the URLs clients send). */
@@ -20,9 +25,6 @@ export function routeKind(path: string, graphqlEndpoint: string): RouteKind {
   return 'other';
 }
 
-const KINDS: RouteKind[] = ['rest', 'graphql', 'upload', 'auth', 'health', 'other'];
-/** The methods a request is counted under (the front end records any other as OTHER). */
-const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'OTHER'];
 const methodIndex = (m: string): number => { const i = METHODS.indexOf(m); return i < 0 ? METHODS.length - 1 : i; };
 
 interface Histogram { counts: number[]; sum: number; count: number }
@@ -45,7 +47,7 @@ export class Metrics {
 
   record(kind: RouteKind, method: string, status: number, seconds: number): void {
     // A number, not a string built per request: kind and method by their place in the lists, then the status.
-    const key = ((KINDS.indexOf(kind) * 16 + methodIndex(method)) * 1000) + status;
+    const key = (KINDS.indexOf(kind) * METHODS.length + methodIndex(method)) * STATUSES + status;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
     let h = this.latency.get(kind);
     if (!h) { h = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }; this.latency.set(kind, h); }
@@ -59,9 +61,9 @@ export class Metrics {
     out.push('# HELP fastrapi_http_requests_total HTTP requests answered, by route kind, method and status.');
     out.push('# TYPE fastrapi_http_requests_total counter');
     for (const [key, n] of this.requests) {
-      const status = String(key % 1000);
-      const kind = KINDS[Math.floor(key / 16000)];
-      const method = METHODS[Math.floor(key / 1000) % 16];
+      const status = String(key % STATUSES);
+      const kind = KINDS[Math.floor(key / (STATUSES * METHODS.length))];
+      const method = METHODS[Math.floor(key / STATUSES) % METHODS.length];
       out.push(`fastrapi_http_requests_total${labels({ kind, method, status })} ${n}`);
     }
     out.push('# HELP fastrapi_http_request_duration_seconds Time from the request to its answer, by route kind.');
