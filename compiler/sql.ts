@@ -81,8 +81,30 @@ export function scalarOut(a: ScalarAttr, alias: string): string {
     case 'timestamp': return `floor(extract(epoch from ${col}) * 1000)::bigint::text`;
     case 'biginteger': return `${col}::text`;
     case 'decimal': return `${col}::float8`;
+    case 'json': case 'blocks': return compactJson(col);
     default: return col;
   }
+}
+
+/**
+ * A jsonb column as JSON.stringify writes its value (`{"a":1,"b":[null,2]}`), typed json so row_to_json
+ * embeds it as it is. jsonb's own text has a space after every `:` and `,` (the blog's `populate=*`:
+ * 90,574 bytes where Strapi sends 87,837), and PostgreSQL has no compact jsonb output; json_strip_nulls
+ * re-emits json without whitespace, keys in the given order and numbers as written, but drops object
+ * members whose value is null. So: a value without `: null` anywhere has none to drop. Otherwise, as a
+ * `"` inside a string is always written `\"`, each `": null` not preceded by a backslash is a member's
+ * null: when none is preceded by one (no string holds `": null` after a quote, no key ends in a backslash), each is kept
+ * through the strip as the string "\u0001" and put back after it (a value holding the text `\u0001`, as
+ * that escape or literally, is left out). Only values left out keep jsonb's spacing. Measured on the blog's
+ * rows: ≈ 6 µs more per article `content`, ≈ 23 µs per file `formats` (which has `"path": null`), paid
+ * only where a row is rendered live or into the render cache.
+ */
+export function compactJson(col: string): string {
+  const t = `${col}::text`;
+  return `case when strpos(${t}, ': null') = 0 then json_strip_nulls(${col}::json) ` +
+    `when strpos(${t}, E'\\\\": null') = 0 and strpos(${t}, E'\\\\u0001') = 0 ` +
+    `then replace(json_strip_nulls(replace(${t}, '": null', E'":"\\\\u0001"')::json)::text, E'":"\\\\u0001"', '":null')::json ` +
+    `else regexp_replace(${t}, E'("(?:[^"\\\\\\\\]|\\\\\\\\.)*")| ', E'\\\\1', 'g')::json end`;
 }
 
 const R = ROW_COLUMNS;
@@ -177,11 +199,9 @@ function scalarCols(sel: Selection, alias: string, ct?: ContentType): Col[] {
  * than json_build_object and planned about as long; a scalar `(select row_to_json(x) from (…) x)` per
  * object planned faster but executed slower.
  *
- * Values keep to_json's text, as json_build_object's did (floats' NaN and Infinity as strings): a jsonb
- * value (a `json` or `blocks` attribute, a file's `formats`) is PostgreSQL's jsonb output,
- * `{"a": 1, "b": [1, 2]}`: jsonb has no compact output, and re-writing every such value (a regexp_replace
- * outside strings measured ≈ 5 µs per article's `blocks`) is left out; its keys are in jsonb's order,
- * which is also the order Strapi reads back and sends.
+ * Values keep to_json's text, as json_build_object's did (floats' NaN and Infinity as strings); jsonb
+ * values (a `json` or `blocks` attribute, a file's `formats`) come compacted (compactJson), their keys in
+ * jsonb's order, which is also the order Strapi reads back and sends.
  *
  * A column name is cut to 63 bytes (NAMEDATALEN): a longer key is written by concat(), slower but exact.
  */
@@ -218,9 +238,9 @@ export function fileRecordColumns(schema: Schema, f: string): Col[] {
 function pluginFileColumns(f: string): Col[] {
   return [
     ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
-    ['caption', `${f}.caption`], ['focalPoint', `${f}.focal_point`], ['width', `${f}.width`], ['height', `${f}.height`],
-    ['formats', `${f}.formats`], ['hash', `${f}.hash`], ['ext', `${f}.ext`], ['mime', `${f}.mime`], ['size', `${f}.size::float8`],
-    ['url', `${f}.url`], ['previewUrl', `${f}.preview_url`], ['provider', `${f}.provider`], ['provider_metadata', `${f}.provider_metadata`],
+    ['caption', `${f}.caption`], ['focalPoint', compactJson(`${f}.focal_point`)], ['width', `${f}.width`], ['height', `${f}.height`],
+    ['formats', compactJson(`${f}.formats`)], ['hash', `${f}.hash`], ['ext', `${f}.ext`], ['mime', `${f}.mime`], ['size', `${f}.size::float8`],
+    ['url', `${f}.url`], ['previewUrl', `${f}.preview_url`], ['provider', `${f}.provider`], ['provider_metadata', compactJson(`${f}.provider_metadata`)],
     ['createdAt', isoTs(`${f}.created_at`)], ['updatedAt', isoTs(`${f}.updated_at`)], ['publishedAt', isoTs(`${f}.published_at`)],
   ];
 }

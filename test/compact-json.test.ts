@@ -1,8 +1,9 @@
 // Response bodies are compact JSON, byte for byte what Strapi's JSON.stringify sends: `{"id":1,"title":"x"}`,
 // not PostgreSQL's json_build_object text `{"id" : 1, "title" : "x"}` (issue 31). Checked on the raw body of
 // each answer, from the render cache and rendered live (the cached text and the live one are the same bytes).
-// Values stored as jsonb (a `json` or `blocks` attribute, a file's `formats`) keep PostgreSQL's jsonb text
-// (`{"a": 1}`), as compiler/sql.ts jsonText() says: these rows have none.
+// Values stored as jsonb (a `json` or `blocks` attribute, a file's `formats`) too, though PostgreSQL prints
+// jsonb as `{"a": 1}` (compiler/sql.ts compactJson): with null members, escapes, and strings that look like
+// jsonb's separators.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, TOKEN, insertFile, type TestServer } from './helpers.ts';
@@ -12,10 +13,19 @@ let doc: string;
 
 /** Every value escaping has to get right, in a string. */
 const TRICKY = 'He said "hi" \\ back\nslash\ttab é 😀 </script>';
+/** jsonb values: each of compactJson's ways (no null member; null members; null members beside `\": null` in a string). */
+const METADATA = [
+  { labels: ['a, b', 'c: d'], nested: { even: false, n: [1.5, -2, 0.001, 12345678901] }, s: TRICKY },
+  { a: null, b: [null, 1, { c: null }], s: 'x: null', q: 'say "hi"', e: {}, f: [] },
+  { q: 'say "hi": null', z: null, 'k\\': null, t: 'a\u0001b \\u0001' },
+];
+const CONTENT = [{ type: 'paragraph', children: [{ type: 'text', text: 'Plain, ' }, { type: 'text', text: TRICKY, bold: true }] }];
+const FORMATS = { thumbnail: { ext: '.png', url: '/uploads/t.png', hash: 't', mime: 'image/png', name: 't.png', path: null, size: 5.68, width: 208, height: 156, sizeInBytes: 5677 } };
 
 before(async () => {
   s = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } });
   const file = await insertFile(s.sql(), { name: 'cover.png', alternativeText: TRICKY });
+  await s.sql()`update files set formats = ${s.sql().json(FORMATS)}, focal_point = ${s.sql().json({ x: 1, y: null })}, provider_metadata = ${s.sql().json({ k: 'v "q"', n: null })} where id = ${file}`;
   await insertFile(s.sql(), { name: 'other.jpg', mime: 'image/jpeg' });
   const post = async (path: string, data: unknown) => {
     const r = await s.fetchJson('POST', path, { data }, TOKEN);
@@ -26,7 +36,7 @@ before(async () => {
   const category = await post('/api/categories', { name: 'Databases', slug: 'databases' });
   const tags = [await post('/api/tags', { name: 'sql' }), await post('/api/tags', { name: TRICKY })];
   doc = await post('/api/articles', {
-    title: TRICKY, slug: 'compact', description: null, views: 74, rating: 4.25, kind: 'news', featured: true, publishDate: '2024-03-05',
+    title: TRICKY, slug: 'compact', description: null, metadata: METADATA, content: CONTENT, views: 74, rating: 4.25, kind: 'news', featured: true, publishDate: '2024-03-05',
     author, category, tags, cover: file, gallery: [file, file],
     seo: { metaTitle: 'SEO', shareImage: file },
     blocks: [{ __component: 'shared.quote', title: 'q', body: TRICKY }, { __component: 'shared.rich-text', body: 'r' }, { __component: 'shared.media', file }, { __component: 'shared.slider', files: [file] }],
@@ -68,6 +78,10 @@ test('REST answers are compact JSON: lists and documents with relations, media, 
   assert.equal(a.rating, 4.25);
   assert.equal(a.description, null);
   assert.equal(a.cover.alternativeText, TRICKY);
+  assert.deepEqual(a.metadata, METADATA);
+  assert.deepEqual(a.content, CONTENT);
+  assert.deepEqual(a.cover.formats, FORMATS);
+  assert.deepEqual([a.cover.focalPoint, a.cover.provider_metadata], [{ x: 1, y: null }, { k: 'v "q"', n: null }]);
   assert.equal(a.gallery.length, 2);
   assert.deepEqual(a.tags.map((t: { name: string }) => t.name), ['sql', TRICKY]);
   assert.equal(a.seo.metaTitle, 'SEO');
@@ -87,10 +101,11 @@ test('a render read live (rows changed behind the server: cache entries stale) i
 });
 
 test('GraphQL answers are compact JSON', async () => {
-  const query = `{ articles(sort: "id") { documentId title rating author { name } tags { name } cover { url alternativeText }
+  const query = `{ articles(sort: "id") { documentId title rating metadata author { name } tags { name } cover { url alternativeText formats }
     seo { metaTitle } blocks { __typename ... on ComponentSharedQuote { title body } } } }`;
   const r = await s.fetchJson('POST', '/graphql', { query }, TOKEN);
   assert.equal(r.status, 200, r.text);
   assert.equal(r.text, JSON.stringify(JSON.parse(r.text)));
   assert.equal(r.body.data.articles[0].title, TRICKY);
+  assert.deepEqual(r.body.data.articles[0].metadata, METADATA);
 });
