@@ -56,7 +56,8 @@ test('a statement without a history, or lately slow, takes no statement behind i
     await readStatement(db, SLOW, [1, 0.2], undefined, false, true, slow);
     for (const fresh of [slow, {}]) {
       const order: string[] = [];
-      const long = readStatement(db, SLOW, [2, 0.4], undefined, false, true, fresh).then(() => order.push('long'));
+      // Long enough that 20 light reads in a row finish before it on a loaded 2-core CI machine (0.4 s did not always).
+      const long = readStatement(db, SLOW, [2, 1.5], undefined, false, true, fresh).then(() => order.push('long'));
       await new Promise((r) => setImmediate(r));
       const before = pipelinedReads();
       const lights = Array.from({ length: 20 }, (_, i) => readStatement(db, LIGHT, [i * 7 + 1], undefined, false, true, light).then(() => order.push('light')));
