@@ -79,9 +79,14 @@ export const ConfigSchema = Type.Object({
     cancelOnDisconnect: Type.Boolean(),
     /**
      * Statements a read connection may have in flight when every connection is busy: light reads (their
-     * own execution lately under a millisecond) are sent behind one another; 1 = one at a time.
+     * own runs lately under 20 ms) are sent behind one another; 1 = one at a time.
      */
     readPipeline: Int(1, 64),
+    /**
+     * Connections per worker for light reads (a statement whose recent runs all took under 20 ms), pipelined
+     * on them; heavier and new statements keep `poolSize`'s. 0 = light reads share `poolSize`'s connections.
+     */
+    lightPoolSize: Int(0, 500),
     /** Read replicas (streaming standbys of the primary): reads that may go to one (see src/db/replicas.ts). */
     readUrls: Type.Array(Type.String({ minLength: 1 })),
     /** Bytes of WAL a replica may lag behind the primary and still take reads. */
@@ -324,7 +329,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readPipeline: 8, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readPipeline: 8, lightPoolSize: Math.max(2, availableParallelism()), readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -408,6 +413,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DB_CONNECTION_DEADLINE', 'db.connectionDeadline', 'int'],
   ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],
   ['DB_READ_PIPELINE', 'db.readPipeline', 'int'],
+  ['DB_LIGHT_POOL_SIZE', 'db.lightPoolSize', 'int'],
   ['DATABASE_READ_URL', 'db.readUrls', 'list'],
   ['DB_REPLICA_MAX_LAG', 'db.replicaMaxLag', 'int'],
   ['DB_REPLICA_CHECK_INTERVAL', 'db.replicaCheckInterval', 'int'],

@@ -2,7 +2,7 @@
 // database pool, compiler, authorizer; and the function that turns a Task into a Reply.
 import type { Config } from '../config.ts';
 import { loadModels } from './models.ts';
-import { cancelledReads, connect, pipelinedReads, ping, type Db } from './db/connect.ts';
+import { addLightPool, cancelledReads, connect, endPool, pipelinedReads, ping, type Db } from './db/connect.ts';
 import { toApiError } from './db/errors.ts';
 import { Compiler } from '../compiler/index.ts';
 import { notFound, serviceUnavailable } from '../compiler/errors.ts';
@@ -59,8 +59,14 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   // Two pools: content reads, which a client that goes away cancels (readStatement()), never share a
   // connection with writes and the rest, which a cancel meant for a read could otherwise stop.
   const pool = (url: string, size: number, readsOnly: boolean, planCacheMode = config.db.planCacheMode, applicationName?: string) => connect(url, size, { logQueries: config.db.logQueries, statementTimeout: config.db.statementTimeout, planCacheMode, jit: config.db.jit, readsOnly, applicationName });
+  // A content-read pool, with its pool for light statements (src/db/connect.ts addLightPool) unless db.lightPoolSize is 0.
+  const readPool = (url: string) => {
+    const reads = pool(url, config.db.poolSize, true);
+    if (config.db.lightPoolSize > 0) addLightPool(reads, pool(url, config.db.lightPoolSize, true));
+    return reads;
+  };
   const db = pool(databaseUrl, config.db.writePoolSize, false);
-  const primaryReads = pool(databaseUrl, config.db.poolSize, true);
+  const primaryReads = readPool(databaseUrl);
   // Filtered lists on large tables (compiler/index.ts planFor); its connections open only when one comes.
   const customReads = config.db.customPlanRows > 0 ? pool(databaseUrl, config.db.poolSize, true, 'force_custom_plan', 'fastrapi-custom-plans') : undefined;
   const sizes = new TableSizes(db, config.db.customPlanRows);
@@ -77,7 +83,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const representation = { etag: config.http.etag, compression: config.http.compression };
   const cache = config.cache.enabled ? new ResponseCache(config.cache.maxBytes) : null;
   const replicas = config.db.readUrls.length
-    ? new ReadRouter(primaryReads, db, config.db.readUrls, (url) => pool(url, config.db.poolSize, true),
+    ? new ReadRouter(primaryReads, db, config.db.readUrls, readPool,
       { maxLagBytes: config.db.replicaMaxLag, checkInterval: config.db.replicaCheckInterval }, written)
     : null;
   // Always one: besides the response cache and replicas, it tells every thread and node of revocations.
@@ -174,7 +180,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       return serve(full, task);
     },
     // bootstrap()'s app first sends what its writes owe (a hanging receiver delays the start by one call's timeout at most).
-    close: async () => { sizes.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), primaryReads.end({ timeout: 5 }), customReads?.end({ timeout: 5 })]); },
+    close: async () => { sizes.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), endPool(primaryReads), customReads?.end({ timeout: 5 })]); },
   };
 }
 

@@ -71,11 +71,17 @@ test('10 long statements running: a light read is answered at once, before any o
   assert.deepEqual(statuses, Array(10).fill(200));
 });
 
-test('more long statements than connections: a light read gets 503 at the deadline, not after them', { timeout: 60_000 }, async () => {
+test('more long statements than connections: a read without a history gets 503 at the deadline, not after them; a light one is answered on the light pool', { timeout: 60_000 }, async () => {
+  for (let i = 0; i < 5; i++) assert.equal((await s.fetchJson('GET', '/api/tags', undefined, TOKEN)).status, 200);
   const statuses = await withLongReads(POOL + 2, POOL, async () => {
-    const r = await s.fetchJson('GET', '/api/tags', undefined, TOKEN);
+    // A statement never run before (no pace: not light) waits for one of the main pool's connections.
+    const r = await s.fetchJson('GET', '/api/tags?fields[0]=name&sort=name', undefined, TOKEN);
     assert.equal(r.status, 503, r.text);
     assert.equal(r.headers['retry-after'], '1');
+    // The tags list has run light before: it goes to the light pool (DB_LIGHT_POOL_SIZE), which no long statement holds.
+    const light = await s.fetchJson('GET', '/api/tags', undefined, TOKEN);
+    assert.equal(light.status, 200, light.text);
+    assert.equal(light.body.data[0].name, 'light');
   });
   // The reads that had a connection finish once the lock goes; the two without one were refused.
   assert.equal(statuses.filter((x) => x === 200).length, POOL);

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from './helpers.ts';
-import { connect, readStatement, pipelinedReads, cancelledReads, type Db } from '../src/db/connect.ts';
+import { connect, readStatement, pipelinedReads, cancelledReads, addLightPool, lightPoolReads, endPool, type Db } from '../src/db/connect.ts';
 import { ClientSignal } from '../src/task.ts';
 
 let s: TestServer;
@@ -117,4 +117,63 @@ test('a light read whose client goes away is not cancelled, nor is anything behi
   } finally {
     await db.end({ timeout: 5 });
   }
+});
+
+test('a slow run counts when it is its statement\'s first on a connection (described first): nothing is then sent behind the statement', async () => {
+  const warmPool = connect(s.server.databaseUrl, 1, { readsOnly: true });
+  const db = connect(s.server.databaseUrl, 1, { readsOnly: true });
+  try {
+    const light = {};
+    const once = {};
+    // SLOW runs light on another pool, LIGHT on this one: SLOW is not prepared on this pool's connection.
+    await warm(warmPool, SLOW, [1, 0], once, 5);
+    await warm(db, LIGHT, [1], light, 5);
+    // Its first run here is described before it is executed (postgres.js calls no onexecute then): slow.
+    await readStatement(db, SLOW, [1, 0.3], undefined, false, true, once);
+    const before = pipelinedReads();
+    const order: string[] = [];
+    const long = readStatement(db, SLOW, [2, 0.5], undefined, false, true, once).then(() => order.push('long'));
+    await new Promise((r) => setImmediate(r));
+    const lights = Array.from({ length: 5 }, (_, i) => readStatement(db, LIGHT, [i * 7 + 1], undefined, false, true, light).then(() => order.push('light')));
+    await Promise.all([long, ...lights]);
+    // One connection: the light reads wait for the long one, but none was sent behind it (they may follow one another).
+    assert.equal(order[0], 'long', order.join(' '));
+    assert.ok(pipelinedReads() - before <= 4, `${pipelinedReads() - before} reads sent behind another: the long statement took followers`);
+  } finally {
+    await Promise.all([warmPool.end({ timeout: 5 }), db.end({ timeout: 5 })]);
+  }
+});
+
+test('light statements go to the light pool; new and slow ones stay on the main pool, and a long one there delays no light read', async () => {
+  const db = connect(s.server.databaseUrl, 2, { readsOnly: true });
+  const light = connect(s.server.databaseUrl, 1, { readsOnly: true, applicationName: 'fastrapi-light-test' });
+  addLightPool(db, light);
+  const PID = 'select $1::int as n, pg_backend_pid() as pid';
+  const pidOf = async (rows: Promise<unknown[]>) => ((await rows) as Array<{ pid: number }>)[0].pid;
+  try {
+    const [{ pid: lightPid }] = await light`select pg_backend_pid() as pid`;
+    const key = {};
+    // Its first runs (no pace yet) are on the main pool.
+    for (let i = 0; i < 3; i++) assert.notEqual(await pidOf(readStatement(db, PID, [i], undefined, false, true, key)), lightPid);
+    const sent = lightPoolReads();
+    const pids = await Promise.all(Array.from({ length: 30 }, (_, i) => pidOf(readStatement(db, PID, [i], undefined, false, true, key))));
+    assert.deepEqual([...new Set(pids)], [lightPid], 'every light read ran on the light pool\'s connection');
+    assert.equal(lightPoolReads() - sent, 30);
+    // A long statement holds a main-pool connection (no history: alone there); light reads are answered meanwhile.
+    const order: string[] = [];
+    const long = readStatement(db, SLOW, [1, 1], undefined, false, true, {}).then(() => order.push('long'));
+    await new Promise((r) => setImmediate(r));
+    await Promise.all(Array.from({ length: 20 }, (_, i) => readStatement(db, PID, [i], undefined, false, true, key).then(() => order.push('light'))));
+    await long;
+    assert.deepEqual(order, [...Array(20).fill('light'), 'long']);
+    // A statement turned slow leaves the light pool at once.
+    const turns = {};
+    for (let i = 0; i < 3; i++) await readStatement(db, SLOW, [1, 0], undefined, false, true, turns);
+    assert.equal(await pidOf(readStatement(db, SLOW + ', pg_backend_pid() as pid', [1, 0.1], undefined, false, true, turns)), lightPid, 'light until then');
+    assert.notEqual(await pidOf(readStatement(db, SLOW + ', pg_backend_pid() as pid', [1, 0], undefined, false, true, turns)), lightPid);
+  } finally {
+    await endPool(db);
+  }
+  // endPool ended the light pool too.
+  await assert.rejects(light`select 1`, (e: { code?: string }) => e.code === 'CONNECTION_ENDED');
 });

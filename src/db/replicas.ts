@@ -6,7 +6,7 @@
 // src/cache/invalidation.ts) requires the write's position before a replica may answer again, so a client
 // never reads older data than it wrote, and the response cache never stores a reply older than a write it
 // was invalidated for.
-import type { Db } from './connect.ts';
+import { endPool, type Db } from './connect.ts';
 import { log } from '../log.ts';
 
 export interface ReplicaOptions { maxLagBytes: number; checkInterval: number }
@@ -116,7 +116,7 @@ export class ReadRouter {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all(this.replicas.map((r) => r.db.end({ timeout: 5 }).catch(() => {})));
+    await Promise.all(this.replicas.map((r) => endPool(r.db).catch(() => {})));
   }
 }
 
