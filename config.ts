@@ -329,7 +329,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readPipeline: 8, lightPoolSize: Math.max(2, availableParallelism()), readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readPipeline: 8, lightPoolSize: 2, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
