@@ -259,6 +259,11 @@ describe('HTTP layer (default configuration, an origin list)', () => {
     assert.match(text, /^fastrapi_http_request_duration_seconds_bucket\{kind="rest",le="\+Inf"\} \d+$/m);
     assert.match(text, /^fastrapi_event_loop_delay_seconds\{quantile="0.99"\} [\d.e-]+$/m);
     assert.match(text, /^fastrapi_db_pool_size \d+$/m);
+    // A statement read often enough and fast is light: its reads then run on the light pool.
+    const LIGHT_READS = /^fastrapi_db_light_pool_reads (\d+)$/m;
+    const lightBefore = await countOf(LIGHT_READS);
+    for (let i = 0; i < 6; i++) assert.equal((await raw(s.url, 'GET', '/api/tags?sort=name&fields[0]=name', { 'cache-control': 'no-cache' })).status, 200);
+    assert.ok(await countOf(LIGHT_READS) >= lightBefore + 3, 'the later reads ran on the light pool');
     const hits = /^fastrapi_plan_cache_hits\{cache="exact"\} (\d+)$/m.exec(text);
     assert.ok(hits && Number(hits[1]) >= 1, 'the second identical read hit the plan cache');
     // Every sample line is `name{labels} value`.
