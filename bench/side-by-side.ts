@@ -26,6 +26,7 @@
 //   npx tsx bench/side-by-side.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 --size 100k
 //   (then stop both, dropdb -h localhost -p 5499 -U postgres sbs100k)
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual } from 'node:util';
@@ -43,7 +44,8 @@ const runs = Number(flag('runs') ?? 30);
 const warmup = Number(flag('warmup') ?? 3);
 const token = flag('token');
 // --load S: also a throughput phase per scenario and server (autocannon, --connections, S seconds each,
-// Strapi first), as the small-database goals are stated (requests per second, not latency).
+// Strapi first, each once the machine is quiet: quiet()), as the small-database goals are stated
+// (requests per second, not latency).
 const load = flag('load') === undefined ? 0 : Number(flag('load'));
 const connections = Number(flag('connections') ?? 50);
 // --scenario REGEX: only the scenarios whose name matches.
@@ -80,6 +82,34 @@ function send(server: Server, s: ReadScenario | GraphqlScenario): Promise<Answer
     req.on('error', (e) => resolve({ status: 0, ms: performance.now() - started, body: String(e) }));
     req.end(body ?? undefined);
   });
+}
+
+/** Busy and total CPU ticks of the machine so far (/proc/stat's first line; null where there is none). */
+function cpuTicks(): { busy: number; total: number } | null {
+  try {
+    const ticks = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = ticks[3] + (ticks[4] ?? 0);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    return { busy: total - idle, total };
+  } catch { return null; }
+}
+
+/**
+ * Waits (up to 60 s) until the machine is quiet: under 20% of its CPU busy over half a second. A server
+ * that fell behind under load goes on answering the requests of connections the load generator has
+ * closed (Strapi at 11 req/s with 50 connections: seconds of them), and that work must not run during
+ * the next server's measurement.
+ */
+async function quiet(): Promise<void> {
+  const until = performance.now() + 60_000;
+  let last = cpuTicks();
+  while (last && performance.now() < until) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = cpuTicks()!;
+    const busy = (now.busy - last.busy) / Math.max(1, now.total - last.total);
+    if (busy < 0.2) return;
+    last = now;
+  }
 }
 
 const median = (xs: number[]) => {
@@ -173,6 +203,7 @@ if (load > 0) {
     const shown = {} as Record<Server, string>;
     for (const server of ['strapi', 'fastrapi'] as const) {
       const headers: Record<string, string> = { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(server === 'fastrapi' ? { 'cache-control': 'no-cache' } : {}) };
+      await quiet();
       const r = await runner.run({
         url: server === 'strapi' ? strapi! : fastrapi!, method: s.kind === 'read' ? 'GET' : 'POST', path: s.kind === 'read' ? path(s) : '/graphql',
         headers: s.kind === 'read' ? headers : { ...headers, 'content-type': 'application/json' }, body: s.kind === 'read' ? undefined : s.body,
