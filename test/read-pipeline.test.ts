@@ -56,7 +56,8 @@ test('a statement without a history, or lately slow, takes no statement behind i
     await readStatement(db, SLOW, [1, 0.2], undefined, false, true, slow);
     for (const fresh of [slow, {}]) {
       const order: string[] = [];
-      // Long enough that 20 light reads in a row finish before it on a loaded 2-core CI machine (0.4 s did not always).
+      // Failing 1 run in 3 with 0.4 s was not the machine's load: the slow run above, when it was the statement's
+      // first on its connection, went unrecorded (fixed; see the test of that below). The margin is kept.
       const long = readStatement(db, SLOW, [2, 1.5], undefined, false, true, fresh).then(() => order.push('long'));
       await new Promise((r) => setImmediate(r));
       const before = pipelinedReads();

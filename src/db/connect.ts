@@ -285,9 +285,10 @@ function recordPace(key: object, conn: RawConnection | null, sentAt: number): vo
 /**
  * A read pool's companion for light statements (addLightPool): the pool readStatement() sends them to.
  * With PostgreSQL on the node's machine, fewer backends each taking a batch beat many taking one
- * statement each: with 50 clients on the blog database, a get-one went from ≈ 6,700 to ≈ 8,600 requests
- * per second and the plain list from ≈ 2,900 to ≈ 3,500 with 2 connections instead of 8 (alternating
- * runs), while reads of 4–12 ms (populate=*, deep populate at 100k articles) were the same with either.
+ * statement each: with 50 clients on the blog database, a get-one went from ≈ 4,400 to ≈ 6,500 requests
+ * per second and the plain list from ≈ 2,500 to ≈ 2,950 with a light pool of 2 beside the 8 (two
+ * nodes, alternating runs), while reads of 4–12 ms (populate=*, deep populate at 100k articles) were the
+ * same with or without it.
  * Heavier and new statements stay on the main pool: a light read never queues behind them, and they
  * keep every connection of it.
  */
