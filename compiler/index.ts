@@ -34,6 +34,8 @@ export interface CompilerOptions extends ReadLimits {
   largeTable?: (table: string) => boolean;
   /** JSON members after each root row's own (compiler/sql.ts SqlOptions.rowTail). */
   rowTail?: string;
+  /** Link columns whose targets a foreign key keeps (compiler/foreign-keys.ts; read at start by src/server.ts). */
+  keyedColumns?: ReadonlySet<string>;
 }
 
 /**
@@ -126,7 +128,7 @@ export class Compiler {
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail })), query, this.opts.largeTable);
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;

@@ -30,6 +30,7 @@ import type { KoaState } from './project/ctx.ts';
 import type { Answered } from './project/global.ts';
 import type { Caller } from './auth/permissions.ts';
 import { Webhooks } from './webhooks/index.ts';
+import { keyedColumns, type KeyedColumn } from '../compiler/foreign-keys.ts';
 
 /** What a worker tells /metrics about itself. */
 export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats; cancelledReads: number; pipelinedReads: number; lightPoolReads: number }
@@ -47,6 +48,8 @@ export interface AppOptions {
    * listen for other nodes' writes (it answers no request; its own writes still tell the others).
    */
   bootstrapOnly?: boolean;
+  /** Link columns whose targets a foreign key keeps (src/db/foreign-keys.ts, read by the main thread at start). */
+  keyedColumns?: readonly KeyedColumn[];
 }
 
 /**
@@ -71,7 +74,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const customReads = config.db.customPlanRows > 0 ? pool(databaseUrl, config.db.poolSize, true, 'force_custom_plan', 'fastrapi-custom-plans') : undefined;
   const sizes = new TableSizes(db, config.db.customPlanRows);
   sizes.start();
-  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge });
+  const compiler = new Compiler(schema, { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge, keyedColumns: keyedColumns(opts.keyedColumns ?? []) });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const lookups: AuthLookups = {

@@ -11,6 +11,7 @@ import { WrittenPosition } from './db/replicas.ts';
 import type { RenderCacheGate } from './db/render-gate.ts';
 import { applyDbConfig } from './db/connect.ts';
 import { testCrash } from './crash.ts';
+import type { KeyedColumn } from '../compiler/foreign-keys.ts';
 import { log } from './log.ts';
 import { serviceUnavailable } from '../compiler/errors.ts';
 
@@ -32,10 +33,10 @@ export const ABORT_CHANNEL = 'fastrapi:abort';
 const workerGone = (): Reply => errorReply(serviceUnavailable());
 
 /** `project`: the project's runtime the main thread loaded; with no worker threads it serves the requests. */
-export function createPool(config: Config, databaseUrl: string, renderGate?: RenderCacheGate, project?: ProjectRuntime | null): Pool {
+export function createPool(config: Config, databaseUrl: string, renderGate?: RenderCacheGate, project?: ProjectRuntime | null, keyedColumns?: readonly KeyedColumn[]): Pool {
   if (config.workers === 0) {
     applyDbConfig(config.db);
-    const app = createApp(config, databaseUrl, undefined, renderGate, { project });
+    const app = createApp(config, databaseUrl, undefined, renderGate, { project, keyedColumns });
     return {
       run: (t) => {
         t.signal = new ClientSignal();
@@ -58,7 +59,7 @@ export function createPool(config: Config, databaseUrl: string, renderGate?: Ren
     // change notifications (a revocation, a write of another node) and change watch would wait for the
     // next task, which would then run first, on stale caches; nor could it acknowledge a revocation.
     atomics: 'disabled',
-    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer, renderGate: renderGate?.buffer },
+    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer, renderGate: renderGate?.buffer, keyedColumns },
   });
   // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).
   piscina.on('error', (e: unknown) => log.error('worker thread failed', { error: String((e as Error)?.stack ?? e) }));

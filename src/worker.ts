@@ -11,14 +11,15 @@ import { ClientSignal, GoneTasks, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
 import { ApiError } from '../compiler/errors.ts';
 import type { Config } from '../config.ts';
+import type { KeyedColumn } from '../compiler/foreign-keys.ts';
 
-const { config, databaseUrl, written, goneTasks, renderGate } = workerData as {
-  config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer; renderGate?: SharedArrayBuffer };
+const { config, databaseUrl, written, goneTasks, renderGate, keyedColumns } = workerData as {
+  config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer; renderGate?: SharedArrayBuffer; keyedColumns?: KeyedColumn[] };
 const gone = new GoneTasks(goneTasks);
 setLogLevel(config.logLevel);
 installCrashHandlers('worker');
 applyDbConfig(config.db);
-const app = createApp(config, databaseUrl, new WrittenPosition(written), renderGate && new RenderCacheGate(renderGate));
+const app = createApp(config, databaseUrl, new WrittenPosition(written), renderGate && new RenderCacheGate(renderGate), { keyedColumns });
 
 if (config.metrics.enabled) {
   const channel = new BroadcastChannel(STATS_CHANNEL);

@@ -14,6 +14,7 @@ import { compileRead } from '../compiler/sql.ts';
 import { cacheTableOf } from '../compiler/render-cache.ts';
 import { parseQueryString } from '../compiler/querystring.ts';
 import { ApiError } from '../compiler/errors.ts';
+import { keyedColumns, type KeyedColumn } from '../compiler/foreign-keys.ts';
 import { DEMO_MODELS, ALL_TYPES_MODELS } from './helpers.ts';
 
 const schema = loadModels(DEMO_MODELS, { defaultLocale: 'en', locales: ['en', 'fr'] });
@@ -321,6 +322,20 @@ describe('populate', () => {
     assert.match(plan('categories', 'populate=children').sql.text, new RegExp(String.raw`from "categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."category_id"${OBJ} where lt\1\."inv_category_id" = t0\.id order by lt\1\."category_ord", lt\1\.id limit 1000`));
     // A to-one side has no order column: its first link row by id.
     assert.match(plan('categories', 'populate=parent').sql.text, /left join \("categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."inv_category_id"\) on lt\1\."category_id" = t0\.id and not exists \(select 1 from "categories_parent_lnk" lt(\d+) join "categories" t\2 on t\2\.id = lt\2\."inv_category_id" where lt\2\."category_id" = t0\.id and lt\2\.id < lt\1\.id\)/);
+  });
+
+  test('a to-one link column a foreign key keeps: its earlier links are not checked against the target table', () => {
+    const keyedBy = (rows: KeyedColumn[]) => new Compiler(schema, { ...OPTS, keyedColumns: keyedColumns(rows) });
+    const keyed = keyedBy([{ table: 'categories_parent_lnk', column: 'inv_category_id', target: 'categories' }, { table: 'articles_category_lnk', column: 'category_id', target: 'categories' }]);
+    assert.match(keyed.read(ct('categories'), 'list', 'populate=parent').sql.text,
+      /left join \("categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."inv_category_id"\) on lt\1\."category_id" = t0\.id and not exists \(select 1 from "categories_parent_lnk" lt(\d+) where lt\2\."category_id" = t0\.id and lt\2\.id < lt\1\.id\)/);
+    // A condition on the target (a filter, a status) still reads it for every earlier link.
+    assert.match(keyed.read(ct('articles'), 'list', 'populate[category][filters][name][$eq]=x').sql.text,
+      /not exists \(select 1 from "articles_category_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."category_id" and /);
+    // A key on another column of the link table, or toward another table, is not this link's.
+    for (const other of [[{ table: 'categories_parent_lnk', column: 'category_id', target: 'categories' }], [{ table: 'categories_parent_lnk', column: 'inv_category_id', target: 'articles' }]]) {
+      assert.match(keyedBy(other).read(ct('categories'), 'list', 'populate=parent').sql.text, /not exists \(select 1 from "categories_parent_lnk" lt(\d+) join "categories" t\1 /);
+    }
   });
 
   test('count', () => {

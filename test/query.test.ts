@@ -3,7 +3,10 @@
 // populate, locale and status — and that every read is one SQL statement.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
+import postgres from 'postgres';
 import { startTestServer, TOKEN, insertFile, type TestServer } from './helpers.ts';
+import { queryTap } from '../src/db/connect.ts';
+import { readKeyedColumns } from '../src/db/foreign-keys.ts';
 
 let s: TestServer;
 const ids: Record<string, string> = {};
@@ -638,6 +641,30 @@ describe('populate', () => {
       await sql`insert into articles_category_lnk (article_id, category_id, article_ord) values (${row.id}, ${tech.category_id}, ${tech.article_ord})`;
     }
     assert.equal((await get(`/api/articles/${ids.a2}?populate[category][fields][0]=name`)).data.category.name, 'Technology');
+  });
+
+  test('link columns a foreign key keeps: read from the catalog, and to-one reads skip checking their earlier links\' targets', async () => {
+    // The server's own statement: the database it made has Strapi's keys (<table>_ifk, on delete cascade).
+    let seen = '';
+    queryTap.fn = (text) => { if (/\bas data\b/.test(text)) seen = text; };
+    try { assert.equal((await get(`/api/articles/${ids.a2}?fields[0]=title&populate[category][fields][0]=name`)).data.category.name, 'Technology'); } finally { queryTap.fn = null; }
+    assert.match(seen, /not exists \(select 1 from "articles_category_lnk" lt(\d+) where lt\1\."article_id" = t0\.id and lt\1\.id < lt\d+\.id\)/);
+    // Which keys count, on tables of their own: validated, not deferrable, one column, to the target's id.
+    const sql = s.sql();
+    await sql.unsafe(`drop schema if exists fk_probe cascade; create schema fk_probe;
+      create table fk_probe.t (id serial primary key, code int unique);
+      create table fk_probe.kept_lnk (id serial primary key, a_id int, t_id int references fk_probe.t (id) on delete cascade);
+      create table fk_probe.plain_lnk (id serial primary key, t_id int references fk_probe.t (id));
+      create table fk_probe.unchecked_lnk (id serial primary key, t_id int);
+      alter table fk_probe.unchecked_lnk add foreign key (t_id) references fk_probe.t (id) not valid;
+      create table fk_probe.deferred_lnk (id serial primary key, t_id int references fk_probe.t (id) deferrable initially deferred);
+      create table fk_probe.by_code_lnk (id serial primary key, t_code int references fk_probe.t (code));
+      create table fk_probe.none_lnk (id serial primary key, t_id int)`);
+    const probe = postgres(s.server.databaseUrl, { max: 1, onnotice: () => {}, connection: { search_path: 'fk_probe' } });
+    try {
+      const rows = await readKeyedColumns(probe);
+      assert.deepEqual(rows.map((r) => `${r.table}.${r.column}>${r.target}`).sort(), ['kept_lnk.t_id>t', 'plain_lnk.t_id>t']);
+    } finally { await probe.end(); await sql.unsafe('drop schema fk_probe cascade'); }
   });
 
   test('invalid populate: 400', async () => {
