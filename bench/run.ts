@@ -30,14 +30,14 @@ const JSON_TYPE = 'application/json';
 /** Longest wait for the server's leftover SQL before a phase; past it the phase runs anyway (and says so). */
 const IDLE_WAIT_SECONDS = 120;
 
-interface Probe { status: number; body: string; contentType: string }
+interface Probe { status: number; body: string; contentType: string; headers: Array<[string, string]> }
 
 /** Uncached scenarios bypass the response cache (the server answers `no-cache` requests afresh). */
 const FRESH = { 'cache-control': 'no-cache' };
 
 async function probe(origin: string, method: string, path: string, body?: string): Promise<Probe> {
   const res = await fetch(origin + path, { method, body, headers: { ...(body ? { 'content-type': JSON_TYPE } : {}), ...FRESH } });
-  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? JSON_TYPE };
+  return { status: res.status, body: await res.text(), contentType: res.headers.get('content-type') ?? JSON_TYPE, headers: [...res.headers] };
 }
 
 const describe = (method: string, path: string, p: Probe) => `${method} ${path} → ${p.status} ${p.body.slice(0, 600)}`;
@@ -98,7 +98,7 @@ async function runRead(ctx: Ctx, s: ReadScenario): Promise<Row> {
 
   if (!s.cached) row.dbLimit = await readDbLimit(ctx, s);
   await settle(ctx, s.name);
-  const ceiling = await startStaticServer(first.body, first.contentType);
+  const ceiling = await startStaticServer(first.body, first.contentType, first.headers);
   try {
     row.httpCeiling = (await loads.run(loadSpec(ctx, ceiling.url, 'GET', path, null), `${s.name} (HTTP ceiling)`, progress)).rps;
   } finally {
@@ -176,7 +176,7 @@ async function runGraphql(ctx: Ctx, s: GraphqlScenario): Promise<Row> {
     row.dbLimit = await dbLimitOf(ctx, s.name, seen[0].text, seen[0].params, true, seen[0].planCacheMode ?? server.config.db.planCacheMode);
   }
   await settle(ctx, s.name);
-  const ceiling = await startStaticServer(first.body, first.contentType);
+  const ceiling = await startStaticServer(first.body, first.contentType, first.headers);
   try {
     row.httpCeiling = (await loads.run({ ...loadSpec(ctx, ceiling.url, 'POST', path, null), headers: { 'content-type': JSON_TYPE }, body: s.body }, `${s.name} (HTTP ceiling)`, progress)).rps;
   } finally {
