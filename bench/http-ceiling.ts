@@ -7,11 +7,14 @@ import uWS from 'uWebSockets.js';
 
 export interface StaticServer { url: string; close(): void }
 
-/** Headers uWS writes itself on every answer, and the probe's encoding (its body comes decoded; the load generator asks for none). */
-const OWN = new Set(['date', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'uwebsockets', 'content-encoding']);
+/**
+ * The probe's headers not copied: those uWS writes itself on every answer, Content-Type (written from its
+ * argument), and the probe's encoding (its body comes decoded; the load generator asks for none).
+ */
+const NOT_COPIED = new Set(['date', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'uwebsockets', 'content-type', 'content-encoding']);
 
 export function startStaticServer(body: string, contentType: string, headers: Array<[string, string]> = []): Promise<StaticServer> {
-  const extra = headers.filter(([k]) => !OWN.has(k.toLowerCase()) && k.toLowerCase() !== 'content-type');
+  const extra = headers.filter(([k]) => !NOT_COPIED.has(k.toLowerCase()));
   const app = uWS.App();
   // One Buffer for all replies: the ceiling must not pay for re-encoding the string each time.
   const bytes = Buffer.from(body);

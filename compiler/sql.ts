@@ -612,9 +612,9 @@ class Gen extends RowGen {
     // keeping every link's target in place, every earlier link does, and its target is not read (at 100k
     // articles: 4% of the deep populate, 3–5% of populate=*).
     const conds = on(b);
-    const earlier = !conds && this.opts.keyedColumns?.has(keyedColumn(j.table, j.target, p.target.table))
-      ? `select 1 from ${q(j.table)} ${lb} where ${lb}.${q(j.source)} = ${src}.id and ${lb}.id < ${l}.id`
-      : `select 1 from ${q(j.table)} ${lb} join ${q(p.target.table)} ${b} on ${b}.id = ${lb}.${q(j.target)}${conds} where ${lb}.${q(j.source)} = ${src}.id and ${lb}.id < ${l}.id`;
+    const target = !conds && this.opts.keyedColumns?.has(keyedColumn(j.table, j.target, p.target.table))
+      ? '' : ` join ${q(p.target.table)} ${b} on ${b}.id = ${lb}.${q(j.target)}${conds}`;
+    const earlier = `select 1 from ${q(j.table)} ${lb}${target} where ${lb}.${q(j.source)} = ${src}.id and ${lb}.id < ${l}.id`;
     const own: string[] = [];
     const row = this.descend(() => this.relationStep(p, ct), () => this.rowText(p.target, p.select, a, own));
     joins.push(`left join (${q(j.table)} ${l} join ${q(p.target.table)} ${a} on ${a}.id = ${l}.${q(j.target)}${on(a)}) on ${l}.${q(j.source)} = ${src}.id and not exists (${earlier})`, ...own);

@@ -7,7 +7,7 @@ import { log } from '../log.ts';
 /** The keyed link columns of the connection's schema; none when the catalog cannot be read (reads check every target). */
 export async function readKeyedColumns(sql: Sql): Promise<KeyedColumn[]> {
   try {
-    return [...await sql.unsafe<KeyedColumn[]>(KEYED_COLUMNS_SQL)].map((r) => ({ table: r.table, column: r.column, target: r.target }));
+    return [...await sql.unsafe<KeyedColumn[]>(KEYED_COLUMNS_SQL)];
   } catch (e) {
     log.warn('could not read the foreign keys of the link tables: reads check each link\'s target row', { error: String(e) });
     return [];
