@@ -7,13 +7,13 @@
 // and a throw's answer. GraphQL's v4 shape and users-permissions' user writes stay closed (501 naming the file).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { docsProject } from './webhooks-docs-ops.ts';
 import { addDocMiddlewares, masker, type MwLogged } from './doc-middlewares-ops.ts';
 import { GQL_OPS } from './doc-middlewares-gql-ops.ts';
+import { tempDir } from './temp-dir.ts';
 
 interface Recorded { name: string; status: number; body: any; contexts: MwLogged[] }
 const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/doc-middlewares/strapi-5.54-graphql.json', import.meta.url), 'utf8')) as { shape: string; graphql: Recorded[] };
@@ -24,7 +24,7 @@ const comparable = (body: any) => (body?.errors ? { data: body.data, errors: bod
 
 describe('document service middlewares on GraphQL\'s Shadow CRUD (Strapi 5\'s shape)', () => {
   let s: TestServer;
-  const log = join(mkdtempSync(join(tmpdir(), 'fastrapi-docmw-gql-')), 'contexts.jsonl');
+  const log = join(tempDir('fastrapi-docmw-gql-'), 'contexts.jsonl');
   before(async () => {
     process.env.DOC_MW_LOG = log;
     const dir = docsProject();

@@ -6,13 +6,13 @@
 // updateUsersPermissionsUser in Strapi 5's shape. Registrations of one email racing stay one user.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { docsProject } from './webhooks-docs-ops.ts';
 import { masker } from './doc-middlewares-ops.ts';
 import { addUserDocMiddlewares, authCall, USER_OPS, type UserOpState } from './doc-middlewares-users-ops.ts';
+import { tempDir } from './temp-dir.ts';
 
 interface Recorded { name: string; status: number; body: any; contexts: any[] }
 const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/doc-middlewares/strapi-5.54-users.json', import.meta.url), 'utf8')) as { users: Recorded[] };
@@ -36,7 +36,7 @@ function userMasker(): (v: unknown) => unknown {
 
 describe('document service middlewares around users-permissions\' user writes', () => {
   let s: TestServer;
-  const log = join(mkdtempSync(join(tmpdir(), 'fastrapi-docmw-users-')), 'contexts.jsonl');
+  const log = join(tempDir('fastrapi-docmw-users-'), 'contexts.jsonl');
   before(async () => {
     process.env.DOC_MW_LOG = log;
     const dir = docsProject();

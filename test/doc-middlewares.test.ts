@@ -7,13 +7,13 @@
 // run them, answers 501 naming the file; users-permissions' user writes run them (doc-middlewares-users.test.ts).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { docsProject } from './webhooks-docs-ops.ts';
 import { addDocMiddlewares, masker, MW_OPS, type MwLogged } from './doc-middlewares-ops.ts';
 import { receiver } from './webhooks-ops.ts';
+import { tempDir } from './temp-dir.ts';
 
 interface Recorded { name: string; status: number; body: any; contexts: MwLogged[] }
 const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/doc-middlewares/strapi-5.54.json', import.meta.url), 'utf8')) as {
@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('document service middlewares on core REST routes', () => {
   let s: TestServer;
-  const log = join(mkdtempSync(join(tmpdir(), 'fastrapi-docmw-')), 'contexts.jsonl');
+  const log = join(tempDir('fastrapi-docmw-'), 'contexts.jsonl');
   before(async () => {
     process.env.DOC_MW_LOG = log;
     const dir = docsProject();
@@ -78,7 +78,7 @@ describe('document service middlewares on core REST routes', () => {
 });
 
 test('bootstrap()\'s strapi.documents writes run the middlewares and send their webhooks, as in Strapi 5.54', async () => {
-  const log = join(mkdtempSync(join(tmpdir(), 'fastrapi-docmw-boot-')), 'contexts.jsonl');
+  const log = join(tempDir('fastrapi-docmw-boot-'), 'contexts.jsonl');
   writeFileSync(log, '');
   process.env.DOC_MW_LOG = log;
   const dir = docsProject();

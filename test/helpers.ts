@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { connectionTarget } from '../src/db/url.ts';
 import postgres, { type Sql } from 'postgres';
 import { startServer, type Server } from '../src/server.ts';
+import { tempDir } from './temp-dir.ts';
 
 /** A postgres.js client for a server's database URL (a socket directory in `?host=` included). */
 function sqlFor(url: string): Sql {
@@ -200,7 +201,7 @@ export function request(agent: http.Agent, base: string, method: string, path: s
 
 /** Copies a model folder to a fresh temp folder (to edit it in a test); returns the copy's path. */
 export function copyModels(from: string, files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-models-'));
+  const dir = tempDir('fastrapi-models-');
   cpSync(from, dir, { recursive: true });
   // Files written over the copy (a project variant: a file added, replaced or made to fail).
   for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);

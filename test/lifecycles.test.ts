@@ -5,13 +5,13 @@
 // reads have hooks is closed (501 naming the file); a lifecycles file that cannot load stops the start.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
 import { docsProject } from './webhooks-docs-ops.ts';
 import { addLifecycles, comparable, LC_OPS, type Logged } from './lifecycles-ops.ts';
 import type { Call } from './webhooks-ops.ts';
+import { tempDir } from './temp-dir.ts';
 
 const RECORDED = JSON.parse(readFileSync(new URL('./fixtures/lifecycles/strapi-5.54.json', import.meta.url), 'utf8')) as Array<{ name: string; status: number; body: any; events: Logged[] }>;
 /** The scalar attributes of the demo types (what `params.data` is compared on). */
@@ -23,7 +23,7 @@ for (const name of ['tag', 'article']) {
 
 describe('lifecycle hooks on writes', () => {
   let s: TestServer;
-  const log = join(mkdtempSync(join(tmpdir(), 'fastrapi-lc-')), 'events.jsonl');
+  const log = join(tempDir('fastrapi-lc-'), 'events.jsonl');
   before(async () => {
     process.env.LC_LOG = log;
     const dir = docsProject();

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { readProjectConfig } from '../src/project/config-files.ts';
 import { rmSync } from 'node:fs';
 import { startTestServer, createTestDatabase, copyModels, TOKEN, type TestServer } from './helpers.ts';
+import { tempDir } from './temp-dir.ts';
 
 const PROJECT = fileURLToPath(new URL('./fixtures/project-config', import.meta.url));
 
@@ -63,10 +64,9 @@ describe('the project\'s config files, read', () => {
   });
 
   test('a PostgreSQL connection of config/database becomes the database', async () => {
-    const { mkdtempSync, cpSync, writeFileSync } = await import('node:fs');
+    const { cpSync, writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const dir = mkdtempSync(join(tmpdir(), 'fastrapi-project-config-'));
+    const dir = tempDir('fastrapi-project-config-');
     cpSync(PROJECT, dir, { recursive: true });
     writeFileSync(join(dir, 'config', 'database.js'), `module.exports = ({ env }) => ({ connection: { client: 'postgres', connection: {
       host: env('DATABASE_HOST', 'db.example'), port: env.int('DATABASE_PORT', 5433), database: env('DATABASE_NAME', 'cms'),

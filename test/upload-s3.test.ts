@@ -16,6 +16,7 @@ import { startServer, type Server } from '../src/server.ts';
 import { loadConfig, ConfigError } from '../config.ts';
 import { S3Storage, isUrlFromBucket } from '../src/upload/s3.ts';
 import { ApiError } from '../compiler/errors.ts';
+import { tempDir } from './temp-dir.ts';
 
 const MODELS = fileURLToPath(new URL('../models', import.meta.url));
 const BUCKET = 'media';
@@ -50,7 +51,7 @@ function s3Env(extra: Record<string, string> = {}): Record<string, string> {
 function startNode(env: Record<string, string>): Promise<Server> {
   return startServer({
     env: {
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'fastrapi-s3-node-')), DATABASE_URL: node.databaseUrl, MODELS_DIR: MODELS, PORT: '0', HOST: '127.0.0.1',
+      DATA_DIR: tempDir('fastrapi-s3-node-'), DATABASE_URL: node.databaseUrl, MODELS_DIR: MODELS, PORT: '0', HOST: '127.0.0.1',
       LOG_LEVEL: 'silent', WORKERS: '0', API_TOKENS: 'test:full-access:T', RESPONSE_CACHE: 'false', RENDER_CACHE: 'false', ...env,
     },
   });

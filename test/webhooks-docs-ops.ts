@@ -2,11 +2,11 @@
 // custom routes, and the webhook calls each sends: run against a live Strapi 5.54 by
 // test/fixtures/webhooks/record-docs.ts and against this server by test/webhooks.test.ts.
 // Models: the demo models (models/), laid out as a Strapi project (docsProject); token: full access.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Call, Received } from './webhooks-ops.ts';
+import { tempDir } from './temp-dir.ts';
 
 /** The project code both servers run (JavaScript, as Strapi runs it without a build). */
 export const DOCS_CONTROLLER = `// The document service's publication methods behind routes.
@@ -26,7 +26,7 @@ export const DOCS_ROUTES = `module.exports = {
 /** A temp Strapi project: the demo models in Strapi's layout, and the routes and controller above. */
 export function docsProject(): string {
   const models = fileURLToPath(new URL('../models', import.meta.url));
-  const dir = mkdtempSync(join(tmpdir(), 'fastrapi-docs-events-'));
+  const dir = tempDir('fastrapi-docs-events-');
   for (const f of readdirSync(join(models, 'content-types'))) {
     const name = basename(f, '.json');
     mkdirSync(join(dir, 'src', 'api', name, 'content-types', name), { recursive: true });
