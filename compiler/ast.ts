@@ -72,8 +72,10 @@ export interface ComponentSelection {
    * components as relations to their rows).
    */
   where?: Filter | null;
-  /** GraphQL's `sort` of a repeatable component's instances (its own fields), before their order. */
+  /** GraphQL's `sort` of a repeatable component's instances (its own fields), before their order; REST's populate `sort` too. */
   sort?: SortTerm[];
+  /** REST: the sorted columns lead the instance's keys, then `id` (Strapi 5.54 selects them first; checked live). */
+  leadSort?: boolean;
 }
 
 export type Populate =

@@ -126,12 +126,24 @@ export class Compiler {
     const q = rewrite ? rewrite(this.parse(raw)) : this.parse(raw);
     checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
+    checkDocumentParams(q, shape);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
       compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;
+  }
+
+  /**
+   * Refuses a write's query as Strapi's controller and document service do before writing (its
+   * populate, fields, filters, `lookup`): a bad one is a 400 with nothing written, not after the write.
+   */
+  checkWriteQuery(ct: ContentType, raw: string): void {
+    const q = this.parse(raw);
+    checkQueryParams(q);
+    buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.opts);
+    checkDocumentParams(q, 'one');
   }
 
   /** The validated query a request would read, without its SQL (`npm run indexes -- --for`: compiler/indexes.ts). */
@@ -167,4 +179,16 @@ export { ApiError };
 /** The answer a read whose data passed the size limit gets (the statement said so in its last column). */
 export function responseTooLarge(max: number): ApiError {
   return new ApiError(400, 'ValidationError', `The response would be larger than ${max} bytes (limit http.maxResponseSize): ask for smaller pages, fewer fields or less populate`, { limit: 'maxResponseSize', max });
+}
+
+/**
+ * What Strapi 5.54's document service refuses after the query's own validation (checked live): `lookup`
+ * (it is internal; GHSA-495j-h493-42q2), and on a list `page`/`pageSize` outside `pagination` (the REST
+ * service adds its own start/limit, and the two forms may not meet).
+ */
+function checkDocumentParams(q: { [key: string]: QueryValue }, shape: 'list' | 'one'): void {
+  if (q.lookup !== undefined && q.lookup !== '') throw validation("Invalid params: 'lookup'");
+  if (shape === 'list' && (q.page !== undefined || q.pageSize !== undefined)) {
+    throw new ApiError(400, 'PaginationError', 'Invalid pagination attributes. The page parameters are incorrect and must be in the pagination object', {});
+  }
 }

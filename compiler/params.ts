@@ -932,6 +932,10 @@ export class PopulateParser {
   private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
     // As a relation's: fields, filters and a populate string or list are validated as queries of their own.
     const sel = asPopulate(() => componentSelection(comp, o.fields, null));
+    if (o.sort !== undefined) {
+      sel.sort = asPopulate(() => parseComponentSort(comp, o.sort));
+      sel.leadSort = true;
+    }
     if (o.filters !== undefined) {
       const parsed = asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, componentScope(comp, null)));
       if (parsed) sel.where = joinedNot(parsed);

@@ -454,7 +454,11 @@ class RowGen extends FilterGen {
 
   /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone, or `tail`). */
   componentText(sel: ComponentSelection, alias: string, joins: string[], uid?: string, tail?: string): string {
-    const cols: Col[] = [['id', `${alias}.id`], ...sel.fields.map((f): Col => [f.name, scalarOut(f, alias)])];
+    let cols: Col[] = [['id', `${alias}.id`], ...sel.fields.map((f): Col => [f.name, scalarOut(f, alias)])];
+    if (sel.leadSort && sel.sort?.length) {
+      const lead = new Set(sel.sort.map((t) => sel.fields.find((f) => f.column === t.field.column)?.name).filter((n): n is string => n !== undefined));
+      cols = [...[...lead].map((n) => cols.find(([k]) => k === n)!), ...cols.filter(([k]) => !lead.has(k))];
+    }
     return this.compose(cols, sel.populate, null, alias, joins, tail ?? (uid === undefined ? '' : `,"__component":${JSON.stringify(uid)}`));
   }
 

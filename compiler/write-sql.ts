@@ -258,6 +258,14 @@ export const takeTargets = (j: JoinTable, sourceTable: string) =>
   `delete from ${q(j.table)} l using ${q(sourceTable)} s where l.${q(j.target)} = any($1::int[]) and s.id = l.${q(j.source)} and s.${R.documentId} <> $2`;
 
 /**
+ * The same after a publish copied its draft's links onto row `$1`: the targets the published row now
+ * holds leave the rows of other documents (Strapi's publish writes the new row's relations as a create
+ * does, and a create takes them: without this, the other document's published row kept them too).
+ */
+export const takeLinkedTargets = (j: JoinTable, sourceTable: string) =>
+  `delete from ${q(j.table)} l using ${q(sourceTable)} s where l.${q(j.target)} in (select m.${q(j.target)} from ${q(j.table)} m where m.${q(j.source)} = $1) and s.id = l.${q(j.source)} and s.${R.documentId} <> (select o.${R.documentId} from ${q(sourceTable)} o where o.id = $1)`;
+
+/**
  * On publish: the draft `$1`'s links copied onto the published row `$2`, each target replaced by its
  * published version (targets without draft & publish are their own); a target with no published version
  * is left out. `$3` is the published row being replaced (null on a first publish; always named, so that

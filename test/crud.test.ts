@@ -154,6 +154,15 @@ describe('collection type with every attribute type', () => {
     assert.equal(full.sections[2].city, 'Lisbon');
   });
 
+  test("a repeatable component's populate `sort`: instances in that order, the sorted keys first (Strapi 5.54, checked live)", async () => {
+    const r = await s.fetchJson('GET', `/api/everythings/${full.documentId}?fields[0]=title&populate[links][sort]=url:desc`);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data.links.map((l: any) => Object.keys(l)), [['url', 'id', 'label'], ['url', 'id', 'label']]);
+    assert.deepEqual(r.body.data.links.map((l: any) => l.url), ['https://example.org', 'https://example.com']);
+    const asc = await s.fetchJson('GET', `/api/everythings/${full.documentId}?fields[0]=title&populate[links][sort][0]=url:asc&populate[links][fields][0]=label&populate[links][fields][1]=url`);
+    assert.deepEqual(asc.body.data.links.map((l: any) => [Object.keys(l), l.url]), [[['url', 'id', 'label'], 'https://example.com'], [['url', 'id', 'label'], 'https://example.org']]);
+  });
+
   test('get one returns what was stored', async () => {
     const r = await s.fetchJson('GET', `/api/everythings/${full.documentId}`);
     assert.equal(r.status, 200);

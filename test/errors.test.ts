@@ -359,7 +359,7 @@ describe('validation errors (every constraint, all-types models)', () => {
   test('unknown key inside a component', async () => {
     const r = await post({ title: 'ok', address: { street: 's', floor: 3 } });
     assert.equal(r.status, 400);
-    assert.deepEqual(r.body, envelope(400, 'ValidationError', 'Invalid key floor', { key: 'floor', path: 'address', source: 'body' }));
+    assert.deepEqual(r.body, envelope(400, 'ValidationError', 'Invalid key floor at address', { key: 'floor', path: 'address', source: 'body' }));
   });
 
   test('a file id that does not exist', async () => {
@@ -386,6 +386,61 @@ describe('validation errors (every constraint, all-types models)', () => {
       assert.equal(r.body.data, null);
       assert.equal(r.body.error.status, 400);
       assert.equal(r.body.error.name, 'ValidationError', JSON.stringify(extra));
+    }
+  });
+});
+
+describe("what Strapi's document service refuses after the query's own checks (checked live)", () => {
+  test('`lookup` (internal to the document service) is refused on every action, a write writing nothing', async () => {
+    const lookup = envelope(400, 'ValidationError', "Invalid params: 'lookup'", {});
+    for (const path of ['/api/tags?lookup[name]=x', `/api/tags/${tag}?lookup[updatedBy][password][$startsWith]=$2`, '/api/global?lookup=1']) {
+      const r = await demo.fetchJson('GET', path);
+      assert.deepEqual([r.status, r.body], [400, lookup], path);
+    }
+    const w = await demo.fetchJson('POST', '/api/tags?lookup[name]=x', { data: { name: 'looked-up' } }, TOKEN);
+    assert.deepEqual([w.status, w.body], [400, lookup]);
+    const d = await demo.fetchJson('DELETE', `/api/tags/${tag}?lookup[name]=x`, undefined, TOKEN);
+    assert.deepEqual([d.status, d.body], [400, lookup]);
+    const found = await demo.fetchJson('GET', '/api/tags?filters[name][$in][0]=looked-up&filters[name][$in][1]=REST&fields[0]=name');
+    assert.deepEqual(found.body.data.map((t: { name: string }) => t.name), ['REST']);
+    // An empty value is none (Strapi tests it for truth).
+    assert.equal((await demo.fetchJson('GET', '/api/tags?lookup=')).status, 200);
+  });
+
+  test('a list with page or pageSize outside `pagination`: PaginationError', async () => {
+    const page = envelope(400, 'PaginationError', 'Invalid pagination attributes. The page parameters are incorrect and must be in the pagination object', {});
+    for (const q of ['page=1&pageSize=10', 'page=2', 'pageSize=', 'pagination[page]=1&pageSize=5']) {
+      const r = await demo.fetchJson('GET', `/api/tags?${q}`);
+      assert.deepEqual([r.status, r.body], [400, page], q);
+    }
+    assert.equal((await demo.fetchJson('GET', `/api/tags/${tag}?page=1`)).status, 200);
+  });
+
+  test("a write's invalid query is refused before anything is written", async () => {
+    const r = await demo.fetchJson('POST', '/api/tags?populate=nope', { data: { name: 'bad-query' } }, TOKEN);
+    assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', 'Invalid key nope', { key: 'nope', path: 'nope', source: 'query', param: 'populate' })]);
+    const u = await demo.fetchJson('PUT', `/api/tags/${tag}?fields[0]=nope`, { data: { name: 'renamed' } }, TOKEN);
+    assert.equal(u.status, 400, u.text);
+    const found = await demo.fetchJson('GET', '/api/tags?filters[name][$in][0]=bad-query&filters[name][$in][1]=renamed');
+    assert.deepEqual(found.body.data, []);
+    // The query is checked before `data` (Strapi's controller order).
+    const m = await demo.fetchJson('POST', '/api/tags?populate=nope', { nodata: true }, TOKEN);
+    assert.equal(m.body.error.message, 'Invalid key nope');
+  });
+});
+
+describe('unknown body keys, named as Strapi 5.54 names them (checked live)', () => {
+  test('inside a component, a nested one and a dynamic zone: the attribute path, without list positions', async () => {
+    const nested = await all.fetchJson('POST', '/api/everythings', { data: { title: 'ok', address: { street: 's', floor: 3 } } }, TOKEN);
+    assert.equal(nested.body.error.message, 'Invalid key floor at address');
+    const zone = await all.fetchJson('POST', '/api/everythings', { data: { title: 'ok', sections: [{ __component: 'geo.address', street: 's' }, { __component: 'geo.address', street: 's', floor: 3 }] } }, TOKEN);
+    assert.deepEqual([zone.status, zone.body], [400, envelope(400, 'ValidationError', 'Invalid key floor at sections', { key: 'floor', path: 'sections', source: 'body' })]);
+  });
+
+  test('the creator fields and `localizations` on a type without i18n name themselves', async () => {
+    for (const key of ['createdBy', 'updatedBy', 'localizations']) {
+      const r = await demo.fetchJson('POST', '/api/tags', { data: { name: `t-${key}`, [key]: key === 'localizations' ? [] : 1 } }, TOKEN);
+      assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' })], key);
     }
   });
 });

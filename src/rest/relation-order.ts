@@ -4,12 +4,18 @@
 // highest order; rows sharing an order are then spread in the order they were inserted. Strapi stores
 // these orders and renumbers the list, so the resulting order is what its readers see. Connecting a row
 // already linked moves it (to the end without a position).
-export interface Connect<K> { id: K; position?: { before?: K; after?: K; start?: boolean; end?: boolean } }
+import { validation } from '../../compiler/errors.ts';
+
+/** `shown`: the position as Strapi's strict orderer prints it (see connectRows), when its anchor may be missing. */
+export interface Connect<K> { id: K; position?: { before?: K; after?: K; start?: boolean; end?: boolean }; shown?: string }
 
 interface Placed<K> { id: K; order: number; init: boolean }
 
-/** The list of `current` rows (in order) after `connect`, as Strapi orders it. */
-export function orderAfterConnect<K>(current: K[], connect: Array<Connect<K>>): K[] {
+/**
+ * The list of `current` rows (in order) after `connect`, as Strapi orders it. `strict` (Strapi's default):
+ * a position whose anchor is neither in the list nor connected too is refused, with Strapi's words.
+ */
+export function orderAfterConnect<K>(current: K[], connect: Array<Connect<K>>, strict = false): K[] {
   const rows: Array<Placed<K>> = current.map((id, i) => ({ id, order: i + 1, init: true }));
   const maxOrder = rows.length ? rows[rows.length - 1].order : 0;
   const known = new Set(current);
@@ -19,12 +25,16 @@ export function orderAfterConnect<K>(current: K[], connect: Array<Connect<K>>): 
   const sorted: Array<Connect<K>> = [];
   const done = new Set<K>();
   const visit = (c: Connect<K>, branch: Set<K>) => {
+    const anchor = c.position?.before ?? c.position?.after;
+    if (anchor !== undefined && branch.has(anchor)) {
+      throw validation('A circular reference was found in the connect array. One relation is trying to connect before/after another one that is trying to connect before/after it');
+    }
     if (done.has(c.id)) return;
     done.add(c.id);
-    const anchor = c.position?.before ?? c.position?.after;
     if (anchor === undefined || known.has(anchor)) { sorted.push(c); return; }
     const a = mapped.get(anchor);
-    if (a && !branch.has(anchor)) { visit(a, new Set([...branch, c.id])); sorted.push(c); return; }
+    if (a) { visit(a, new Set([...branch, c.id])); sorted.push(c); return; }
+    if (strict) throw validation(`There was a problem connecting relation with id ${String(c.id)} at position ${c.shown ?? JSON.stringify(c.position)}. The relation with id ${String(anchor)} needs to be connected first.`);
     // An anchor neither linked nor connected: the row goes last (Strapi's non-strict connect).
     sorted.push({ id: c.id, position: { end: true } });
   };

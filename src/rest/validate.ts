@@ -10,6 +10,11 @@ export interface RelationOp {
   set?: RelRef[];
   connect: RelRef[];
   disconnect: RelRef[];
+  /**
+   * `options.strict` (Strapi's default: true): a connect positioned before/after a document that is
+   * neither linked nor connected in the same request fails; not strict, it goes last.
+   */
+  strict?: boolean;
 }
 /**
  * A relation target: a document (`documentId`), or an entry row by its numeric id (`entityId`, Strapi's
@@ -128,8 +133,10 @@ export class BodyValidator {
         if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
         // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
         // timestamps are not writable.
-        if (['publishedAt', 'locale', 'localizations'].includes(key)) continue;
-        if (key === 'createdAt' || key === 'updatedAt') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
+        // `localizations` is an attribute of localized types only (elsewhere refused as any unknown key).
+        if (key === 'publishedAt' || key === 'locale' || (key === 'localizations' && this.ct.localized)) continue;
+        // Strapi's own attributes (the creator fields relate to admin users): refused naming themselves.
+        if (['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations'].includes(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
         throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
       }
     }
@@ -349,7 +356,11 @@ export class BodyValidator {
     if (!v || typeof v !== 'object' || Array.isArray(v)) { this.err(path, `${label} must be a \`object\` type, but the final value was: \`${show(v)}\`.`, v); return null; }
     const data = v as Record<string, unknown>;
     for (const k of Object.keys(data)) {
-      if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}`, { key: k, path: path.join('.'), source: 'body' });
+      if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) {
+        // Strapi names the attribute path, without list positions (`dz`, `block.items`).
+        const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
+        throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at && at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
+      }
     }
     const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
     if (!this.creating && this.insideNew === 0 && data.id !== undefined && data.id !== null && !prev) {
@@ -566,11 +577,17 @@ export class BodyValidator {
     if (typeof v === 'object') {
       const o = v as Record<string, unknown>;
       if ('documentId' in o || 'id' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
-      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${yupPath(path)} has an invalid key ${k}`, v);
+      // Strapi's unrecognized-key check, before any other (checked live): one error naming the attribute path.
+      const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
+      for (const k of Object.keys(o)) {
+        if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
+      }
       if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
         throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
       }
-      return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
+      // Strapi passes `options.strict` on as its orderer's flag: only a value given and falsy turns it off.
+      const strict = isRecord(o.options) && o.options.strict !== undefined ? Boolean(o.options.strict) : true;
+      return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect), strict };
     }
     this.err(path, `${yupPath(path)} has an invalid relation value`, v);
     return null;
@@ -597,4 +614,8 @@ export function throwIfErrors(errors: FieldError[]): void {
   if (!errors.length) return;
   const message = errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`;
   throw new ApiError(400, 'ValidationError', message, { errors });
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

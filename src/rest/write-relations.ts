@@ -36,7 +36,7 @@ export class RelationWriter {
     const target = this.schema.contentTypes.get(a.target)!;
     const j = a.join;
     const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
-    await this.documentsOf(target, refs);
+    await this.documentsOf(target, refs, op.disconnect);
     const resolved = await this.resolve(target, row, refs, source);
     // The links are read for a list's or a disconnect's sake, and where the other side keeps an order (its
     // targets are locked below); only the first two decide what is linked next.
@@ -48,7 +48,9 @@ export class RelationWriter {
     let docs: string[];
     let ordered: number[] | null = null;
     if (a.toMany && !op.set) {
-      ordered = connectRows(current.map((c) => ({ id: Number(c.target), doc: c.document_id })), op, resolved);
+      // Strapi gives a long-hand reference from a type without i18n the default locale, its position too.
+      const locale = source.localized ? null : this.schema.defaultLocale;
+      ordered = connectRows(current.map((c) => ({ id: Number(c.target), doc: c.document_id })), op, resolved, locale);
       docs = [];
     } else if (a.toMany) {
       docs = [...new Set(op.set!.map((r) => r.documentId))];
@@ -66,8 +68,7 @@ export class RelationWriter {
     const fromSet = new Set(op.set?.map((r) => r.documentId) ?? []);
     const targets = ordered ?? docs.flatMap((d) => (!fromSet.has(d) && kept.has(d) ? kept.get(d)! : (resolved.get(d) ?? []).map((t) => t.id)));
     // The other side holds one of this side: the targets leave the rows of other documents.
-    const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
-    const takes = bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length > 0;
+    const takes = takesTargets(a) && targets.length > 0;
     // Where the other side keeps an order, each target unlinked here (or relinked: its link is removed
     // first) has its list renumbered below (a read and rewrite of all its links): writers of one target's
     // list go in turn. Interleaved, each held the link it removed while renumbering the other's, and
@@ -92,37 +93,40 @@ export class RelationWriter {
    * anything (write-locks.ts): the documents it takes from others or whose lists it renumbers, as
    * changed; the documents it only links to, now or by the publish that follows, as linked to.
    */
-  async plan(locks: WriteLocks, row: RowRef | null, a: RelationAttr, op: RelationOp | undefined): Promise<void> {
+  async plan(locks: WriteLocks, row: RowRef | null, a: RelationAttr, op: RelationOp | undefined, publishing = false): Promise<void> {
     const target = this.schema.contentTypes.get(a.target)!;
     const named = op ? [...(op.set ?? []), ...op.connect] : [];
     const [current] = await Promise.all([
       row ? this.run<{ document_id: string }>(W.currentLinks(a.join, target.table), [row.id]) : Promise.resolve([]),
-      op ? this.documentsOf(target, [...named, ...op.disconnect]) : undefined,
+      op ? this.documentsOf(target, [...named, ...op.disconnect], op.disconnect) : undefined,
     ]);
-    const bidirectional = a.mappedBy !== undefined || a.inversedBy !== undefined;
-    const takes = bidirectional && (a.relation === 'oneToOne' || a.relation === 'oneToMany');
+    const takes = takesTargets(a);
     locks.documents(target.table, target.draftAndPublish, named.map((r) => r.documentId), takes ? 'no key update' : 'share');
-    locks.documents(target.table, target.draftAndPublish, current.map((c) => c.document_id), op && a.join.inverseOrder ? 'no key update' : 'share');
+    // A publish takes the targets the draft keeps (publish() below) as a write takes those it names.
+    locks.documents(target.table, target.draftAndPublish, current.map((c) => c.document_id), (op && a.join.inverseOrder) || (publishing && takes) ? 'no key update' : 'share');
   }
 
   /**
    * References by numeric entry id name their row's document (and its locale): from then on they are
    * documents like the others, so a draft still links to drafts whichever version's id was given.
    */
-  private async documentsOf(target: ContentType, refs: RelRef[]): Promise<void> {
+  private async documentsOf(target: ContentType, refs: RelRef[], disconnect: RelRef[] = []): Promise<void> {
     // Refs the write's lock plan (plan()) already gave their document are not looked up again.
     const byId = refs.filter((r) => r.entityId !== undefined && r.documentId === '');
     if (!byId.length) return;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null }>(W.rowsById(target.table), [byId.map((r) => r.entityId)]);
     const found = new Map(rows.map((r) => [Number(r.id), r]));
-    const missing = new Set(byId.filter((r) => !found.has(r.entityId!)).map((r) => r.entityId));
+    // An id to disconnect that names no entry disconnects nothing (Strapi 5.54, checked live); to link, it is an error.
+    const optional = new Set(disconnect);
+    const missing = new Set(byId.filter((r) => !found.has(r.entityId!) && !optional.has(r)).map((r) => r.entityId));
     if (missing.size) {
       // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
       const message = `${missing.size} relation(s) of type ${target.uid} associated with this entity do not exist`;
       throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
     }
     for (const r of byId) {
-      const hit = found.get(r.entityId!)!;
+      const hit = found.get(r.entityId!);
+      if (!hit) continue;
       r.documentId = hit.document_id;
       if (target.localized && r.locale === undefined && hit.locale !== null) r.locale = hit.locale;
     }
@@ -130,7 +134,8 @@ export class RelationWriter {
 
   /** Rows of each referenced document (positions' anchors included) this row may link to. */
   private async resolve(target: ContentType, row: RowRef, refs: RelRef[], source: LinkSource): Promise<Map<string, TargetRow[]>> {
-    const docs = [...new Set(refs.flatMap((r) => [r.documentId, r.position?.before, r.position?.after].filter((x): x is string => typeof x === 'string')))];
+    // (A disconnected id that named no entry has no document: nothing to resolve.)
+    const docs = [...new Set(refs.flatMap((r) => [r.documentId, r.position?.before, r.position?.after].filter((x): x is string => typeof x === 'string' && x !== '')))];
     const out = new Map<string, TargetRow[]>();
     if (!docs.length) return out;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null; published: boolean }>(W.targetRows(target.table), [docs]);
@@ -157,6 +162,7 @@ export class RelationWriter {
       if (a.kind !== 'relation') continue;
       const target = this.schema.contentTypes.get(a.target)!;
       await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish), [draft, published, previous]);
+      if (takesTargets(a)) await this.run(W.takeLinkedTargets(a.join, this.ct.table), [published]);
     }
     for (const other of [...this.schema.contentTypes.values(), ...this.schema.components.values()]) {
       for (const a of other.attributes) {
@@ -198,12 +204,17 @@ export class RelationWriter {
   }
 }
 
+/** The other side holds one of this side (a bidirectional oneToOne or oneToMany): linking a target takes it from other documents. */
+function takesTargets(a: RelationAttr): boolean {
+  return (a.mappedBy !== undefined || a.inversedBy !== undefined) && (a.relation === 'oneToOne' || a.relation === 'oneToMany');
+}
+
 /**
  * Disconnect, then connect (with positions) on the rows of a list, as Strapi orders them: each document
  * stands for the rows it resolved to (a draft before its published version), a position for the first
  * row of its anchor (relation-order.ts).
  */
-function connectRows(current: Array<{ id: number; doc: string }>, op: RelationOp, rows: Map<string, TargetRow[]>): number[] {
+function connectRows(current: Array<{ id: number; doc: string }>, op: RelationOp, rows: Map<string, TargetRow[]>, locale: string | null): number[] {
   const drop = new Set(op.disconnect.map((r) => r.documentId));
   const remaining = current.filter((c) => !drop.has(c.doc)).map((c) => c.id);
   const rowsOf = (doc: string) => [...(rows.get(doc) ?? [])].sort((x, y) => Number(x.published) - Number(y.published) || x.id - y.id).map((t) => t.id);
@@ -219,7 +230,12 @@ function connectRows(current: Array<{ id: number; doc: string }>, op: RelationOp
     const p = r.position;
     const anchor = (d: string | undefined) => (d === undefined ? undefined : rowsOf(d)[0]);
     const position = p ? { before: anchor(p.before), after: anchor(p.after), start: p.start, end: p.end } : undefined;
-    for (const id of rowsOf(r.documentId)) connects.push({ id, position });
+    // As Strapi's strict orderer prints it: the position as sent, anchors as row ids, then the locale given to it.
+    const shown = p && JSON.stringify({
+      ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k, k === 'before' || k === 'after' ? anchor(v as string) : v])),
+      ...(locale !== null && r.entityId === undefined && !('locale' in p) ? { locale } : {}),
+    });
+    for (const id of rowsOf(r.documentId)) connects.push({ id, position, shown: shown || undefined });
   }
-  return orderAfterConnect(remaining, connects);
+  return orderAfterConnect(remaining, connects, op.strict ?? true);
 }

@@ -34,8 +34,13 @@ export interface WriteContext extends ReadContext {
   lifecycles?: Lifecycles;
 }
 
-function parseBody(task: Task): Record<string, unknown> {
+/**
+ * A write's `data`, its query checked before it as Strapi's controller does (after the body parser's
+ * syntax check, before `data` and the body's validation), so a bad query writes nothing.
+ */
+function parseBody(ctx: WriteContext, ct: ContentType, task: Task): Record<string, unknown> {
   const body = jsonBody(task);
+  ctx.compiler.checkWriteQuery(ct, task.query);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw validation('Missing "data" payload in the request body');
   return data as Record<string, unknown>;
@@ -160,7 +165,7 @@ async function publish(w: Writer, row: VersionRow, previous: VersionRow[], docum
 }
 
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const data = parseBody(task);
+  const data = parseBody(ctx, ct, task);
   const p = writeParams(ctx, ct, task);
   const n = validateBody(ctx, ct, true, p, data, new Map());
   const documentId = newDocumentId();
@@ -172,7 +177,7 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
 }
 
 export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
-  const data = parseBody(task);
+  const data = parseBody(ctx, ct, task);
   const p = writeParams(ctx, ct, task);
   let found = true;
   await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
@@ -216,7 +221,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
  * before looking for the document, so concurrent first writes make one document, not one each.
  */
 export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const data = parseBody(task);
+  const data = parseBody(ctx, ct, task);
   const p = writeParams(ctx, ct, task);
   let documentId = '';
   await transaction(ctx, ct, async (w) => {
@@ -247,6 +252,7 @@ export async function singleDocumentId(ctx: WriteContext, ct: ContentType): Prom
  * anything to delete (single types included).
  */
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
+  ctx.compiler.checkWriteQuery(ct, task.query);
   const params = ctx.compiler.parse(task.query);
   const asked = typeof params.locale === 'string' && params.locale !== '' ? params.locale : ctx.schema.defaultLocale;
   // Asked before the transaction (it may read the webhooks on another connection of the pool).

@@ -72,7 +72,7 @@ export class Writer {
       if (a.kind !== 'relation') return [];
       const op = ops.get(a.name);
       if (!op && !(publishing && this.schema.contentTypes.get(a.target)!.draftAndPublish)) return [];
-      return [this.relationWriter.plan(locks, own, a, op)];
+      return [this.relationWriter.plan(locks, own, a, op, publishing)];
     }));
     await locks.take((t, p) => this.run(t, p));
     this.relationWriter.prelocked = true;
