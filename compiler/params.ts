@@ -51,6 +51,21 @@ const OPERATORS = new Set<Operator>([
 
 /** Attributes Strapi has on every type but never exposes to the Content API. */
 const HIDDEN = new Set(['createdBy', 'updatedBy']);
+/** The attributes of Strapi's admin user, which createdBy/updatedBy relate to. */
+const ADMIN_USER_KEYS = new Set(['id', 'documentId', 'firstname', 'lastname', 'username', 'email', 'password', 'resetPasswordToken',
+  'registrationToken', 'isActive', 'roles', 'blocked', 'preferedLanguage', 'createdAt', 'updatedAt', 'publishedAt', 'createdBy', 'updatedBy', 'locale']);
+
+/**
+ * A hidden creator relation (createdBy/updatedBy) named in a query, refused as Strapi 5.54's validators
+ * refuse it (checked live): a key the admin user lacks is named under the relation first, then its
+ * password by its path, then the relation itself.
+ */
+function creatorKey(param: string, rel: string, path: string, under: string[]): ApiError {
+  const unknown = under.find((k) => !k.startsWith('$') && !ADMIN_USER_KEYS.has(k));
+  if (unknown !== undefined) return invalidKey(param, unknown, path);
+  if (under.includes('password')) return invalidKey(param, 'password', `${path}.password`);
+  return invalidKey(param, rel, path);
+}
 
 const SYSTEM_FIELDS: Record<string, FieldRef> = {
   id: { column: 'id', type: 'id' },
@@ -243,6 +258,7 @@ export class FilterParser {
     if (field) return this.fieldFilter(key, field, v, join(scope.path, key));
     const attr = scope.attr(key);
     const path = join(scope.path, key);
+    if (!attr && HIDDEN.has(key)) throw creatorKey(this.param, key, path, isObj(v) ? Object.keys(v) : []);
     // A private attribute is named by its whole path (checked live); an unknown key by its scope's.
     if (!attr || attr.private) throw invalidKey(this.param, key, attr || HIDDEN.has(key) ? path : scope.path);
     if ((attr.kind === 'relation' || attr.kind === 'morph') && attr.target && !this.canRead(attr.target)) throw invalidKey(this.param, key, path);
@@ -301,7 +317,8 @@ export class FilterParser {
         const f = this.op(name, field, op as Operator, val, path);
         if (f) items.push(f);
       } else {
-        throw invalidKey(this.param, op, path);
+        // `id` is no attribute in Strapi's schema: under it, an unknown key is named at its parent's path (checked live).
+        throw invalidKey(this.param, op, name === 'id' ? (path === 'id' ? null : path.slice(0, -'.id'.length)) : path);
       }
     }
     return items.length === 0 ? null : items.length === 1 ? items[0] : { t: 'and', items };
@@ -479,6 +496,7 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
     if (field && i === names.length - 1) return { path, field, desc };
     const attr = scope.attr(name);
     const p = i === 0 ? null : names.slice(0, i).join('.');
+    if (!attr && HIDDEN.has(name)) throw creatorKey('sort', name, names.slice(0, i + 1).join('.'), names.slice(i + 1, i + 2));
     // A private attribute exists: Strapi names its own path; an unknown one the path it was looked up in.
     if (!attr || attr.private) throw invalidKey('sort', name, attr ? names.slice(0, i + 1).join('.') : p);
     if (attr.kind === 'relation') {
@@ -518,7 +536,9 @@ export function serviceWithCount(w: unknown): boolean {
 export function parsePagination(value: QueryValue | undefined, limits: ReadLimits): Pagination {
   const p = isObj(value) ? value : {};
   const has = (k: string) => p[k] !== undefined;
-  const withCount = p.withCount === undefined ? limits.withCount : bool(p.withCount, 'pagination.withCount');
+  // Read as Strapi's REST service reads it (shouldCount), in its words; its own check runs after the
+  // page's (below), as Strapi counts after reading the page.
+  const counted = () => (p.withCount === undefined ? limits.withCount : serviceWithCount(p.withCount));
   const pageMode = has('page') || has('pageSize');
   const offsetMode = has('start') || has('limit');
   if (pageMode && offsetMode) throw new ApiError(400, 'PaginationError', 'Cannot use both page & offset pagination in the same query', {});
@@ -531,15 +551,18 @@ export function parsePagination(value: QueryValue | undefined, limits: ReadLimit
     // Strapi 5.54 answers one row for a limit below 1, -1 too (checked live; v4 read -1 as "no limit").
     limit = Math.min(Math.max(limit, 1), limits.maxLimit);
     if (start > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
-    return { mode: 'offset', start, limit, withCount };
+    return { mode: 'offset', start, limit, withCount: counted() };
   }
-  let page = has('page') ? toNumber(p.page) : 1;
-  let pageSize = has('pageSize') ? toNumber(p.pageSize) : limits.defaultLimit;
-  if (!Number.isInteger(page) || !Number.isInteger(pageSize)) throw validation('convertStartQueryParams expected a positive integer got NaN');
-  page = Math.max(1, page);
-  pageSize = Math.min(Math.max(1, pageSize), limits.maxLimit);
-  if ((page - 1) * pageSize > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
-  return { mode: 'page', page, pageSize, withCount };
+  // Strapi's withDefaultPagination: the page size bounded (a size that is no number takes the maximum),
+  // the page turned into an offset; the document service then wants integers, naming the offset.
+  const page = has('page') ? toNumber(p.page) : 1;
+  const size = has('pageSize') ? Math.max(1, toNumber(p.pageSize)) : limits.defaultLimit;
+  const pageSize = size < limits.maxLimit ? size : limits.maxLimit;
+  const offset = Math.max((page - 1) * pageSize, 0);
+  if (!Number.isInteger(offset)) throw validation(`convertStartQueryParams expected a positive integer got ${offset}`);
+  if (!Number.isInteger(pageSize)) throw validation(`convertLimitQueryParams expected a positive integer got ${pageSize}`);
+  if (offset > Number.MAX_SAFE_INTEGER) throw offsetOutOfRange();
+  return { mode: 'page', page: offset / pageSize + 1, pageSize, withCount: counted() };
 }
 
 /**
@@ -553,18 +576,20 @@ const offsetOutOfRange = () => new ApiError(400, 'ValidationError', 'A number is
 
 const TIMESTAMP_FIELDS = ['createdAt', 'updatedAt', 'publishedAt'] as const;
 
-function fieldList(v: QueryValue | undefined): string[] | null {
+function fieldList(v: QueryValue | undefined, path: string | null = null): string[] | null {
   if (v === undefined) return null;
   const out: string[] = [];
   for (const item of listOf(v)) {
     if (typeof item !== 'string') throw validation('Invalid fields parameter', { source: 'query', param: 'fields' });
+    // An empty name is no field (Strapi 5.54 refuses `fields[0]=` so; `fields=` failed there with a 500).
+    if (item === '') throw invalidKey('fields', '', path);
     for (const s of item.split(',')) if (s.trim()) out.push(s.trim());
   }
   return out;
 }
 
 function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: string | null): Selection {
-  const names = fieldList(fieldsRaw);
+  const names = fieldList(fieldsRaw, path);
   const all = visibleScalars(ct.attributes);
   // Beside `*` the other names are still checked (a password or private attribute is a 400; checked live).
   if (names?.includes('*')) for (const n of names) if (n !== '*') fieldName(ct, all, n, path);
@@ -594,12 +619,12 @@ function fieldName(ct: ContentType, all: ScalarAttr[], n: string, path: string |
   if (n === 'id' || n === 'documentId' || (TIMESTAMP_FIELDS as readonly string[]).includes(n) || (n === 'locale' && ct.localized)) return null;
   const a = all.find((x) => x.name === n);
   // Checked live: an attribute that is no field (a relation, a password) is named by its path, an unknown key by its parent's.
-  if (!a) throw invalidKey('fields', n, ct.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
+  if (!a) throw invalidKey('fields', n, ct.byName.has(n) || HIDDEN.has(n) ? (path ? `${path}.${n}` : n) : path);
   return a;
 }
 
 function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
-  const names = fieldList(fieldsRaw);
+  const names = fieldList(fieldsRaw, path);
   const all = visibleScalars(comp.attributes);
   const field = (n: string) => {
     const a = all.find((x) => x.name === n);
@@ -885,8 +910,10 @@ export class PopulateParser {
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
-        const names = fieldList(o.fields);
-        if (names) for (const n of names) if (!fileRecordKeys(this.schema).includes(n)) throw invalidKey('populate', n, null);
+        const listed = fieldList(o.fields);
+        if (listed) for (const n of listed) if (n !== '*' && !fileRecordKeys(this.schema).includes(n)) throw invalidKey('populate', n, HIDDEN.has(n) ? n : null);
+        // `*` picks every field, as no `fields` does (Strapi 5.54, checked live).
+        const names = listed?.includes('*') ? null : listed;
         // A nested populate goes through the file's attributes as a relation's through its target's (checked live).
         const files = this.schema.files;
         if (o.populate === undefined || !files) return { kind: 'media', attr: a, fields: names };

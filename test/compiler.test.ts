@@ -456,6 +456,10 @@ describe('pagination', () => {
     assert.deepEqual(queryError('articles', 'pagination[page]=abc'), { status: 400, name: 'ValidationError', message: 'convertStartQueryParams expected a positive integer got NaN', details: {} });
     assert.equal(queryError('articles', 'pagination[limit]=x').name, 'ValidationError');
     assert.equal(queryError('articles', 'pagination[start]=1.5').name, 'ValidationError');
+    // Strapi 5.54 (checked live): a page turns into an offset first, which its words name; a count flag in its service's words.
+    assert.equal(queryError('articles', 'pagination[page]=1.5').message, 'convertStartQueryParams expected a positive integer got 12.5');
+    assert.equal(queryError('articles', 'pagination[pageSize]=2.5').message, 'convertLimitQueryParams expected a positive integer got 2.5');
+    assert.deepEqual(queryError('articles', 'pagination[withCount]=x'), { status: 400, name: 'ValidationError', message: 'Invalid withCount parameter. Expected "t","1","true","false","0","f"', details: {} });
   });
   test('one document: no pagination, a documentId parameter', () => {
     const p = plan('articles', '', 'abc123');
@@ -638,9 +642,11 @@ describe('plan cache', () => {
   });
 
   test('LIMIT and OFFSET in the text are exact integers: a page past them is a 400, as when PostgreSQL refused the parameter', () => {
-    for (const q of ['pagination[page]=1e300', 'pagination[page]=1e308', 'pagination[page]=99999999999999999999&pagination[pageSize]=100', 'pagination[start]=1e30&pagination[limit]=5']) {
+    for (const q of ['pagination[page]=1e300', 'pagination[page]=99999999999999999999&pagination[pageSize]=100', 'pagination[start]=1e30&pagination[limit]=5']) {
       assert.deepEqual(queryError('articles', q), { status: 400, name: 'ValidationError', message: 'A number is out of range', details: {} }, q);
     }
+    // An offset past every number is none: Strapi's document service names it.
+    assert.equal(queryError('articles', 'pagination[page]=1e308').message, 'convertStartQueryParams expected a positive integer got Infinity');
     const last = plan('articles', `pagination[start]=${Number.MAX_SAFE_INTEGER}&pagination[limit]=5`);
     assert.match(last.sql.text, new RegExp(` limit 5 offset ${Number.MAX_SAFE_INTEGER}\\)`));
   });
@@ -816,5 +822,40 @@ describe('render cache', () => {
     const render = new RegExp(String.raw`cross join lateral (\(select t0\.id as "id", .*? t0\.locale as "locale"\)) ${o}`).exec(text)![1];
     assert.ok(live.includes(render), 'the live render of a read is the fallback of the cached one');
     assert.ok(t.refreshIds.includes(`left(row_to_json(o1)::text, -1)`) && t.refreshIds.includes(`cross join lateral ${render.replaceAll('t0.', 't.')} o1 where`), 'and what the cache stores');
+  });
+});
+
+describe("query keys as Strapi 5.54 names them (its own API tests' scenarios, checked live)", () => {
+  test('an unknown operator under `id` (no attribute in its schema) is named at the parent path', () => {
+    assert.deepEqual(queryError('articles', 'filters[id][$STARTSWITH]=1'), { status: 400, name: 'ValidationError', message: 'Invalid key $STARTSWITH', details: { key: '$STARTSWITH', path: null, source: 'query', param: 'filters' } });
+    assert.equal(queryError('articles', 'filters[author][id][$BAD]=1').message, 'Invalid key $BAD at author');
+    assert.equal(queryError('articles', 'filters[title][$BAD]=1').message, 'Invalid key $BAD at title');
+  });
+
+  test('an empty field name is refused', () => {
+    assert.deepEqual(queryError('articles', 'fields[0]='), { status: 400, name: 'ValidationError', message: 'Invalid key ', details: { key: '', path: null, source: 'query', param: 'fields' } });
+    assert.equal(queryError('articles', 'fields=').message, 'Invalid key ');
+  });
+
+  test("a media populate's `fields=*` picks every field", () => {
+    const p = plan('articles', 'populate[cover][fields]=*');
+    const all = plan('articles', 'populate[cover]=true');
+    assert.equal(p.sql.text, all.sql.text);
+  });
+});
+
+describe('the hidden creator relations (createdBy/updatedBy) in a query, named as Strapi 5.54 names them (checked live)', () => {
+  const err = (q: string) => { const e = queryError('articles', q); return [e.message, (e.details as { path: unknown }).path]; };
+  test('filters: a key the admin user lacks under the relation, then its password, then the relation', () => {
+    assert.deepEqual(err('filters[createdBy][email][$startsWith]=a'), ['Invalid key createdBy', 'createdBy']);
+    assert.deepEqual(err('filters[createdBy][password][$startsWith]=$2'), ['Invalid key password at createdBy.password', 'createdBy.password']);
+    assert.deepEqual(err('filters[$not][updatedBy][password][$contains]=hash'), ['Invalid key password at updatedBy.password', 'updatedBy.password']);
+    assert.deepEqual(err('filters[updatedBy][t1.password][$startsWith]=$2'), ['Invalid key t1.password at updatedBy', 'updatedBy']);
+  });
+  test('sort and fields name the relation', () => {
+    assert.deepEqual(err('sort[updatedBy][email]=asc'), ['Invalid key updatedBy', 'updatedBy']);
+    assert.deepEqual(err('sort[updatedBy][password]=asc'), ['Invalid key password at updatedBy.password', 'updatedBy.password']);
+    assert.deepEqual(err('fields[0]=createdBy'), ['Invalid key createdBy', 'createdBy']);
+    assert.deepEqual(err('populate[cover][fields][0]=createdBy'), ['Invalid key createdBy', 'createdBy']);
   });
 });
