@@ -81,7 +81,7 @@ export interface ComponentSelection {
 export type Populate =
   | { kind: 'relation'; attr: RelationAttr; target: ContentType; select: Selection; where: Filter | null; sort: SortTerm[]; count: boolean; status: 'published' | 'draft' | null }
   /** `populate`: the file's own populated attributes (its `related`, what a project's extension added: Schema.files). */
-  | { kind: 'media'; attr: MediaAttr; fields: string[] | null; populate?: Populate[] }
+  | { kind: 'media'; attr: MediaAttr; fields: string[] | null; populate?: Populate[]; /** REST populate `filters`: files that fail them are left out. */ where?: Filter | null }
   /** morphToOne/morphToMany: each linked row as its own type's selection (types not listed are left out). */
   /** `components`: component rows among the links, asked for by `on[<component uid>]` only (Strapi 5.54 lists them then). */
   | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[]; components?: Map<string, ComponentSelection> }

@@ -915,11 +915,14 @@ export class PopulateParser {
         // `*` picks every field, as no `fields` does (Strapi 5.54, checked live).
         const names = listed?.includes('*') ? null : listed;
         // A nested populate goes through the file's attributes as a relation's through its target's (checked live).
+        // Its `filters` keep the files that pass them (Strapi 5.54: a single media failing them reads null; checked live).
+        const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, fileScope(this.schema, null))) : null;
+        const where = parsed ? { where: joinedNot(parsed) } : {};
         const files = this.schema.files;
-        if (o.populate === undefined || !files) return { kind: 'media', attr: a, fields: names };
+        if (o.populate === undefined || !files) return { kind: 'media', attr: a, fields: names, ...where };
         const sel: Selection = { fields: [], withLocale: false, withTimestamps: { createdAt: false, updatedAt: false, publishedAt: false }, populate: [] };
         this.forType(files, sel, o.populate, depth + 1, nestedPath(o, path), status);
-        return { kind: 'media', attr: a, fields: names, ...(sel.populate.length ? { populate: sel.populate } : {}) };
+        return { kind: 'media', attr: a, fields: names, ...where, ...(sel.populate.length ? { populate: sel.populate } : {}) };
       }
       case 'component': {
         const comp = this.schema.components.get(a.component)!;

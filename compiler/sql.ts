@@ -466,7 +466,7 @@ class RowGen extends FilterGen {
   populate(p: Populate, ct: ContentType | null, src: string): string {
     switch (p.kind) {
       case 'relation': case 'localizations': case 'morphTo': case 'morphBy': throw new Error(`${p.kind} populate needs a request`);
-      case 'media': return this.media(p.attr, p.fields, src, p.populate ?? []);
+      case 'media': return this.media(p.attr, p.fields, src, p.populate ?? [], p.where ?? null);
       case 'component': {
         const comp = p.select.component;
         const a = this.alias('k');
@@ -500,9 +500,10 @@ class RowGen extends FilterGen {
    * A populated media attribute: the file record (its picked fields), or the list of them; `populate`, the file's
    * own populated attributes (Schema.files), after its record's keys.
    */
-  protected media(attr: MediaAttr, fields: string[] | null, src: string, populate: Populate[]): string {
+  protected media(attr: MediaAttr, fields: string[] | null, src: string, populate: Populate[], filter: Filter | null = null): string {
     const f = this.alias('f');
-    const s = this.mediaSource(attr, src, f);
+    const source = this.mediaSource(attr, src, f);
+    const s = filter ? { ...source, where: `${source.where} and ${this.filter(filter, f, null)}` } : source;
     const all = fileRecordColumns(this.schema, f);
     // Picked fields answer in the order named, after id and documentId (Strapi's select, then its row's keys).
     const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId').concat([...new Set(fields)].flatMap((n) => all.filter(([k]) => k === n && k !== 'id' && k !== 'documentId'))) : all;

@@ -859,3 +859,13 @@ describe('the hidden creator relations (createdBy/updatedBy) in a query, named a
     assert.deepEqual(err('populate[cover][fields][0]=createdBy'), ['Invalid key createdBy', 'createdBy']);
   });
 });
+
+describe("a media populate's filters (Strapi 5.54: the files failing them are left out, checked live)", () => {
+  test('the condition joins the file source, its value a parameter', () => {
+    const p = plan('articles', 'populate[cover][filters][name][$eq]=x.png');
+    assert.ok(p.params.includes('x.png'), JSON.stringify(p.params));
+    const unfiltered = plan('articles', 'populate[cover]=true');
+    assert.notEqual(p.sql.text, unfiltered.sql.text);
+    assert.match(p.sql.text, /"name" = \$\d+::text/);
+  });
+});
