@@ -99,7 +99,7 @@ describe('request body', () => {
 
   test('missing data: 400 ValidationError', async () => {
     const missing = envelope(400, 'ValidationError', 'Missing "data" payload in the request body', {});
-    for (const body of [{ name: 'Zig' }, {}, { data: null }, { data: 'text' }, { data: [{ name: 'x' }] }, '']) {
+    for (const body of [{ name: 'Zig' }, {}, { data: null }, { data: 'text' }, '']) {
       const r = await demo.fetchJson('POST', '/api/tags', body, TOKEN);
       assert.equal(r.status, 400, JSON.stringify(body));
       assert.deepEqual(r.body, missing, JSON.stringify(body));
@@ -443,4 +443,10 @@ describe('unknown body keys, named as Strapi 5.54 names them (checked live)', ()
       assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' })], key);
     }
   });
+});
+
+test("a list as `data`: Strapi 5.54's body schema refuses it in yup's words (checked live)", async () => {
+  const r = await demo.fetchJson('POST', '/api/tags', { data: [{ name: 'string attr', n: 1 }] }, TOKEN);
+  const message = 'this must be a `object` type, but the final value was: `null` (cast from the value `[\n  {\n    "name": "\\"string attr\\"",\n    "n": "1"\n  }\n]`).';
+  assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', message, { errors: [fieldError([], message, null)] })]);
 });

@@ -91,7 +91,7 @@ function printSimple(v: unknown): string | null {
   return null;
 }
 /** A value as yup's printValue shows it in "the final value was" (objects and arrays: JSON whose leaves are printed so, checked live). */
-const show = (v: unknown): string => printSimple(v) ?? JSON.stringify(v, function (this: Record<string, unknown>, key: string, x: unknown) {
+export const show = (v: unknown): string => printSimple(v) ?? JSON.stringify(v, function (this: Record<string, unknown>, key: string, x: unknown) {
   return printSimple(this[key]) ?? x;
 }, 2);
 

@@ -14,7 +14,7 @@ import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, show, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
@@ -42,7 +42,12 @@ function parseBody(ctx: WriteContext, ct: ContentType, task: Task): Record<strin
   const body = jsonBody(task);
   ctx.compiler.checkWriteQuery(ct, task.query);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw validation('Missing "data" payload in the request body');
+  // A list passes Strapi's object check (lodash isObject) and fails its body schema's cast to an object.
+  if (Array.isArray(data)) {
+    const message = `this must be a \`object\` type, but the final value was: \`null\` (cast from the value \`${show(data)}\`).`;
+    throw validation(message, { errors: [{ path: [], message, name: 'ValidationError', value: null }] });
+  }
+  if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
   return data as Record<string, unknown>;
 }
 
