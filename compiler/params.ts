@@ -434,7 +434,7 @@ function badOrder(): ApiError {
 
 export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | undefined): SortTerm[] {
   if (value === undefined || value === '') return [];
-  const out: SortTerm[] = [];
+  const terms: Array<[string[], boolean]> = [];
   const visit = (v: QueryValue) => {
     if (typeof v === 'string') {
       for (const part of v.split(',')) {
@@ -442,7 +442,7 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
         if (!s) continue;
         const [name, dir = 'asc', extra] = s.split(':');
         if (extra !== undefined || !DIRECTIONS.has(dir)) throw badOrder();
-        out.push(sortTerm(schema, ct, name.split('.'), dir.toLowerCase() === 'desc', null));
+        terms.push([name.split('.'), dir.toLowerCase() === 'desc']);
       }
     } else if (Array.isArray(v)) v.forEach(visit);
     else if (isObj(v)) {
@@ -455,13 +455,18 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
   const objectSort = (key: string, v: QueryValue, prefix: string[]) => {
     if (typeof v === 'string') {
       if (!DIRECTIONS.has(v)) throw badOrder();
-      out.push(sortTerm(schema, ct, [...prefix, key], v.toLowerCase() === 'desc', null));
+      terms.push([[...prefix, key], v.toLowerCase() === 'desc']);
     } else if (isObj(v)) {
       for (const [k, sub] of Object.entries(v)) objectSort(k, sub, [...prefix, key]);
     } else throw badOrder();
   };
   visit(value);
-  return out;
+  // Strapi 5.54 refuses a key the type does not have before a private or password one (checked live:
+  // `sort[0]=password&sort[2]=nope` names `nope`).
+  const scope = typeScope(ct, null);
+  const unknown = terms.find(([names]) => !scope.field(names[0]) && !scope.attr(names[0]) && !HIDDEN.has(names[0]) && !(names[0] === 'status' && ct.draftAndPublish));
+  if (unknown) throw invalidKey('sort', unknown[0][0], null);
+  return terms.map(([names, desc]) => sortTerm(schema, ct, names, desc, null));
 }
 
 /** GraphQL's `sort` of a repeatable component's instances: its own fields (`name`, `red:desc`). */

@@ -869,3 +869,8 @@ describe("a media populate's filters (Strapi 5.54: the files failing them are le
     assert.match(p.sql.text, /"name" = \$\d+::text/);
   });
 });
+
+test('sort: a key the type lacks is named before a private or password one (Strapi 5.54, checked live)', () => {
+  assert.deepEqual(queryError('articles', 'sort[0]=title:desc&sort[1]=nope&sort[2]=createdBy.email'), { status: 400, name: 'ValidationError', message: 'Invalid key nope', details: { key: 'nope', path: null, source: 'query', param: 'sort' } });
+  assert.equal(queryError('articles', 'sort[0]=createdBy.email&sort[1]=nope').message, 'Invalid key nope');
+});
