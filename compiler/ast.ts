@@ -60,6 +60,12 @@ export interface Selection {
    * where the published row is made anew each time), so a client cache keeps one entry per document.
    */
   stableId?: boolean;
+  /**
+   * Populated creator fields (createdBy/updatedBy) of a selection without `fields`: Strapi reads their
+   * columns with the row's, so their keys follow `publishedAt` (before `locale`); with `fields` they are
+   * ordinary populates, after the others.
+   */
+  inlineCreators?: Populate[];
 }
 
 export interface ComponentSelection {

@@ -261,7 +261,7 @@ export class FilterParser {
     if (!attr && HIDDEN.has(key)) throw creatorKey(this.param, key, path, isObj(v) ? Object.keys(v) : []);
     // A private attribute is named by its whole path (checked live); an unknown key by its scope's.
     if (!attr || attr.private) throw invalidKey(this.param, key, attr || HIDDEN.has(key) ? path : scope.path);
-    if ((attr.kind === 'relation' || attr.kind === 'morph') && attr.target && !this.canRead(attr.target)) throw invalidKey(this.param, key, path);
+    if ((attr.kind === 'relation' || attr.kind === 'morph') && attr.target && !this.canRead(attr.target) && !(attr.kind === 'relation' && attr.creator)) throw invalidKey(this.param, key, path);
     if (attr.kind === 'relation') {
       const target = this.schema.contentTypes.get(attr.target)!;
       const sub = this.relationSub(v, typeScope(target, path), key);
@@ -666,18 +666,20 @@ function isDotNotation(v: QueryValue | undefined): v is string | string[] {
  * relations (not morphTo sides) and dynamic zones lead further; through a zone, the next segment must
  * lead on in one of its components. Errors name the path from the start of the string.
  */
-function checkDotPaths(schema: Schema, model: ContentType | Component, v: string | string[]): void {
+function checkDotPaths(schema: Schema, model: ContentType | Component, v: string | string[], parent: string | null = null): void {
   for (const item of Array.isArray(v) ? v : [v]) {
     for (const part of item.split(',').map((x) => x.trim()).filter(Boolean)) {
-      checkDotSegments(schema, model, part.split('.').map((x) => x.trim()).filter(Boolean), '');
+      checkDotSegments(schema, model, part.split('.').map((x) => x.trim()).filter(Boolean), '', parent);
     }
   }
 }
 
-function checkDotSegments(schema: Schema, model: ContentType | Component, segments: string[], prefix: string): void {
+function checkDotSegments(schema: Schema, model: ContentType | Component, segments: string[], prefix: string, parent: string | null = null): void {
   if (!segments.length) return;
   const [head, ...tail] = segments;
   const full = prefix ? `${prefix}.${head}` : head;
+  // A private relation passes the path check and fails Strapi's private check, which names the whole path.
+  if ('privateRelations' in model && model.privateRelations?.has(head)) throw invalidKey('populate', head, parent ? `${parent}.${full}` : full);
   // A localized type's `localizations` is a relation to itself in Strapi's model.
   if (head === 'localizations' && 'localized' in model && model.localized) return checkDotSegments(schema, model, tail, full);
   const a = model.byName.get(head);
@@ -811,8 +813,8 @@ export class PopulateParser {
   /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
   get conversionError(): ApiError | null { return this.converting?.error ?? null; }
 
-  forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft'): void {
-    if (isDotNotation(v)) checkDotPaths(this.schema, ct, v);
+  forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft', owner: string | null = path): void {
+    if (isDotNotation(v)) checkDotPaths(this.schema, ct, v, owner);
     const spec = normalizePopulate(v, path);
     if (!spec) return;
     if (depth > this.limits.maxPopulateDepth) {
@@ -822,9 +824,10 @@ export class PopulateParser {
     if (spec === '*') {
       for (const a of ct.attributes) if (a.kind !== 'scalar' && !a.private) entries.push([a, true]);
       if (ct.localized) entries.push(['localizations', true]);
+      for (const a of ct.creators ?? []) entries.push([a, true]);
     } else {
       for (const [name, sub] of spec) {
-        if (name === '*') { for (const a of ct.attributes) if (a.kind !== 'scalar' && !a.private && !spec.has(a.name)) entries.push([a, true]); continue; }
+        if (name === '*') { for (const a of [...ct.attributes, ...ct.creators ?? []]) if (a.kind !== 'scalar' && !a.private && !spec.has(a.name)) entries.push([a, true]); continue; }
         if (name === 'localizations' && ct.localized) { entries.push(['localizations', sub]); continue; }
         const a = ct.byName.get(name);
         // Checked live: an attribute that cannot be populated is named by its path; an unknown key of the
@@ -838,7 +841,7 @@ export class PopulateParser {
       // Left out of the answer but validated all the same: Strapi refuses an invalid populate under a
       // relation the caller may not read (its sanitizer then removes it, before the query conversion)
       // and under a role's users (removed from the output only: converted too). Checked live.
-      if (a !== 'localizations' && (a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target)) {
+      if (a !== 'localizations' && (a.kind === 'relation' || a.kind === 'morph') && a.target && !this.canRead(a.target) && !(a.kind === 'relation' && a.creator)) {
         this.validateOnly(ct.uid, a, sub, depth, subPath, status, null);
         continue;
       }
@@ -854,8 +857,11 @@ export class PopulateParser {
         continue;
       }
       const p = this.attribute(ct.uid, a, sub, depth, subPath, status);
-      if (p) sel.populate.push(p);
+      if (p && a.kind === 'relation' && a.creator && !sel.named) (sel.inlineCreators ??= []).push(p);
+      else if (p) sel.populate.push(p);
     }
+    // In their columns' order, whatever order the populate named them in.
+    sel.inlineCreators?.sort((x, y) => (x.kind === 'relation' && x.attr.name === 'createdBy' ? 0 : 1) - (y.kind === 'relation' && y.attr.name === 'createdBy' ? 0 : 1));
   }
 
   /** A parser for populates parsed for their errors only: its parameters go to a builder of its own, not the statement's. */
@@ -875,7 +881,7 @@ export class PopulateParser {
    */
   private related(target: ContentType, o: Obj, depth: number, path: string, status: 'published' | 'draft', nested: PopulateParser): { select: Selection; where: Filter | null; sort: SortTerm[] } {
     const select = asPopulate(() => selection(target, o.fields, null));
-    nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status);
+    nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
     const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
     const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
     leadWithSort(select, sort);

@@ -69,6 +69,11 @@ export interface RelationAttr extends AttrBase {
    * sanitizer removes a role's `users` wherever a role is shown.
    */
   neverAnswered?: boolean;
+  /**
+   * createdBy/updatedBy of a type with `options.populateCreatorFields`: its admin user, kept in the row's
+   * own column (`join` is the type's table read as its own link table). Read-only, readable by every caller.
+   */
+  creator?: boolean;
 }
 
 /** Strapi's polymorphic relations: the owning sides point at rows of any content-type. */
@@ -136,6 +141,10 @@ export interface ContentType {
    * content-type, but with no route, no Shadow CRUD of its own and a table Strapi creates.
    */
   builtin?: { graphqlName: string };
+  /** `options.populateCreatorFields`: createdBy and updatedBy (in `byName`, not in `attributes`: no write, table or GraphQL field has them). */
+  creators?: RelationAttr[];
+  /** Private relations of a plugin's type this server does not model (an admin user's `roles`): refused by their whole path. */
+  privateRelations?: ReadonlySet<string>;
 }
 
 export interface Component {

@@ -128,7 +128,7 @@ function statusRank(table: string, alias: string): string {
 /** What a populate without `fields` reads of a content-type: what the render cache keeps. */
 function isDefaultSelection(ct: ContentType, sel: Selection): boolean {
   const all = visibleScalars(ct.attributes);
-  return !sel.named && !sel.leading?.length && !sel.stableId && sel.withLocale === ct.localized &&
+  return !sel.named && !sel.leading?.length && !sel.stableId && !sel.inlineCreators?.length && sel.withLocale === ct.localized &&
     sel.withTimestamps.createdAt && sel.withTimestamps.updatedAt && sel.withTimestamps.publishedAt &&
     sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
 }
@@ -449,7 +449,14 @@ class RowGen extends FilterGen {
       cache = `${alias}r`;
       joins.push(`left join ${RENDER.table(ct.table)} ${cache} on ${cache}.id = ${alias}.id and ${cache}.${RENDER.stamp} = ${alias}.${R.updatedAt}`);
     }
-    return this.compose(scalarCols(sel, alias, ct), sel.populate, ct, alias, joins, tail, cache);
+    const cols = scalarCols(sel, alias, ct);
+    if (sel.inlineCreators?.length) {
+      // Their admin users joined ahead of the row's own columns (which name them), as JSON among them.
+      const at = cols.findIndex(([k]) => k === 'locale');
+      const creators = sel.inlineCreators.map((p): Col => [p.kind === 'relation' ? p.attr.name : '', `(${this.joinedPopulate(p, ct, alias, joins) ?? `(${this.populate(p, ct, alias)})`})::json`]);
+      cols.splice(at < 0 ? cols.length : at, 0, ...creators);
+    }
+    return this.compose(cols, sel.populate, ct, alias, joins, tail, cache);
   }
 
   /** A component row: `id`, its fields, its populated media and components (and `__component` in a zone, or `tail`). */

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join, relative, basename } from 'node:path';
 import {
   type Attribute, type Component, type ContentType, type Schema, type RelationKind, SCALAR_TYPES, type ScalarType, type ScalarAttr,
-  type MorphAttr, type MorphRelation,
+  type MorphAttr, type MorphRelation, type RelationAttr,
 } from '../compiler/schema.ts';
 import { FILE_UID, fileReadType, fillRecordTarget, pluginTypes, recordTarget, RECORD_PLUGIN_ATTRIBUTES, USERS_UID, PERMISSIONS_UID } from './plugin-types.ts';
 import { customFieldResolver, type CustomFieldAnswer } from './project/custom-fields.ts';
@@ -132,6 +132,7 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
       attributes: [], byName: new Map(),
     };
     COLLECTION_NAMES.set(ct, collection);
+    if (options.populateCreatorFields === true) CREATOR_TYPES.add(ct);
     contentTypes.set(uid, ct);
     rawTypes.push({ file, json });
   }
@@ -154,6 +155,7 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
     const ct = ctList[i];
     ct.attributes = parseAttributes(raw, schema, dir, ct, ct.localized, customField);
     for (const a of ct.attributes) ct.byName.set(a.name, a);
+    if (CREATOR_TYPES.has(ct)) addCreatorFields(ct, contentTypes);
   });
   // The extended plugin types, with their attributes, beside the models' own (relations checked alike); upload's
   // file and i18n's locale keep their records' lists (schema.pluginRecords) with the added scalars, and are relation
@@ -182,6 +184,25 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
 
 /** Plugin types a model may relate to, made known when some model does (or the project extends them). */
 const ADMIN_UID = 'admin::user';
+
+/** Types whose schema sets `options.populateCreatorFields`. */
+const CREATOR_TYPES = new WeakSet<ContentType>();
+
+/**
+ * `populateCreatorFields`: Strapi then answers createdBy/updatedBy as relations to admin users (their
+ * public fields; the others private) wherever a populate, filter or sort names them (checked live). They
+ * live in the row's own `created_by_id`/`updated_by_id` columns: the type's table serves as their link
+ * table (one "link" per row, the row itself), so every read path joins them as any to-one relation.
+ */
+function addCreatorFields(ct: ContentType, contentTypes: Map<string, ContentType>): void {
+  if (!contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
+  ct.creators = (['createdBy', 'updatedBy'] as const).map((name): RelationAttr => ({
+    kind: 'relation', name, relation: 'oneToOne', target: ADMIN_UID, toMany: false, owner: true, creator: true, readOnly: true,
+    required: false, private: false, localized: false,
+    join: { table: ct.table, source: 'id', target: name === 'createdBy' ? 'created_by_id' : 'updated_by_id', order: null, inverseOrder: null },
+  }));
+  for (const a of ct.creators) ct.byName.set(a.name, a);
+}
 
 function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Array<Raw & { uid?: string }>, usersExtended: boolean): void {
   const targetsOf = (rs: Raw[]) => new Set(rs.flatMap((r) => Object.values((r.json.attributes ?? {}) as Record<string, Json>)
@@ -221,7 +242,7 @@ function adminUsersModel(): ContentType {
   return {
     uid: ADMIN_UID, kind: 'collectionType', singularName: 'user', pluralName: 'users', apiName: 'user', table: ADMIN_USERS,
     draftAndPublish: false, localized: false, attributes, byName: new Map(attributes.map((a) => [a.name, a])),
-    builtin: { graphqlName: 'AdminUser' },
+    builtin: { graphqlName: 'AdminUser' }, privateRelations: new Set(['roles']),
   };
 }
 

@@ -516,6 +516,12 @@ export class BodyValidator {
     const label = yupPath(path);
     if (a.target) {
       if (v === null || (Array.isArray(v) && v.length === 0)) return null;
+      // `__type` belongs to morphTo payloads: Strapi's unrecognized-key check names it here first (checked live).
+      const items = Array.isArray(v) ? v : [v];
+      if (items.some((x) => x && typeof x === 'object' && '__type' in x)) {
+        const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
+        throw new ApiError(400, 'ValidationError', `Invalid key __type at ${at}`, { key: '__type', path: at, source: 'body' });
+      }
       this.err(path, `${label} is written through the ${a.morphBy} attribute of ${a.target}, not from this side`, v);
       return null;
     }
