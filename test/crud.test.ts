@@ -255,12 +255,15 @@ describe('collection type with every attribute type', () => {
       code: null, summary: null, body: null, content: null, contact: null, slug: null, big: null, ratio: null, price: null,
       day: null, clock: null, happenedAt: null, stamp: null, payload: null, serial: null, level: null, active: null, quantity: null,
       cover: null, gallery: null, owner: null, labels: null, sidekick: null, followers: null, partner: null, parent: null,
-      // A repeatable component is cleared with [] (null is refused, as Strapi does).
-      address: null, links: [], sections: null,
+      // A repeatable component and a dynamic zone are cleared with [] (null is refused, as Strapi 5.54 does, checked live).
+      address: null, links: [], sections: [],
     };
-    const nullList = await s.fetchJson('PUT', `/api/everythings/${full.documentId}`, { data: { links: null } }, TOKEN);
-    assert.equal(nullList.status, 400);
-    assert.equal(nullList.body.error.message, 'links must be a `array` type, but the final value was: `null`.');
+    for (const key of ['links', 'sections']) {
+      const nullList = await s.fetchJson('PUT', `/api/everythings/${full.documentId}`, { data: { [key]: null } }, TOKEN);
+      assert.equal(nullList.status, 400);
+      assert.equal(nullList.body.error.message, `${key} must be a \`array\` type, but the final value was: \`null\`.`);
+      assert.deepEqual(nullList.body.error.details.errors[0].value, null);
+    }
     const r = await s.fetchJson('PUT', `/api/everythings/${full.documentId}?populate=*`, { data: nulls }, TOKEN);
     assert.equal(r.status, 200, r.text);
     const d = r.body.data;

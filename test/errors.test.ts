@@ -450,3 +450,13 @@ test("a list as `data`: Strapi 5.54's body schema refuses it in yup's words (che
   const message = 'this must be a `object` type, but the final value was: `null` (cast from the value `[\n  {\n    "name": "\\"string attr\\"",\n    "n": "1"\n  }\n]`).';
   assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', message, { errors: [fieldError([], message, null)] })]);
 });
+
+test('deleting a draft (status=draft) is refused and deletes nothing (Strapi 5.54: "Cannot delete a draft document", a 500 there)', async () => {
+  const a = await demo.fetchJson('POST', '/api/articles', { data: { title: 'keep me', slug: 'keep-me' } }, TOKEN);
+  assert.equal(a.status, 201, a.text);
+  const id = a.body.data.documentId;
+  const r = await demo.fetchJson('DELETE', `/api/articles/${id}?status=draft`, undefined, TOKEN);
+  assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', 'Cannot delete a draft document', {})]);
+  assert.equal((await demo.fetchJson('GET', `/api/articles/${id}`)).status, 200);
+  assert.equal((await demo.fetchJson('GET', `/api/articles/${id}?status=draft`, undefined, TOKEN)).status, 200);
+});

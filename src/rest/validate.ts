@@ -315,7 +315,8 @@ export class BodyValidator {
       }
       case 'dynamiczone': {
         const field: ComponentField = { attr: a, items: [] };
-        const given = v === null ? [] : v;
+        // A zone is a list, never null (Strapi 5.54, checked live), as a repeatable component; [] clears it.
+        const given = v;
         if (!Array.isArray(given)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
         given.forEach((item, i) => {
           const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
