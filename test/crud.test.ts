@@ -3,7 +3,7 @@
 // draft & publish, localization, components and dynamic zones, persistence across a restart.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, ALL_TYPES_MODELS, TOKEN, insertFile, type TestServer } from './helpers.ts';
+import { startTestServer, ALL_TYPES_MODELS, TOKEN, insertFile, copyModels, type TestServer } from './helpers.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DOC_ID = /^[a-z0-9]{24}$/;
@@ -668,4 +668,38 @@ test('the worker-thread path (WORKERS=1) answers like the inline one', async () 
   } finally {
     await w.stop();
   }
+});
+
+describe('publishing validates the stored draft as a whole (Strapi 5.54, checked live)', () => {
+  let g: TestServer;
+  const GADGET = JSON.stringify({
+    kind: 'collectionType', collectionName: 'gadgets', info: { singularName: 'gadget', pluralName: 'gadgets', displayName: 'Gadget' },
+    options: { draftAndPublish: true },
+    attributes: { name: { type: 'string', required: true }, note: { type: 'string' }, spot: { type: 'component', component: 'geo.point', repeatable: false, required: true } },
+  });
+  before(async () => { g = await startTestServer({ modelsDir: copyModels(ALL_TYPES_MODELS, { 'content-types/gadget.json': GADGET }) }); });
+  after(() => g.stop());
+
+  test('an update that publishes fails on what the draft lacks, and writes nothing', async () => {
+    const d = await g.fetchJson('POST', '/api/gadgets?status=draft', { data: { note: 'draft' } }, TOKEN);
+    assert.equal(d.status, 201, d.text);
+    const r = await g.fetchJson('PUT', `/api/gadgets/${d.body.data.documentId}`, { data: { note: 'renamed' } }, TOKEN);
+    const nameErr = 'name must be a `string` type, but the final value was: `null`.';
+    const spotErr = 'spot must be a `object` type, but the final value was: `null`.';
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body.error, { status: 400, name: 'ValidationError', message: '2 errors occurred', details: { errors: [
+      { path: ['name'], message: nameErr, name: 'ValidationError', value: null },
+      { path: ['spot'], message: spotErr, name: 'ValidationError', value: null },
+    ] } });
+    const back = await g.fetchJson('GET', `/api/gadgets/${d.body.data.documentId}?status=draft`, undefined, TOKEN);
+    assert.equal(back.body.data.note, 'draft');
+    // Saving the draft alone is no publish: allowed.
+    assert.equal((await g.fetchJson('PUT', `/api/gadgets/${d.body.data.documentId}?status=draft`, { data: { note: 'saved' } }, TOKEN)).status, 200);
+  });
+
+  test('a create that publishes without a required component: its object-type error', async () => {
+    const r = await g.fetchJson('POST', '/api/gadgets', { data: { name: 'n' } }, TOKEN);
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body.error.details.errors, [{ path: ['spot'], message: 'spot must be a `object` type, but the final value was: `null`.', name: 'ValidationError', value: null }]);
+  });
 });

@@ -235,6 +235,9 @@ export class BodyValidator {
     return v;
   }
 
+  /** A required value the stored draft lacks (storedDraftErrors). */
+  requireStored(a: Attribute): void { this.requiredMessage(a, [a.name]); }
+
   private missing(a: Attribute): void {
     // A draft skips required attributes, except lists (zones, repeatable components) that have no default.
     if (this.draft && !(a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable))) return;
@@ -248,7 +251,7 @@ export class BodyValidator {
    * null value either way. Other types see the body, where it is undefined.
    */
   private requiredMessage(a: Attribute, at: string[]): void {
-    const typed = a.kind === 'scalar' ? NULL_TYPE_ERROR[a.type] : undefined;
+    const typed = a.kind === 'scalar' ? NULL_TYPE_ERROR[a.type] : a.kind === 'component' && !a.repeatable ? 'object' : undefined;
     if (this.ct.draftAndPublish && !this.draft && typed) this.err(at, `${yupPath(at)} must be a \`${typed}\` type, but the final value was: \`null\`.`, null);
     else if (this.ct.draftAndPublish && !this.draft && a.kind === 'scalar') this.err(at, `${yupPath(at)} must be defined.`, null);
     else this.err(at, `${yupPath(at)} must be defined.`, undefined, false);
@@ -615,6 +618,21 @@ function mediaRefs(x: unknown): MediaRef[] {
     if (typeof v === 'string' && v !== '' && (!o || o.id === undefined)) return { documentId: v };
     throw invalid();
   });
+}
+
+/**
+ * An update that publishes a draft & publish type: Strapi validates the stored draft as a whole (checked
+ * live), so a required value the body left out and the draft lacks fails the publish, and nothing is
+ * written. Scalars by their stored value; single components by the draft having one.
+ */
+export function storedDraftErrors(schema: Schema, ct: ContentType, data: Record<string, unknown>, stored: Record<string, unknown>, existing: ExistingComponents): FieldError[] {
+  const v = new BodyValidator(schema, ct, false, null, false);
+  for (const a of ct.attributes) {
+    if (!a.required || a.name in data) continue;
+    if (a.kind === 'scalar' && stored[a.column] === null) v.requireStored(a);
+    else if (a.kind === 'component' && !a.repeatable && !existing.get(a.name)?.length) v.requireStored(a);
+  }
+  return v.errors;
 }
 
 export function throwIfErrors(errors: FieldError[]): void {

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
-import { anyDocument, documentLockKey } from '../../compiler/write-sql.ts';
+import { anyDocument, documentLockKey, rowValues } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -14,7 +14,7 @@ import { jsonBody, type Task } from '../task.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, show, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, show, storedDraftErrors, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
@@ -210,7 +210,13 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) });
     return true;
   }
-  const n = validateBody(ctx, ct, false, p, data, await w.existingComponents(ct, draft.id));
+  const existing = await w.existingComponents(ct, draft.id);
+  const n = validateBody(ctx, ct, false, p, data, existing);
+  if (ct.draftAndPublish && p.publish && ct.attributes.some((a) => a.required && !(a.name in data))) {
+    const cols = ct.attributes.flatMap((a) => (a.kind === 'scalar' && a.required && !(a.name in data) ? [a.column] : []));
+    const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
+    throwIfErrors(storedDraftErrors(ctx.schema, ct, data, stored ?? {}, existing));
+  }
   await w.check(n, documentId, p.locale);
   await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
   const afterUpdate = w.hooks ? await w.hooks.beforeUpdate(n, documentId, draft) : null;
