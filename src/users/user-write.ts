@@ -23,7 +23,12 @@ export type RoleRef = { id: number } | { documentId: string };
 
 export function roleRef(v: unknown, required: boolean): RoleRef | null | undefined {
   const fail = (message: string) => validationError([{ path: ['role'], message, name: 'ValidationError' }]);
-  if (v === undefined || v === null) { if (required) throw fail('role is a required field'); return undefined; }
+  if (v === undefined || v === null) {
+    if (required) throw fail('role is a required field');
+    // A user always has a role: an update setting it to null is refused in yup's words (Strapi 5.54, checked live).
+    if (v === null) throw validationError([{ path: ['role'], message: 'role must be a `object` type, but the final value was: `null`.', name: 'ValidationError', value: null }]);
+    return undefined;
+  }
   const one = (x: unknown): RoleRef => {
     if (typeof x === 'number' && Number.isInteger(x)) return { id: x };
     if (typeof x === 'string' && /^\d+$/.test(x)) return { id: Number(x) };
