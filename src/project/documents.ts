@@ -129,7 +129,9 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
     else if (k === 'start' || k === 'limit' || k === 'page' || k === 'pageSize' || k === 'pagination' || k === 'documentId') continue;
     else throw new TypeError(`strapi.documents('${uid}').${method}: the parameter "${k}" is not supported by this server`);
   }
-  q.status ??= 'draft';
+  // The document service reads drafts unless told otherwise; a delete takes no default (Strapi refuses
+  // only an explicit `status: 'draft'` there).
+  if (method !== 'delete') q.status ??= 'draft';
   const pg = (p.pagination && typeof p.pagination === 'object' ? p.pagination : {}) as Params;
   const pick = (k: string) => p[k] ?? pg[k];
   const pagination: Params = {};
