@@ -414,3 +414,20 @@ describe('graphql (v4 shape, the default)', () => {
     assert.deepEqual(single.body.data.updateGlobal, { data: { attributes: { siteName: 'G' } } });
   });
 });
+
+describe("a dynamic zone's input (Strapi 5.54's scalar, checked live)", () => {
+  let z: TestServer;
+  before(async () => { z = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } }); });
+  after(() => z.stop());
+  const mutate = (block: string) => z.fetchJson('POST', '/graphql', { query: `mutation { createArticle(data: { title: "Zone", slug: "zone-${Math.random().toString(36).slice(2, 8)}", blocks: [${block}] }) { title blocks { __typename } } }` }, TOKEN);
+
+  test('items name their component by __typename; __component or an unknown name is refused, listing the zone', async () => {
+    const ok = await mutate('{ __typename: "ComponentSharedQuote", title: "Q", body: "b" }');
+    assert.deepEqual(ok.body, { data: { createArticle: { title: 'Zone', blocks: [{ __typename: 'ComponentSharedQuote' }] } } });
+    for (const bad of ['{ __component: "shared.quote", title: "Q" }', '{ __typename: "ComponentNope" }']) {
+      const r = await mutate(bad);
+      assert.equal(r.body.data, undefined, r.text);
+      assert.match(r.body.errors[0].message, /Component not found\. expected one of: ComponentSharedRichText, ComponentSharedQuote, ComponentSharedMedia, ComponentSharedSlider/);
+    }
+  });
+});

@@ -52,6 +52,23 @@ function scalar(name: string, description: string): GraphQLScalarType {
 }
 
 /**
+ * A dynamic zone's input, as Strapi's: an object naming its component by `__typename` (any component of
+ * the app; the writer then checks it against the zone's list), else refused with Strapi's words, which
+ * list the zone's own components (checked live: `__component` is refused here).
+ */
+function zoneInputScalar(name: string, members: string[], known: ReadonlySet<string>): GraphQLScalarType {
+  const parse = (v: unknown): unknown => {
+    const t = v && typeof v === 'object' && !Array.isArray(v) ? (v as Row).__typename : undefined;
+    if (typeof t !== 'string' || !known.has(t)) throw new GraphQLError(`Component not found. expected one of: ${members.join(', ')}`);
+    return v;
+  };
+  return new GraphQLScalarType({
+    name, description: '', serialize: (v) => v, parseValue: parse,
+    parseLiteral: (ast: ValueNode, variables?: { [key: string]: unknown } | null) => (ast.kind === Kind.OBJECT ? parse(valueFromASTUntyped(ast, variables ?? undefined)) : undefined),
+  });
+}
+
+/**
  * Strapi's `Long` (graphql-scalars' GraphQLLong, a BigInt): answered as a JSON number when it is a safe
  * integer, as a string beyond (checked live: `"77"` → `77`, 9007199254740993 stays `"9007199254740993"`);
  * its input is an integer or a string of one, made a string of digits here (what the writes store).
@@ -762,6 +779,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
   if (sdl.typeDefs.includes('scalar Long')) map.Long = longScalar();
-  for (const union of sdl.unions.keys()) if (union !== 'GenericMorph') map[`${union}Input`] = scalar(`${union}Input`, '');
+  const componentNames = new Set([...schema.components.values()].map(componentTypeName));
+  for (const [union, members] of sdl.unions) if (union !== 'GenericMorph') map[`${union}Input`] = zoneInputScalar(`${union}Input`, members, componentNames);
   return { map, auth: authOf };
 }
