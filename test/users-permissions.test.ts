@@ -229,6 +229,12 @@ describe('users, roles and permissions administration', () => {
     assert.equal(upd.body.blocked, true);
     assert.equal((await s.fetchJson('PUT', `/api/users/${created.body.id}`, { username: 'carol' }, TOKEN)).body.error.message, 'Username already taken');
     assert.equal((await s.fetchJson('PUT', `/api/users/${created.body.id}`, { password: '' }, TOKEN)).body.error.message, 'password.notNull');
+    // A role id that is none (Strapi 5.54's words, checked live): a validation error on an update, an application error on a create.
+    const missing = '1 relation(s) of type plugin::users-permissions.role associated with this entity do not exist';
+    const noSuchRole = await s.fetchJson('PUT', `/api/users/${created.body.id}`, { role: 99999 }, TOKEN);
+    assert.deepEqual([noSuchRole.status, noSuchRole.body.error.name, noSuchRole.body.error.message], [400, 'ValidationError', missing]);
+    const createNoRole = await s.fetchJson('POST', '/api/users', { username: 'dora', email: 'dora@example.test', password: 'secret-3', role: 99999 }, TOKEN);
+    assert.deepEqual([createNoRole.status, createNoRole.body.error], [400, { status: 400, name: 'ApplicationError', message: missing, details: {} }]);
     // A user keeps a role: null is refused in yup's words (Strapi 5.54, checked live), the user unchanged.
     const nullRole = await s.fetchJson('PUT', `/api/users/${created.body.id}`, { role: null, username: 'nobody' }, TOKEN);
     const roleMsg = 'role must be a `object` type, but the final value was: `null`.';

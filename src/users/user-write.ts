@@ -55,10 +55,20 @@ export function roleRef(v: unknown, required: boolean): RoleRef | null | undefin
   return connect.length ? connect[connect.length - 1] : null;
 }
 
-export async function resolveRole(db: Sql, ref: RoleRef): Promise<number> {
+/**
+ * The role row a reference names. One named by an id that is no role is refused as Strapi 5.54's entity
+ * layer words it (checked live): on a create an ApplicationError, on an update its validation error
+ * (Strapi's also echoes the entry it processed, left out here); a documentId that is none as its
+ * document service does.
+ */
+export async function resolveRole(db: Sql, ref: RoleRef, updating = false): Promise<number> {
   const rows = 'id' in ref
     ? await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where id = $1`, [ref.id > 2147483647 ? 0 : ref.id])
     : await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where document_id = $1 order by id limit 1`, [ref.documentId]);
+  if (!rows.length && 'id' in ref) {
+    const message = '1 relation(s) of type plugin::users-permissions.role associated with this entity do not exist';
+    throw updating ? validationError([{ path: [], message, name: 'ValidationError' }]) : appError(message);
+  }
   if (!rows.length) throw appError(`Document with id "${'id' in ref ? ref.id : ref.documentId}", locale "null" not found`);
   return Number(rows[0].id);
 }

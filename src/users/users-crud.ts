@@ -105,7 +105,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
     return { status: 200, body: sanitizedUser(result, withRole) };
   }
   const w = modelChecks(b);
-  const role = ref ? await resolveRole(ctx.db, ref) : null;
+  const role = ref ? await resolveRole(ctx.db, ref, true) : null;
   const cols = await userColumns(ctx.schema, w, b, false);
   // Again under the locks of a new username or email: another write of it may have committed meanwhile.
   await updateUserRow(ctx, id, found[0].document_id, cols, role, b, [b.username, b.email], (tx) => check(tx));
