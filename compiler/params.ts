@@ -49,6 +49,9 @@ const OPERATORS = new Set<Operator>([
   '$containsi', '$notContainsi', '$null', '$notNull', '$between', '$startsWith', '$startsWithi', '$endsWith', '$endsWithi',
 ]);
 
+/** users-permissions' user: its routes read as Strapi's database query does (PopulateParser.anyStatus). */
+const USERS_TYPE = 'plugin::users-permissions.user';
+
 /** Attributes Strapi has on every type but never exposes to the Content API. */
 const HIDDEN = new Set(['createdBy', 'updatedBy']);
 /** The attributes of Strapi's admin user, which createdBy/updatedBy relate to. */
@@ -810,6 +813,13 @@ export class PopulateParser {
    */
   constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true, private converting: Conversion | null = { error: null }) {}
 
+  /**
+   * Populated relations read every linked row, drafts included: users-permissions' user routes read with
+   * Strapi's database query, which knows no status (checked live: a user's links to both versions of a
+   * draft & publish document answer both).
+   */
+  anyStatus = false;
+
   /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
   get conversionError(): ApiError | null { return this.converting?.error ?? null; }
 
@@ -917,7 +927,7 @@ export class PopulateParser {
         const count = o.count !== undefined && TRUTHY.has(o.count as string);
         // A count answers no rows: what is populated under it is validated only (no parameter of the statement's).
         const { select, where, sort } = this.related(target, o, depth, path, status, count ? this.scratch(this.converting) : this);
-        return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish ? status : null };
+        return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish && !this.anyStatus ? status : null };
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
@@ -1023,7 +1033,7 @@ export class PopulateParser {
       const target = this.schema.contentTypes.get(a.target)!;
       const { select, where, sort } = this.related(target, o, depth, path, status, this);
       if (o.fields === undefined) select.withLocale = true;
-      return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where, sort, status: target.draftAndPublish ? status : null };
+      return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where, sort, status: target.draftAndPublish && !this.anyStatus ? status : null };
     }
     // Strapi 5.54's validator refuses a morphTo's nested populate other than `*` (as a dynamic zone's).
     if (o.populate !== undefined && o.populate !== '*') throw invalidKey('populate', 'populate', path);
@@ -1107,6 +1117,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // selects its sort columns first, and the answer keeps that order (checked live).
   if (joinsIn(filtered)) leadWithSort(select, sort);
   const populate = new PopulateParser(schema, params, limits, canRead);
+  populate.anyStatus = ct.uid === USERS_TYPE;
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;
   const joins = limits.maxPopulate ? populateCount(select) : 0;
