@@ -703,3 +703,20 @@ describe('publishing validates the stored draft as a whole (Strapi 5.54, checked
     assert.deepEqual(r.body.error.details.errors, [{ path: ['spot'], message: 'spot must be a `object` type, but the final value was: `null`.', name: 'ValidationError', value: null }]);
   });
 });
+
+test("an update's validation errors come before a component id the row does not hold (Strapi 5.54 checks the id in its entity layer, after the body's validation)", async () => {
+  const KIT = JSON.stringify({
+    kind: 'collectionType', collectionName: 'kits', info: { singularName: 'kit', pluralName: 'kits', displayName: 'Kit' },
+    options: { draftAndPublish: false },
+    attributes: { name: { type: 'string' }, parts: { type: 'component', component: 'common.link', repeatable: true, required: true, min: 2, max: 5 } },
+  });
+  const k = await startTestServer({ modelsDir: copyModels(ALL_TYPES_MODELS, { 'content-types/kit.json': KIT }) });
+  try {
+    const made = await k.fetchJson('POST', '/api/kits', { data: { name: 'k', parts: [{ url: 'a' }, { url: 'b' }] } }, TOKEN);
+    assert.equal(made.status, 201, made.text);
+    const r = await k.fetchJson('PUT', `/api/kits/${made.body.data.documentId}`, { data: { parts: [{ id: 999999, url: 'x' }] } }, TOKEN);
+    assert.deepEqual([r.status, r.body.error.name, r.body.error.message], [400, 'ValidationError', 'parts field must have at least 2 items']);
+    const held = await k.fetchJson('PUT', `/api/kits/${made.body.data.documentId}`, { data: { parts: [{ id: 999999, url: 'x' }, { url: 'y' }] } }, TOKEN);
+    assert.deepEqual([held.status, held.body.error.name, held.body.error.message], [400, 'ApplicationError', 'Some of the provided components in parts are not related to the entity']);
+  } finally { await k.stop(); }
+});

@@ -368,9 +368,11 @@ export class BodyValidator {
     }
     const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
     if (!this.creating && this.insideNew === 0 && data.id !== undefined && data.id !== null && !prev) {
-      // An update may only keep instances the row holds (checked live: a zone answers a bare Error).
+      // An update may only keep instances the row holds (checked live: a zone answers a bare Error). Strapi's
+      // entity layer finds it after the body's validation: a validation error (a list's min) comes first.
       const message = `Some of the provided components in ${field} are not related to the entity`;
-      throw allow.includes('__component') ? new ApiError(400, 'Error', message, null) : new ApiError(400, 'ApplicationError', message, {});
+      this.parseError ??= allow.includes('__component') ? new ApiError(400, 'Error', message, null) : new ApiError(400, 'ApplicationError', message, {});
+      return null;
     }
     const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [], relations: [] };
     if (!prev) this.insideNew++;
