@@ -239,7 +239,8 @@ export function fileRecordColumns(schema: Schema, f: string): Col[] {
   return [...fixed.slice(0, 2), ...visibleScalars(ext.ct.attributes).map((a): Col => [a.name, own.get(a.name) ?? scalarOut(a, f)]), ...fixed.slice(-3)];
 }
 
-function pluginFileColumns(f: string): Col[] {
+/** The upload plugin's own file record, compacted as every answer is (also the upload routes' record). */
+export function pluginFileColumns(f: string): Col[] {
   return [
     ['id', `${f}.id`], ['documentId', `${f}.document_id`], ['name', `${f}.name`], ['alternativeText', `${f}.alternative_text`],
     ['caption', `${f}.caption`], ['focalPoint', compactJson(`${f}.focal_point`)], ['width', `${f}.width`], ['height', `${f}.height`],

@@ -6,7 +6,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { FILES } from '../../compiler/layout.ts';
 import { deleteMediaOf, ownsMedia } from '../../compiler/write-sql.ts';
-import { fileRecordColumns, isoTs } from '../../compiler/sql.ts';
+import { fileRecordColumns, pluginFileColumns } from '../../compiler/sql.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { UPLOAD_FOLDERS } from '../auth/tables.ts';
 import type { Folder } from './folder.ts';
@@ -25,14 +25,8 @@ export function recordColumns(f: string, schema?: Schema): string {
   if (schema?.pluginRecords?.file) {
     return [...fileRecordColumns(schema, f).map(([k, e]) => `${e} as ${q(k)}`), `false as "isUrlSigned"`].join(', ');
   }
-  return [
-    `${f}.id as "id"`, `${f}.document_id as "documentId"`, `${f}.name as "name"`, `${f}.alternative_text as "alternativeText"`,
-    `${f}.caption as "caption"`, `${f}.focal_point as "focalPoint"`, `${f}.width as "width"`, `${f}.height as "height"`,
-    `${f}.formats as "formats"`, `${f}.hash as "hash"`, `${f}.ext as "ext"`, `${f}.mime as "mime"`, `${f}.size::float8 as "size"`,
-    `${f}.url as "url"`, `${f}.preview_url as "previewUrl"`, `${f}.provider as "provider"`, `${f}.provider_metadata as "provider_metadata"`,
-    `${isoTs(`${f}.created_at`)} as "createdAt"`, `${isoTs(`${f}.updated_at`)} as "updatedAt"`, `${isoTs(`${f}.published_at`)} as "publishedAt"`,
-    `false as "isUrlSigned"`,
-  ].join(', ');
+  // jsonb values compacted as in every other answer (PostgreSQL's jsonb text has `"key": value` spacing).
+  return [...pluginFileColumns(f).map(([k, e]) => `${e} as ${q(k)}`), `false as "isUrlSigned"`].join(', ');
 }
 
 /** What a row holds once the files are stored (the storage-facing part of a record). */
