@@ -431,3 +431,15 @@ describe("a dynamic zone's input (Strapi 5.54's scalar, checked live)", () => {
     }
   });
 });
+
+test("GraphQL answers end with a newline, as Apollo Server's (Strapi's) do, errors included", async () => {
+  const g = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } });
+  try {
+    for (const query of ['{ tags { name } }', '{ nope }']) {
+      const res = await fetch(`${g.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+      const text = await res.text();
+      assert.ok(text.endsWith('}\n') && !text.endsWith('\n\n'), JSON.stringify(text));
+      assert.equal(Number(res.headers.get('content-length')), Buffer.byteLength(text));
+    }
+  } finally { await g.stop(); }
+});

@@ -151,7 +151,8 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
   }
   const playground = config.env !== 'production' || gc.playgroundAlways;
 
-  const toReply = (r: GqlResponse): Reply => ({ status: r.status, body: r.body });
+  // Apollo Server (Strapi's) ends every answer it writes with a newline (its prettyJSONStringify).
+  const toReply = (r: GqlResponse): Reply => ({ status: r.status, body: `${r.body}\n` });
 
   function readRequest(task: Task): Request | GqlResponse {
     if (task.method === 'GET') {
