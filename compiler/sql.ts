@@ -446,7 +446,8 @@ class RowGen extends FilterGen {
 
   rowText(ct: ContentType, sel: Selection, alias: string, joins: string[], tail = ''): string {
     let cache: string | null = null;
-    if (this.opts.renderCache && isDefaultSelection(ct, sel)) {
+    // The files' cache keeps whole media records (media() copies them as they are), not a row's open text.
+    if (this.opts.renderCache && isDefaultSelection(ct, sel) && ct.table !== FILES.table) {
       cache = `${alias}r`;
       joins.push(`left join ${RENDER.table(ct.table)} ${cache} on ${cache}.id = ${alias}.id and ${cache}.${RENDER.stamp} = ${alias}.${R.updatedAt}`);
     }

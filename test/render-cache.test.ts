@@ -157,3 +157,18 @@ test('the cache lives in this server\'s own schema only', async () => {
   const own = await s.sql()`select table_schema, table_name from information_schema.tables where table_name like '%render_cache%' or (table_schema = 'fastrapi' and table_name = 'tags')`;
   assert.deepEqual(own.map((r) => r.table_schema).sort(), ['fastrapi', 'fastrapi']);
 });
+
+test("the files' cache keeps whole media records: a read of files themselves (GraphQL uploadFiles) renders them live", async () => {
+  const g = await startTestServer({ env: { RENDER_CACHE_REFRESH: '100', GRAPHQL_SHAPE: 'v5' } });
+  try {
+    await g.server.renderCacheReady();
+    const sql = g.sql();
+    await sql`insert into files (document_id, name, hash, ext, mime, size, url, provider, created_at, updated_at, published_at)
+      values ('filefilefilefilefilefile', 'a.png', 'a_1', '.png', 'image/png', 1.5, '/uploads/a_1.png', 'local', now(), now(), now())`;
+    // The background refresh renders the new file's record into fastrapi.files.
+    for (let i = 0; i < 100 && !(await sql`select 1 from fastrapi.files`).length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await sql`select count(*)::int as n from fastrapi.files`)[0].n, 1);
+    const r = await g.fetchJson('POST', '/graphql', { query: '{ uploadFiles { name url } }' }, TOKEN);
+    assert.deepEqual(r.body, { data: { uploadFiles: [{ name: 'a.png', url: '/uploads/a_1.png' }] } });
+  } finally { await g.stop(); }
+});
