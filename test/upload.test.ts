@@ -308,7 +308,7 @@ describe('upload', () => {
       { data: truncated, filename: 'bad.png', type: 'image/png' },
     ]), 400, 'ApplicationError');
     await expectError(await upload([{ data: Buffer.from('x'), filename: 'a.txt', type: 'text/plain' }], { fileInfo: '{nope' }), 400, 'ValidationError');
-    await expectError(await upload([{ data: Buffer.from('x'), filename: 'a.txt', type: 'text/plain' }], { fileInfo: JSON.stringify({ caption: 5 }) }), 400, 'ValidationError');
+    await expectError(await upload([{ data: Buffer.from('x'), filename: 'a.txt', type: 'text/plain' }], { fileInfo: JSON.stringify({ caption: { text: 'x' } }) }), 400, 'ValidationError');
     // Over the file limit but inside the request limit: the plugin's 413; far over it: the front end's.
     await expectError(await upload([{ data: Buffer.alloc(MAX_FILE + 1, 1), filename: 'big.bin', type: 'application/octet-stream' }]),
       413, 'PayloadTooLargeError', 'big.bin exceeds size limit of 300 KB.');
@@ -412,5 +412,17 @@ describe('file naming', () => {
     assert.equal(nameFile('blob', 'image/png', null).ext, '.png');
     assert.equal(nameFile('data.bin', null, null).mime, 'application/octet-stream');
     assert.equal(nameFile('x.<script>', 'text/plain', null).ext, '.txt');
+  });
+});
+
+describe('fileInfo as Strapi 5.54 takes it (checked live)', () => {
+  test('a focal point is stored; a number as a name is its text', async () => {
+    const data = await png(40, 30, { r: 10, g: 200, b: 10 });
+    const res = await upload([{ data, filename: 'focus.png', type: 'image/png' }], { fileInfo: JSON.stringify({ name: 5, focalPoint: { x: 1, y: 2 } }) });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual([res.body[0].name, res.body[0].focalPoint], ['5', { x: 1, y: 2 }]);
+    assert.match(res.text, /"focalPoint":\{"x":1,"y":2\}/);
+    const bad = await upload([{ data, filename: 'focus.png', type: 'image/png' }], { fileInfo: JSON.stringify({ focalPoint: 'middle' }) });
+    assert.equal(bad.status, 400);
   });
 });

@@ -5,7 +5,7 @@ import { validation } from '../../compiler/errors.ts';
 import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipart.ts';
 
 export interface Incoming { filename: string; contentType: string | null; data: Buffer }
-export interface FileInfo { name?: string | null; alternativeText?: string | null; caption?: string | null }
+export interface FileInfo { name?: string | null; alternativeText?: string | null; caption?: string | null; focalPoint?: { x: number; y: number } | null }
 export interface Target { ref: string; refId: string; field: string }
 export interface UploadForm { files: Incoming[]; fileInfo: FileInfo[]; target: Target | null }
 
@@ -15,11 +15,22 @@ function checkInfo(v: unknown, at: string): FileInfo {
   if (v === null || v === undefined) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw validation(`${at} must be a \`object\` type`, { errors: [] });
   const out: FileInfo = {};
+  const fail = (k: string, type: string) => validation(`${at}.${k} must be a \`${type}\` type`, { errors: [{ path: [...at.split('.'), k], message: `${at}.${k} must be a \`${type}\` type`, name: 'ValidationError' }] });
   for (const k of INFO_KEYS) {
     const x = (v as Record<string, unknown>)[k];
     if (x === undefined) continue;
-    if (x !== null && typeof x !== 'string') throw validation(`${at}.${k} must be a \`string\` type`, { errors: [{ path: [...at.split('.'), k], message: `${at}.${k} must be a \`string\` type`, name: 'ValidationError' }] });
+    // yup's string() casts a number (or a boolean) to its text (Strapi 5.54 stores `{"name":5}` as "5", checked live).
+    if ((typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean') { out[k] = String(x); continue; }
+    if (x !== null && typeof x !== 'string') throw fail(k, 'string');
     out[k] = x;
+  }
+  // The image's focal point, stored as given (Strapi 5.54 keeps `{"x":1,"y":2}`, checked live).
+  const fp = (v as Record<string, unknown>).focalPoint;
+  if (fp === null) out.focalPoint = null;
+  else if (fp !== undefined) {
+    const o = fp && typeof fp === 'object' && !Array.isArray(fp) ? fp as Record<string, unknown> : null;
+    if (!o || typeof o.x !== 'number' || typeof o.y !== 'number' || !Number.isFinite(o.x) || !Number.isFinite(o.y)) throw fail('focalPoint', 'object');
+    out.focalPoint = { x: o.x, y: o.y };
   }
   return out;
 }

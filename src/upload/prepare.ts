@@ -55,7 +55,7 @@ export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: n
     blobs,
     row: {
       name: naming.name, alternativeText: info.alternativeText ?? null, caption: info.caption ?? null,
-      width: image ? image.width : null, height: image ? image.height : null, formats, hash, ext, mime: naming.mime,
+      width: image ? image.width : null, height: image ? image.height : null, focalPoint: info.focalPoint ?? null, formats, hash, ext, mime: naming.mime,
       size: kb(data.length), url: storage.urlOf(`${hash}${ext}`), provider: storage.provider,
     },
   };

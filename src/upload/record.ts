@@ -36,6 +36,7 @@ export interface FileRow {
   caption: string | null;
   width: number | null;
   height: number | null;
+  focalPoint: { x: number; y: number } | null;
   /** Already in storage form; null for files that are not resizable images. */
   formats: Record<string, FormatEntry> | null;
   hash: string;
@@ -73,13 +74,13 @@ export class FileRecords {
 
   /** A new record in `folder` (its path in folder_path, the file last in the folder's list). */
   insert(run: Runner, documentId: string, r: FileRow, folder: Folder): Promise<string | null> {
-    return one(run, `with f as (insert into ${this.t} (document_id, name, alternative_text, caption, width, height, formats, hash, ext, mime, size, url, provider, folder_path, created_at, updated_at, published_at)
-      values ($1::text, $2::text, $3::text, $4::text, $5::integer, $6::integer, $7::text::jsonb, $8::text, $9::text, $10::text, $11::numeric, $12::text, $13::text, $14::text, ${NOW}, ${NOW}, ${NOW}) returning *),
+    return one(run, `with f as (insert into ${this.t} (document_id, name, alternative_text, caption, width, height, formats, hash, ext, mime, size, url, provider, folder_path, focal_point, created_at, updated_at, published_at)
+      values ($1::text, $2::text, $3::text, $4::text, $5::integer, $6::integer, $7::text::jsonb, $8::text, $9::text, $10::text, $11::numeric, $12::text, $13::text, $14::text, $16::text::jsonb, ${NOW}, ${NOW}, ${NOW}) returning *),
       l as (insert into ${FF.table} (${FF.file}, ${FF.folder}, ${FF.order})
         select f.id, $15::integer, coalesce((select max(${FF.order}) from ${FF.table} where ${FF.folder} = $15::integer), 0) + 1 from f)
       select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
     [documentId, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.hash, r.ext, r.mime, r.size, r.url, r.provider,
-      folder.path, folder.id]);
+      folder.path, folder.id, r.focalPoint ? JSON.stringify(r.focalPoint) : null]);
   }
 
   findOne(run: Runner, id: number): Promise<string | null> {
@@ -95,11 +96,11 @@ export class FileRecords {
   }
 
   /** fileInfo edit: a null or missing value keeps the current one (Strapi's _.isNil). */
-  updateInfo(run: Runner, id: number, info: { name?: string | null; alternativeText?: string | null; caption?: string | null }): Promise<string | null> {
+  updateInfo(run: Runner, id: number, info: { name?: string | null; alternativeText?: string | null; caption?: string | null; focalPoint?: { x: number; y: number } | null }): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = coalesce($2::text, name), alternative_text = coalesce($3::text, alternative_text),
-      caption = coalesce($4::text, caption), updated_at = ${NOW} where id = $1::integer returning *)
+      caption = coalesce($4::text, caption), focal_point = coalesce($5::text::jsonb, focal_point), updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
-    [id, info.name ?? null, info.alternativeText ?? null, info.caption ?? null]);
+    [id, info.name ?? null, info.alternativeText ?? null, info.caption ?? null, info.focalPoint ? JSON.stringify(info.focalPoint) : null]);
   }
 
   /**
@@ -108,9 +109,11 @@ export class FileRecords {
    */
   replace(run: Runner, id: number, r: FileRow): Promise<string | null> {
     return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = $5::integer,
-      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text, updated_at = ${NOW} where id = $1::integer returning *)
+      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text,
+      focal_point = coalesce($12::text::jsonb, focal_point), updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
-    [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size, r.url, r.provider]);
+    [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size, r.url, r.provider,
+      r.focalPoint ? JSON.stringify(r.focalPoint) : null]);
   }
 
   /**
