@@ -426,3 +426,9 @@ describe('fileInfo as Strapi 5.54 takes it (checked live)', () => {
     assert.equal(bad.status, 400);
   });
 });
+
+test('an empty file is no file: "Files are empty" (Strapi 5.54, checked live)', async () => {
+  const r = await upload([{ data: Buffer.alloc(0), filename: 'empty.txt', type: 'text/plain' }]);
+  assert.equal(r.status, 400, r.text);
+  assert.equal((r.body as unknown as { error: { message: string } }).error.message, 'Files are empty');
+});

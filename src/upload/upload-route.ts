@@ -33,6 +33,8 @@ export async function postUpload(ctx: RestContext, deps: UploadDeps, task: Task)
     if (id !== null) return updateInfo(ctx, deps, id, form.fileInfo[0] ?? {});
     throw validation('Files are empty');
   }
+  // Strapi's body parser keeps no empty file (checked live: a 0-byte upload is "Files are empty").
+  if (form.files.every((f) => f.data.length === 0)) throw validation('Files are empty');
   if (id !== null) {
     if (form.files.length > 1) throw new ApiError(400, 'ApplicationError', 'Cannot replace a file with multiple ones', {});
     return replace(ctx, deps, id, form.files[0], form.fileInfo[0] ?? {});
