@@ -39,6 +39,8 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
       const parts = task.path.split('/').slice(3); // after ['', 'api', 'upload']
       const m = task.method;
       if (parts.length === 0 || (parts.length === 1 && parts[0] === '')) {
+        // Strapi 5.54 answers a GET here as an unknown route (checked live), other methods 405.
+        if (m === 'GET') throw notFound();
         if (m !== 'POST') return methodNotAllowed();
         guard(ctx, caller, 'upload');
         // Strapi's upload service: media.create per uploaded file, media.update for `?id=` (replace, fileInfo).
