@@ -434,3 +434,10 @@ test('an empty file is no file: "Files are empty" (Strapi 5.54, checked live)', 
   assert.equal(r.status, 400, r.text);
   assert.equal((r.body as unknown as { error: { message: string } }).error.message, 'Files are empty');
 });
+
+test('a file named without an extension, of no known type, is `.bin` (Strapi 5.54 via mime-types, checked live)', async () => {
+  const r = await upload([{ data: Buffer.from('raw bytes'), filename: 'README', type: 'application/octet-stream' }]);
+  assert.equal(r.status, 201, r.text);
+  assert.equal(r.body[0].ext, '.bin');
+  assert.match(r.body[0].url, /\.bin$/);
+});

@@ -47,7 +47,8 @@ export function nameFile(filename: string, partType: string | null, infoName: st
   const type = partType && partType !== 'application/octet-stream' ? partType.split(';')[0].trim().toLowerCase() : null;
   // The extension ends up in a URL and a file name: anything but a plain one is replaced by the type's.
   if (!/^\.[A-Za-z0-9_-]{1,16}$/.test(ext)) ext = '';
-  if (!ext) { const e = type ? extensionOf(type) : null; ext = e ? `.${e}` : ''; }
+  // A file of no known type is application/octet-stream, whose extension is `bin` (Strapi 5.54 via mime-types, checked live).
+  if (!ext) { const e = type ? extensionOf(type) : 'bin'; ext = e ? `.${e}` : ''; }
   const name = (infoName || filename).normalize();
   return { name, hash: fileHash(basename(name, ext)), ext, mime: type ?? mimeOf(ext) ?? 'application/octet-stream' };
 }
