@@ -268,6 +268,10 @@ describe('upload', () => {
     const edited = await call<FileRecord>('POST', `/api/upload?id=${notes.id}`, form([], { fileInfo: JSON.stringify({ alternativeText: 'Edited' }) }));
     assert.equal(edited.status, 200);
     assert.deepEqual([edited.body.name, edited.body.alternativeText, edited.body.caption], ['my-notes.txt', 'Edited', 'Notes']);
+    // A replacement starts its formats over from {}: a file without any keeps {} (Strapi 5.54, checked live).
+    const retext = await call<FileRecord>('POST', `/api/upload?id=${notes.id}`, form([{ data: Buffer.from('new notes'), filename: 'my-notes.txt', type: 'text/plain' }]));
+    assert.equal(retext.status, 200, JSON.stringify(retext.body));
+    assert.deepEqual(retext.body.formats, {});
 
     const blue = await png(400, 300, { r: 30, g: 60, b: 200 });
     const replaced = await call<FileRecord>('POST', `/api/upload?id=${red.id}`, form([{ data: blue, filename: 'cover-blue.png', type: 'image/png' }]));

@@ -112,7 +112,8 @@ export class FileRecords {
       height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text,
       focal_point = coalesce($12::text::jsonb, focal_point), updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
-    [id, r.name, r.alternativeText, r.caption, r.width, r.height, r.formats ? JSON.stringify(r.formats) : null, r.mime, r.size, r.url, r.provider,
+    // Strapi's replace starts the formats over from {} (checked live: a replacement with none keeps {}, not null).
+    [id, r.name, r.alternativeText, r.caption, r.width, r.height, JSON.stringify(r.formats ?? {}), r.mime, r.size, r.url, r.provider,
       r.focalPoint ? JSON.stringify(r.focalPoint) : null]);
   }
 
