@@ -443,3 +443,24 @@ test("GraphQL answers end with a newline, as Apollo Server's (Strapi's) do, erro
     }
   } finally { await g.stop(); }
 });
+
+test("GraphQL's Date refuses a day that does not exist, in graphql-scalars' words (Strapi 5.54, checked live)", async () => {
+  const g = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } });
+  try {
+    const r = await g.fetchJson('POST', '/graphql', { query: 'query ($d: Date) { articles(filters: { publishDate: { eq: $d } }) { title } }', variables: { d: '2022-02-30' } }, TOKEN);
+    assert.equal(r.status, 400, r.text);
+    assert.match(r.body.errors[0].message, /Date cannot represent an invalid date-string 2022-02-30\./);
+    assert.equal(r.body.errors[0].extensions.code, 'BAD_USER_INPUT');
+    const ok = await g.fetchJson('POST', '/graphql', { query: 'query ($d: Date) { articles(filters: { publishDate: { eq: $d } }) { title } }', variables: { d: '2024-02-29' } }, TOKEN);
+    assert.equal(ok.status, 200, ok.text);
+  } finally { await g.stop(); }
+});
+
+test("GraphQL's `limit: -1` is every row up to the maximum (Strapi 5.54's withDefaultPagination; REST reads it as 1)", async () => {
+  const g = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } });
+  try {
+    for (const name of ['a', 'b', 'c']) assert.equal((await g.fetchJson('POST', '/api/tags', { data: { name } }, TOKEN)).status, 201);
+    const r = await g.fetchJson('POST', '/graphql', { query: '{ tags(pagination: { limit: -1 }, sort: "name") { name } }' }, TOKEN);
+    assert.deepEqual(r.body, { data: { tags: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } });
+  } finally { await g.stop(); }
+});

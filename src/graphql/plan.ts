@@ -123,6 +123,8 @@ export function sortValue(v: unknown): QueryValue | undefined {
 export function restPagination(v: unknown, withCount: boolean): Obj {
   const out: Obj = { withCount: withCount ? 'true' : 'false' };
   if (isObj(v)) for (const k of ['page', 'pageSize', 'start', 'limit']) if (v[k] !== undefined && v[k] !== null) out[k] = leaf(v[k]);
+  // GraphQL's `limit: -1` is "no limit", capped at the maximum (Strapi 5.54's withDefaultPagination; REST reads it as 1).
+  if (isObj(v) && Number(v.limit) === -1) out.limit = String(Number.MAX_SAFE_INTEGER);
   return out;
 }
 

@@ -155,6 +155,33 @@ function stringScalar(name: string, check: (s: string) => boolean, out: (s: stri
   });
 }
 
+/** A calendar date that exists (graphql-scalars' validateDate: the month's length, leap years). */
+function validDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const days = [31, (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= days[mo - 1];
+}
+
+/** Strapi's `Date` (graphql-scalars' GraphQLDate): its words for what it refuses, a day that does not exist included. */
+function dateScalar(): GraphQLScalarType {
+  const parse = (v: unknown, ast?: ValueNode) => {
+    if (typeof v !== 'string') throw new GraphQLError(`Date cannot represent non string type ${JSON.stringify(v)}`, ast ? { nodes: ast } : undefined);
+    if (!validDate(v)) throw new GraphQLError(`Date cannot represent an invalid date-string ${v}.`, ast ? { nodes: ast } : undefined);
+    return v;
+  };
+  return new GraphQLScalarType({
+    name: 'Date',
+    serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v),
+    parseValue: (v) => parse(v),
+    parseLiteral: (ast) => {
+      if (ast.kind !== Kind.STRING) throw new GraphQLError(`Date cannot represent non string type ${'value' in ast ? String(ast.value) : ''}`, { nodes: ast });
+      return parse(ast.value, ast);
+    },
+  });
+}
+
 export interface EngineDeps {
   schema: Schema;
   config: Config;
@@ -776,7 +803,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   }
   map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).');
   map.DateTime = dateTimeScalar();
-  map.Date = stringScalar('Date', (s) => /^\d{4}-\d{2}-\d{2}$/.test(s));
+  map.Date = dateScalar();
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
   if (sdl.typeDefs.includes('scalar Long')) map.Long = longScalar();
   const componentNames = new Set([...schema.components.values()].map(componentTypeName));
