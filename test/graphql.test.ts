@@ -464,3 +464,13 @@ test("GraphQL's `limit: -1` is every row up to the maximum (Strapi 5.54's withDe
     assert.deepEqual(r.body, { data: { tags: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] } });
   } finally { await g.stop(); }
 });
+
+test('GraphQL (Strapi 5 shape): deleting a single type that has no document is its NotFoundError (Strapi 5.54, checked live)', async () => {
+  const g = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } });
+  try {
+    const r = await g.fetchJson('POST', '/graphql', { query: 'mutation { deleteGlobal { documentId } }' }, TOKEN);
+    assert.equal(r.body.data?.deleteGlobal ?? null, null, r.text);
+    assert.equal(r.body.errors[0].message, 'Document not found');
+    assert.equal(r.body.errors[0].extensions.code, 'STRAPI_NOT_FOUND_ERROR');
+  } finally { await g.stop(); }
+});

@@ -434,7 +434,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       Mutation[`delete${T}`] = async (_s, args, ctx) => {
         const rows = await ctx.rest.db.unsafe<Array<{ document_id: string }>>(`select document_id from ${q(ct.table)} limit 1`);
         ctx.rest.count(1);
-        if (!rows.length) return null;
+        // No document: Strapi 5's NotFoundError (checked live), as the project-code path answers it.
+        if (!rows.length) throw new ApiError(404, 'NotFoundError', 'Document not found', {});
         await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), undefined);
         return { documentId: rows[0].document_id };
       };
