@@ -238,7 +238,8 @@ describe('aws-s3 upload provider', () => {
       assert.equal(moved.status, 200);
       assert.equal(moved.body.provider, 'local');
       assert.equal(moved.body.url, `/uploads/${cover.hash}.png`);
-      assert.equal(moved.body.formats, null);
+      // Strapi's replace starts the formats over from {}; a text file adds none.
+      assert.deepEqual(moved.body.formats, {});
       assert.equal((await keys()).length, 2);
       assert.equal((await call(local, 'DELETE', `/api/upload/files/${res.body[0].id}`)).status, 200);
     } finally { await local.stop(); }
