@@ -32,7 +32,14 @@ export type Filter =
   /** Through a morphOne/morphMany: the rows of `target` whose `by` link names this row. */
   | { t: 'morph'; attr: MorphAttr; target: ContentType; by: MorphAttr; sub: Filter; nullRowMatches: boolean }
   | { t: 'component'; attr: ComponentAttr; component: Component; sub: Filter; nullRowMatches: boolean }
-  | { t: 'const'; value: boolean };
+  | { t: 'const'; value: boolean }
+  /** `publicationFilter` (Strapi 5.54's cohorts of a draft & publish row: by its other version, same locale or any). */
+  | { t: 'publication'; mode: PublicationMode; status: 'published' | 'draft'; ct: ContentType };
+
+/** Strapi 5.54's `publicationFilter` values (`hasPublishedVersion` maps to the two `-document` ones). */
+export const PUBLICATION_MODES = ['never-published', 'has-published-version', 'modified', 'unmodified', 'never-published-document',
+  'has-published-version-document', 'published-without-draft', 'published-with-draft'] as const;
+export type PublicationMode = typeof PUBLICATION_MODES[number];
 
 /** The conjuncts of a filter's top-level AND (an OR or NOT is one opaque conjunct; no filter: none). */
 export function conjuncts(f: Filter | null): Filter[] {

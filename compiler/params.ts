@@ -6,8 +6,8 @@ import type {
   Attribute, ComponentAttr, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
 import { morphLinkable, visibleScalars } from './schema.ts';
-import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
-import { pageBounds } from './ast.ts';
+import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from './ast.ts';
+import { PUBLICATION_MODES, pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { parseDate, parseDateTime, parseTime } from './dates.ts';
 import { numericSearch, searchedFields } from './search.ts';
@@ -396,6 +396,8 @@ function nullRow(f: Filter): boolean | null {
     case 'not': { const v = nullRow(f.item); return v === null ? null : !v; }
     case 'cmp': return f.op === '$null' ? true : f.op === '$notNull' ? false : null;
     case 'const': return f.value;
+    // On the row itself: a null related row is no row of this type.
+    case 'publication': return false;
     default: return f.nullRowMatches;
   }
 }
@@ -820,6 +822,15 @@ export class PopulateParser {
    */
   anyStatus = false;
 
+  /** `publicationFilter`: Strapi applies its cohort to every populated draft & publish type too. */
+  publication: PublicationMode | null = null;
+
+  private withPublication(where: Filter | null, target: ContentType, status: 'published' | 'draft'): Filter | null {
+    if (!this.publication || !target.draftAndPublish) return where;
+    const cohort: Filter = { t: 'publication', mode: this.publication, status, ct: target };
+    return where ? { t: 'and', items: [where, cohort] } : cohort;
+  }
+
   /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
   get conversionError(): ApiError | null { return this.converting?.error ?? null; }
 
@@ -927,7 +938,7 @@ export class PopulateParser {
         const count = o.count !== undefined && TRUTHY.has(o.count as string);
         // A count answers no rows: what is populated under it is validated only (no parameter of the statement's).
         const { select, where, sort } = this.related(target, o, depth, path, status, count ? this.scratch(this.converting) : this);
-        return { kind: 'relation', attr: a, target, select, where, sort, count, status: target.draftAndPublish && !this.anyStatus ? status : null };
+        return { kind: 'relation', attr: a, target, select, where: this.withPublication(where, target, status), sort, count, status: target.draftAndPublish && !this.anyStatus ? status : null };
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
@@ -1081,6 +1092,23 @@ function searchFilter(ct: ContentType, v: QueryValue, params: ParamBuilder): Fil
 
 // ---------------------------------------------------------------- the whole query
 
+/**
+ * Strapi 5.54's `publicationFilter` (and the deprecated `hasPublishedVersion`, true or false: the
+ * document-wide cohorts), refused in its words when it names none.
+ */
+function publicationMode(q: Obj): PublicationMode | null {
+  const v = q.publicationFilter;
+  if (v !== undefined) {
+    if (typeof v === 'string' && (PUBLICATION_MODES as readonly string[]).includes(v)) return v as PublicationMode;
+    throw validation(`Invalid value for 'publicationFilter'. Expected one of: ${PUBLICATION_MODES.join(', ')}.`, { source: 'query', param: 'publicationFilter' });
+  }
+  const h = q.hasPublishedVersion;
+  if (h === undefined) return null;
+  if (h === 'true') return 'has-published-version-document';
+  if (h === 'false') return 'never-published-document';
+  throw validation("Invalid value for 'hasPublishedVersion'. Expected boolean or 'true'/'false' string.");
+}
+
 /** LIMIT and OFFSET pushed as parameters: [limit param, offset param] (the upload plugin's file list; content reads write them into the text). */
 export function pushPage(params: ParamBuilder, p: Pagination): [number, number] {
   const { limit, offset } = pageBounds(p);
@@ -1116,8 +1144,10 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
   // selects its sort columns first, and the answer keeps that order (checked live).
   if (joinsIn(filtered)) leadWithSort(select, sort);
+  const publication = publicationMode(q);
   const populate = new PopulateParser(schema, params, limits, canRead);
   populate.anyStatus = ct.uid === USERS_TYPE;
+  populate.publication = publication;
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;
   const joins = limits.maxPopulate ? populateCount(select) : 0;
@@ -1125,9 +1155,11 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
+  const cohort: Filter | null = publication && ct.draftAndPublish ? { t: 'publication', mode: publication, status, ct } : null;
+  const rootWhere = cohort && where ? { t: 'and' as const, items: [where, cohort] } : cohort ?? where;
   return {
     query: {
-      ct, shape: req.shape, select, where, sort, pagination, localeParam, documentParam, status,
+      ct, shape: req.shape, select, where: rootWhere, sort, pagination, localeParam, documentParam, status,
       relLocaleParam: params.relLocale,
     },
     params: params.values,

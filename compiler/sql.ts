@@ -9,7 +9,7 @@ import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
 import { visibleScalars } from './schema.ts';
 import { readTables } from './tables.ts';
 import { searchDocument } from './search.ts';
-import type { ComponentSelection, FieldRef, Filter, Populate, ReadQuery, Selection, SortTerm } from './ast.ts';
+import type { ComponentSelection, FieldRef, Filter, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { pageBounds } from './ast.ts';
 import { countedLinkTotal, countedRelation, countedTotal } from './counts.ts';
 import { keyedColumn } from './foreign-keys.ts';
@@ -123,6 +123,35 @@ function statusRank(table: string, alias: string): string {
   const same = `sub.${R.documentId} = ${alias}.${R.documentId} and sub.${R.publishedAt} is not null and sub.${R.locale} = ${alias}.${R.locale}`;
   return `case when not exists (select 1 from ${q(table)} sub where ${same}) then 0 ` +
     `when ${alias}.${R.updatedAt} > (select max(sub.${R.updatedAt}) from ${q(table)} sub where ${same}) then 1 else 2 end`;
+}
+
+/**
+ * Strapi 5.54's `publicationFilter` cohorts of a draft & publish row `a` (@strapi/utils
+ * buildPublicationFilterWhere, there an `id IN (…)` over the same table): by the document's other version
+ * in the same locale, or in any locale for the `-document` modes; a cohort the status excludes is none.
+ */
+function publicationCondition(ct: ContentType, mode: PublicationMode, status: 'published' | 'draft', a: string): string {
+  const t = q(ct.table);
+  const pub = R.publishedAt;
+  const other = (o: string, wholeDocument: boolean) => `${o}.${R.documentId} = ${a}.${R.documentId}${wholeDocument || !ct.localized ? '' : ` and ${o}.${R.locale} is not distinct from ${a}.${R.locale}`}`;
+  const exists = (published: boolean, wholeDocument: boolean, extra = '') =>
+    `exists (select 1 from ${t} o where ${other('o', wholeDocument)} and o.${pub} is ${published ? 'not null' : 'null'}${extra})`;
+  const draft = `${a}.${pub} is null`;
+  const live = `${a}.${pub} is not null`;
+  switch (mode) {
+    case 'never-published': return status === 'published' ? 'false' : `(${draft} and not ${exists(true, false)})`;
+    case 'never-published-document': return status === 'published' ? 'false' : `(${draft} and not ${exists(true, true)})`;
+    case 'has-published-version': return status === 'draft' ? `(${draft} and ${exists(true, false)})` : `(${live} and ${exists(false, false)})`;
+    case 'has-published-version-document': return status === 'draft' ? `(${draft} and ${exists(true, true)})` : `(${live} and ${exists(false, true)})`;
+    case 'modified': return status === 'draft'
+      ? `(${draft} and ${exists(true, false, ` and ${a}.${R.updatedAt} > o.${R.updatedAt}`)})`
+      : `(${live} and ${exists(false, false, ` and o.${R.updatedAt} > ${a}.${R.updatedAt}`)})`;
+    case 'unmodified': return status === 'draft'
+      ? `(${draft} and ${exists(true, false, ` and ${a}.${R.updatedAt} <= o.${R.updatedAt}`)})`
+      : `(${live} and ${exists(false, false, ` and o.${R.updatedAt} <= ${a}.${R.updatedAt}`)})`;
+    case 'published-without-draft': return status === 'draft' ? 'false' : `(${live} and not ${exists(false, false)})`;
+    case 'published-with-draft': return status === 'draft' ? 'false' : `(${live} and ${exists(false, false)})`;
+  }
 }
 
 /** What a populate without `fields` reads of a content-type: what the render cache keeps. */
@@ -330,6 +359,7 @@ class FilterGen {
   filter(f: Filter, alias: string, ownerUid: string | null = this.scopeUid): string {
     switch (f.t) {
       case 'const': return f.value ? 'true' : 'false';
+      case 'publication': return publicationCondition(f.ct, f.mode, f.status, alias);
       case 'and': case 'or': return `(${f.items.map((i) => this.filter(i, alias, ownerUid)).join(f.t === 'and' ? ' and ' : ' or ')})`;
       // Plain SQL NOT, as Strapi's knex query: a null compared value matches neither side.
       case 'not': return `not (${this.filter(f.item, alias, ownerUid)})`;
