@@ -57,3 +57,17 @@ test('values Strapi refuses, in its words', async () => {
   const h = await s.fetchJson('GET', '/api/articles?hasPublishedVersion=yes');
   assert.deepEqual([h.status, h.body.error.message], [400, "Invalid value for 'hasPublishedVersion'. Expected boolean or 'true'/'false' string."]);
 });
+
+test('GraphQL: publicationFilter and hasPublishedVersion select the same cohorts', async () => {
+  const g = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' }, db: { url: s.server.databaseUrl, dataDir: s.db.dataDir, drop: async () => {} } });
+  try {
+    const ask = async (args: string) => {
+      const r = await g.fetchJson('POST', '/graphql', { query: `{ articles(${args}, sort: "title", pagination: { pageSize: 100 }) { title } }` }, TOKEN);
+      assert.equal(r.status, 200, r.text);
+      return (r.body.data.articles as Array<{ title: string }>).map((a) => a.title);
+    };
+    assert.deepEqual(await ask('status: DRAFT, publicationFilter: NEVER_PUBLISHED'), ['B never published']);
+    assert.deepEqual(await ask('status: DRAFT, hasPublishedVersion: true'), ['A published', 'C modified']);
+    assert.deepEqual(await ask('publicationFilter: MODIFIED'), ['C modified']);
+  } finally { await g.stop(); }
+});

@@ -7,7 +7,7 @@ import {
   type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionNode,
 } from 'graphql';
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
-import type { ComponentSelection, Filter, Pagination, Populate, ReadQuery, Selection } from '../../compiler/ast.ts';
+import type { ComponentSelection, Filter, Pagination, Populate, PublicationMode, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { FilterParser, ParamBuilder, componentScope, parseComponentSort, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
@@ -446,9 +446,14 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   let localeParam: number | null = null;
   if (ct.localized && loc !== '*') localeParam = params.push(loc ?? schema.defaultLocale);
   const documentParam = r.documentId !== undefined ? params.push(r.documentId) : null;
-  const where = args.filters !== undefined && args.filters !== null
+  const filtered = args.filters !== undefined && args.filters !== null
     ? strictNot(new FilterParser(schema, params).parse(restFilters(schema, args.filters, { ct }), typeScope(ct, null)))
     : null;
+  // `publicationFilter` (enum NEVER_PUBLISHED → never-published) or the deprecated `hasPublishedVersion`: Strapi's cohorts.
+  const mode: PublicationMode | null = typeof args.publicationFilter === 'string' ? args.publicationFilter.toLowerCase().replace(/_/g, '-') as PublicationMode
+    : typeof args.hasPublishedVersion === 'boolean' ? (args.hasPublishedVersion ? 'has-published-version-document' : 'never-published-document') : null;
+  const cohort: Filter | null = mode && ct.draftAndPublish ? { t: 'publication', mode, status, ct } : null;
+  const where: Filter | null = cohort && filtered ? { t: 'and', items: [filtered, cohort] } : cohort ?? filtered;
   const sort = parseSort(schema, ct, sortValue(args.sort));
   const select = new Planner(models, env, params, status, canRead).typeSelection(ct, r.sets);
   const pagination: Pagination = r.shape === 'list'
