@@ -58,3 +58,17 @@ describe('positioned connects: strict by default', () => {
     assert.deepEqual(await names(), []);
   });
 });
+
+describe('relation payload options', () => {
+  let s: TestServer;
+  before(async () => { s = await startTestServer({ modelsDir: MODELS }); });
+  after(() => s.stop());
+
+  test('options take strict only: another key is an invalid key at the attribute (Strapi 5.54, checked live)', async () => {
+    const q = (await created(s, '/api/products', { name: 'opt' })).documentId;
+    const r = await s.fetchJson('POST', '/api/shops', { data: { name: 'O', products_mm: { options: { strict: true, invalid: true }, connect: [q] } } }, TOKEN);
+    assert.deepEqual([r.status, r.body.error], [400, { status: 400, name: 'ValidationError', message: 'Invalid key invalid at products_mm', details: { key: 'invalid', path: 'products_mm', source: 'body' } }]);
+    const ok = await s.fetchJson('POST', '/api/shops', { data: { name: 'O', products_mm: { options: { strict: false }, connect: [q] } } }, TOKEN);
+    assert.equal(ok.status, 201, ok.text);
+  });
+});

@@ -556,7 +556,8 @@ export class BodyValidator {
     if (v && typeof v === 'object') {
       const o = v as Record<string, unknown>;
       if ('__type' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
-      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) this.err(path, `${label} has an invalid key ${k}`, v);
+      // Strapi 5.54 ignores other keys of a morph payload, not those of its options (checked live).
+      checkOptions(o.options, path);
       if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
         throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
       }
@@ -594,6 +595,7 @@ export class BodyValidator {
       for (const k of Object.keys(o)) {
         if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
       }
+      checkOptions(o.options, path);
       if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
         throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
       }
@@ -641,6 +643,15 @@ export function throwIfErrors(errors: FieldError[]): void {
   if (!errors.length) return;
   const message = errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`;
   throw new ApiError(400, 'ValidationError', message, { errors });
+}
+
+/** A relation payload's `options` takes `strict` only: another key is Strapi's invalid key, named at the attribute. */
+function checkOptions(options: unknown, path: string[]): void {
+  if (!isRecord(options)) return;
+  const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
+  for (const k of Object.keys(options)) {
+    if (k !== 'strict') throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
+  }
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
