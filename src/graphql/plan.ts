@@ -163,6 +163,9 @@ export class Planner {
     private canRead: (uid: string) => boolean,
   ) {}
 
+  /** The root query's publicationFilter: Strapi's association resolver applies it to draft & publish targets too. */
+  publication: PublicationMode | null = null;
+
   private skipped(node: SelectionNode): boolean {
     if (!node.directives?.length) return false;
     const skip = getDirectiveValues(GraphQLSkipDirective, node, this.env.variables);
@@ -333,8 +336,10 @@ export class Planner {
       : null;
     const sort = parseSort(schema, target, sortValue(args.sort));
     if (target.localized && !srcLocalized) this.params.relLocaleParam();
+    const cohort: Filter | null = this.publication && target.draftAndPublish && this.models.shape !== 'v4' ? { t: 'publication', mode: this.publication, status: this.status, ct: target } : null;
+    const cohortWhere: Filter | null = cohort && where ? { t: 'and', items: [where, cohort] } : cohort ?? where;
     return {
-      kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, where, sort, count: false,
+      kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, where: cohortWhere, sort, count: false,
       // v5 reads relations in the root's status; v4 has each relation's own publicationState (LIVE by default).
       status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.status,
     };
@@ -455,7 +460,9 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   const cohort: Filter | null = mode && ct.draftAndPublish ? { t: 'publication', mode, status, ct } : null;
   const where: Filter | null = cohort && filtered ? { t: 'and', items: [filtered, cohort] } : cohort ?? filtered;
   const sort = parseSort(schema, ct, sortValue(args.sort));
-  const select = new Planner(models, env, params, status, canRead).typeSelection(ct, r.sets);
+  const planner = new Planner(models, env, params, status, canRead);
+  planner.publication = mode;
+  const select = planner.typeSelection(ct, r.sets);
   const pagination: Pagination = r.shape === 'list'
     ? parsePagination(restPagination(args.pagination, r.withCount ?? false), limits)
     : { mode: 'page', page: 1, pageSize: 1, withCount: false };
