@@ -3,7 +3,7 @@
 // page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
-import { buildReadQuery, type ReadLimits, type CanRead } from './params.ts';
+import { buildReadQuery, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
 import { numericSearch } from './search.ts';
 import { compileRead, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
@@ -138,12 +138,14 @@ export class Compiler {
   /**
    * Refuses a write's query as Strapi's controller and document service do before writing (its
    * populate, fields, filters, `lookup`): a bad one is a 400 with nothing written, not after the write.
+   * Answers the parsed query (the write reads its status and locale there).
    */
-  checkWriteQuery(ct: ContentType, raw: string): void {
+  checkWriteQuery(ct: ContentType, raw: string): { [key: string]: QueryValue } {
     const q = this.parse(raw);
     checkQueryParams(q);
     buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.opts);
     checkDocumentParams(q, 'one');
+    return q;
   }
 
   /** The validated query a request would read, without its SQL (`npm run indexes -- --for`: compiler/indexes.ts). */
@@ -188,7 +190,5 @@ export function responseTooLarge(max: number): ApiError {
  */
 function checkDocumentParams(q: { [key: string]: QueryValue }, shape: 'list' | 'one'): void {
   if (q.lookup !== undefined && q.lookup !== '') throw validation("Invalid params: 'lookup'");
-  if (shape === 'list' && (q.page !== undefined || q.pageSize !== undefined)) {
-    throw new ApiError(400, 'PaginationError', 'Invalid pagination attributes. The page parameters are incorrect and must be in the pagination object', {});
-  }
+  if (shape === 'list') refuseTopLevelPage(q);
 }

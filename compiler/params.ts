@@ -825,11 +825,6 @@ export class PopulateParser {
   /** `publicationFilter`: Strapi applies its cohort to every populated draft & publish type too. */
   publication: PublicationMode | null = null;
 
-  private withPublication(where: Filter | null, target: ContentType, status: 'published' | 'draft'): Filter | null {
-    if (!this.publication || !target.draftAndPublish) return where;
-    const cohort: Filter = { t: 'publication', mode: this.publication, status, ct: target };
-    return where ? { t: 'and', items: [where, cohort] } : cohort;
-  }
 
   /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
   get conversionError(): ApiError | null { return this.converting?.error ?? null; }
@@ -938,7 +933,7 @@ export class PopulateParser {
         const count = o.count !== undefined && TRUTHY.has(o.count as string);
         // A count answers no rows: what is populated under it is validated only (no parameter of the statement's).
         const { select, where, sort } = this.related(target, o, depth, path, status, count ? this.scratch(this.converting) : this);
-        return { kind: 'relation', attr: a, target, select, where: this.withPublication(where, target, status), sort, count, status: target.draftAndPublish && !this.anyStatus ? status : null };
+        return { kind: 'relation', attr: a, target, select, where: withPublication(where, this.publication, status, target), sort, count, status: target.draftAndPublish && !this.anyStatus ? status : null };
       }
       case 'morph': return this.morph(a, sub, o, depth, path, status);
       case 'media': {
@@ -1109,6 +1104,23 @@ function publicationMode(q: Obj): PublicationMode | null {
   throw validation("Invalid value for 'hasPublishedVersion'. Expected boolean or 'true'/'false' string.");
 }
 
+/** `where` and a publicationFilter's cohort (a type without draft & publish has none). */
+export function withPublication(where: Filter | null, mode: PublicationMode | null, status: 'published' | 'draft', ct: ContentType): Filter | null {
+  if (!mode || !ct.draftAndPublish) return where;
+  const cohort: Filter = { t: 'publication', mode, status, ct };
+  return where ? { t: 'and', items: [where, cohort] } : cohort;
+}
+
+/**
+ * `page`/`pageSize` outside `pagination`: Strapi's transform refuses them beside the start and limit its
+ * services give a list (a REST list, the upload plugin's page).
+ */
+export function refuseTopLevelPage(q: Obj): void {
+  if (q.page !== undefined || q.pageSize !== undefined) {
+    throw new ApiError(400, 'PaginationError', 'Invalid pagination attributes. The page parameters are incorrect and must be in the pagination object', {});
+  }
+}
+
 /** LIMIT and OFFSET pushed as parameters: [limit param, offset param] (the upload plugin's file list; content reads write them into the text). */
 export function pushPage(params: ParamBuilder, p: Pagination): [number, number] {
   const { limit, offset } = pageBounds(p);
@@ -1155,11 +1167,9 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
-  const cohort: Filter | null = publication && ct.draftAndPublish ? { t: 'publication', mode: publication, status, ct } : null;
-  const rootWhere = cohort && where ? { t: 'and' as const, items: [where, cohort] } : cohort ?? where;
   return {
     query: {
-      ct, shape: req.shape, select, where: rootWhere, sort, pagination, localeParam, documentParam, status,
+      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status,
       relLocaleParam: params.relLocale,
     },
     params: params.values,

@@ -9,7 +9,7 @@ import {
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
 import type { ComponentSelection, Filter, Pagination, Populate, PublicationMode, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { FilterParser, ParamBuilder, componentScope, parseComponentSort, parsePagination, parseSort, typeScope, type ReadLimits } from '../../compiler/params.ts';
+import { FilterParser, ParamBuilder, componentScope, parseComponentSort, parsePagination, parseSort, typeScope, withPublication, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
 
 /** A relation field's selections, gathered by relation and arguments. */
@@ -336,10 +336,9 @@ export class Planner {
       : null;
     const sort = parseSort(schema, target, sortValue(args.sort));
     if (target.localized && !srcLocalized) this.params.relLocaleParam();
-    const cohort: Filter | null = this.publication && target.draftAndPublish && this.models.shape !== 'v4' ? { t: 'publication', mode: this.publication, status: this.status, ct: target } : null;
-    const cohortWhere: Filter | null = cohort && where ? { t: 'and', items: [where, cohort] } : cohort ?? where;
     return {
-      kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, where: cohortWhere, sort, count: false,
+      kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, sort, count: false,
+      where: this.models.shape === 'v4' ? where : withPublication(where, this.publication, this.status, target),
       // v5 reads relations in the root's status; v4 has each relation's own publicationState (LIVE by default).
       status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.status,
     };
@@ -457,8 +456,7 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   // `publicationFilter` (enum NEVER_PUBLISHED → never-published) or the deprecated `hasPublishedVersion`: Strapi's cohorts.
   const mode: PublicationMode | null = typeof args.publicationFilter === 'string' ? args.publicationFilter.toLowerCase().replace(/_/g, '-') as PublicationMode
     : typeof args.hasPublishedVersion === 'boolean' ? (args.hasPublishedVersion ? 'has-published-version-document' : 'never-published-document') : null;
-  const cohort: Filter | null = mode && ct.draftAndPublish ? { t: 'publication', mode, status, ct } : null;
-  const where: Filter | null = cohort && filtered ? { t: 'and', items: [filtered, cohort] } : cohort ?? filtered;
+  const where = withPublication(filtered, mode, status, ct);
   const sort = parseSort(schema, ct, sortValue(args.sort));
   const planner = new Planner(models, env, params, status, canRead);
   planner.publication = mode;

@@ -361,9 +361,7 @@ export class BodyValidator {
     const data = v as Record<string, unknown>;
     for (const k of Object.keys(data)) {
       if (k !== 'id' && !allow.includes(k) && !comp.byName.has(k)) {
-        // Strapi names the attribute path, without list positions (`dz`, `block.items`).
-        const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
-        throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at && at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
+        throw invalidBodyKey(k, path);
       }
     }
     const prev = data.id !== undefined && data.id !== null ? previous.find((p) => p.uid === comp.uid && p.id === Number(data.id)) : undefined;
@@ -525,8 +523,7 @@ export class BodyValidator {
       // `__type` belongs to morphTo payloads: Strapi's unrecognized-key check names it here first (checked live).
       const items = Array.isArray(v) ? v : [v];
       if (items.some((x) => x && typeof x === 'object' && '__type' in x)) {
-        const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
-        throw new ApiError(400, 'ValidationError', `Invalid key __type at ${at}`, { key: '__type', path: at, source: 'body' });
+        throw invalidBodyKey('__type', path);
       }
       this.err(path, `${label} is written through the ${a.morphBy} attribute of ${a.target}, not from this side`, v);
       return null;
@@ -591,10 +588,7 @@ export class BodyValidator {
       const o = v as Record<string, unknown>;
       if ('documentId' in o || 'id' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
       // Strapi's unrecognized-key check, before any other (checked live): one error naming the attribute path.
-      const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
-      for (const k of Object.keys(o)) {
-        if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
-      }
+      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw invalidBodyKey(k, path);
       checkOptions(o.options, path);
       if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
         throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
@@ -627,12 +621,12 @@ function mediaRefs(x: unknown): MediaRef[] {
 /**
  * An update that publishes a draft & publish type: Strapi validates the stored draft as a whole (checked
  * live), so a required value the body left out and the draft lacks fails the publish, and nothing is
- * written. Scalars by their stored value; single components by the draft having one.
+ * written. `missing`: the required attributes the body left out; scalars by their stored value, single
+ * components by the draft having one.
  */
-export function storedDraftErrors(schema: Schema, ct: ContentType, data: Record<string, unknown>, stored: Record<string, unknown>, existing: ExistingComponents): FieldError[] {
+export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attribute[], stored: Record<string, unknown>, existing: ExistingComponents): FieldError[] {
   const v = new BodyValidator(schema, ct, false, null, false);
-  for (const a of ct.attributes) {
-    if (!a.required || a.name in data) continue;
+  for (const a of missing) {
     if (a.kind === 'scalar' && stored[a.column] === null) v.requireStored(a);
     else if (a.kind === 'component' && !a.repeatable && !existing.get(a.name)?.length) v.requireStored(a);
   }
@@ -645,13 +639,19 @@ export function throwIfErrors(errors: FieldError[]): void {
   throw new ApiError(400, 'ValidationError', message, { errors });
 }
 
+/**
+ * A body key Strapi's unrecognized-key check refuses (its throwInvalidKey): named at the attribute path,
+ * without list positions (`dz`, `block.items`).
+ */
+function invalidBodyKey(key: string, path: string[]): ApiError {
+  const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
+  return new ApiError(400, 'ValidationError', `Invalid key ${key}${at && at !== key ? ` at ${at}` : ''}`, { key, path: at, source: 'body' });
+}
+
 /** A relation payload's `options` takes `strict` only: another key is Strapi's invalid key, named at the attribute. */
 function checkOptions(options: unknown, path: string[]): void {
   if (!isRecord(options)) return;
-  const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
-  for (const k of Object.keys(options)) {
-    if (k !== 'strict') throw new ApiError(400, 'ValidationError', `Invalid key ${k}${at !== k ? ` at ${at}` : ''}`, { key: k, path: at, source: 'body' });
-  }
+  for (const k of Object.keys(options)) if (k !== 'strict') throw invalidBodyKey(k, path);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

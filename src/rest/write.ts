@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
+import type { QueryValue } from '../../compiler/querystring.ts';
 import { anyDocument, documentLockKey, rowValues } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
@@ -35,12 +36,12 @@ export interface WriteContext extends ReadContext {
 }
 
 /**
- * A write's `data`, its query checked before it as Strapi's controller does (after the body parser's
- * syntax check, before `data` and the body's validation), so a bad query writes nothing.
+ * A write's `data` and parameters, its query checked before them as Strapi's controller does (after the
+ * body parser's syntax check, before `data` and the body's validation), so a bad query writes nothing.
  */
-function parseBody(ctx: WriteContext, ct: ContentType, task: Task): Record<string, unknown> {
+function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Record<string, unknown>; p: WriteParams } {
   const body = jsonBody(task);
-  ctx.compiler.checkWriteQuery(ct, task.query);
+  const query = ctx.compiler.checkWriteQuery(ct, task.query);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
   // A list passes Strapi's object check (lodash isObject) and fails its body schema's cast to an object.
   if (Array.isArray(data)) {
@@ -48,7 +49,7 @@ function parseBody(ctx: WriteContext, ct: ContentType, task: Task): Record<strin
     throw validation(message, { errors: [{ path: [], message, name: 'ValidationError', value: null }] });
   }
   if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
-  return data as Record<string, unknown>;
+  return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
 interface WriteParams { publish: boolean; locale: string | null }
@@ -70,8 +71,7 @@ function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: 
   return n;
 }
 
-function writeParams(ctx: WriteContext, ct: ContentType, task: Task): WriteParams {
-  const q = ctx.compiler.parse(task.query);
+function writeParams(ctx: WriteContext, ct: ContentType, q: { [key: string]: QueryValue }): WriteParams {
   const publish = !ct.draftAndPublish || q.status === undefined || q.status === 'published';
   let locale: string | null = null;
   if (ct.localized) {
@@ -172,8 +172,7 @@ async function publish(w: Writer, row: VersionRow, previous: VersionRow[], docum
 }
 
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const data = parseBody(ctx, ct, task);
-  const p = writeParams(ctx, ct, task);
+  const { data, p } = writeInput(ctx, ct, task);
   const n = validateBody(ctx, ct, true, p, data, new Map());
   const documentId = newDocumentId();
   await transaction(ctx, ct, async (w) => {
@@ -184,8 +183,7 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
 }
 
 export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
-  const data = parseBody(ctx, ct, task);
-  const p = writeParams(ctx, ct, task);
+  const { data, p } = writeInput(ctx, ct, task);
   let found = true;
   await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
   if (!found) throw notFound();
@@ -212,10 +210,11 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   }
   const existing = await w.existingComponents(ct, draft.id);
   const n = validateBody(ctx, ct, false, p, data, existing);
-  if (ct.draftAndPublish && p.publish && ct.attributes.some((a) => a.required && !(a.name in data))) {
-    const cols = ct.attributes.flatMap((a) => (a.kind === 'scalar' && a.required && !(a.name in data) ? [a.column] : []));
+  const missing = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.required && !(a.name in data)) : [];
+  if (missing.length) {
+    const cols = missing.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
     const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
-    throwIfErrors(storedDraftErrors(ctx.schema, ct, data, stored ?? {}, existing));
+    throwIfErrors(storedDraftErrors(ctx.schema, ct, missing, stored ?? {}, existing));
   }
   await w.check(n, documentId, p.locale);
   await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
@@ -234,8 +233,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
  * before looking for the document, so concurrent first writes make one document, not one each.
  */
 export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const data = parseBody(ctx, ct, task);
-  const p = writeParams(ctx, ct, task);
+  const { data, p } = writeInput(ctx, ct, task);
   let documentId = '';
   await transaction(ctx, ct, async (w) => {
     await w.lockSingleType();
@@ -265,8 +263,7 @@ export async function singleDocumentId(ctx: WriteContext, ct: ContentType): Prom
  * anything to delete (single types included).
  */
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
-  ctx.compiler.checkWriteQuery(ct, task.query);
-  const params = ctx.compiler.parse(task.query);
+  const params = ctx.compiler.checkWriteQuery(ct, task.query);
   // Strapi 5.54's document service refuses it (a bare Error there: a 500); nothing is deleted either way.
   if (ct.draftAndPublish && params.status === 'draft') throw validation('Cannot delete a draft document');
   const asked = typeof params.locale === 'string' && params.locale !== '' ? params.locale : ctx.schema.defaultLocale;

@@ -3,8 +3,8 @@
 // transform; `pagination` is none of the list's parameters and is ignored) and the page's pagination checks
 // of the upload service's findPage. Filters, sort, fields and populate are the content API's (files-query.ts).
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { ApiError, validation } from '../../compiler/errors.ts';
-import { serviceWithCount } from '../../compiler/params.ts';
+import { validation } from '../../compiler/errors.ts';
+import { refuseTopLevelPage, serviceWithCount } from '../../compiler/params.ts';
 
 /** A top-level `start` or `limit`, as Strapi's query-params transform converts it (null: not given). */
 export function offsetParam(v: QueryValue | undefined, name: 'Start' | 'Limit'): number | null {
@@ -22,9 +22,7 @@ export function offsetParam(v: QueryValue | undefined, name: 'Start' | 'Limit'):
  * service's own check; the rest of `pagination` is a REST collection's (page or offset, defaultLimit, maxLimit).
  */
 export function checkPageParams(q: { [k: string]: QueryValue }): void {
-  if (q.page !== undefined || q.pageSize !== undefined) {
-    throw new ApiError(400, 'PaginationError', 'Invalid pagination attributes. The page parameters are incorrect and must be in the pagination object', {});
-  }
+  refuseTopLevelPage(q);
   const p = q.pagination;
   const withCount = p && typeof p === 'object' && !Array.isArray(p) ? p.withCount : undefined;
   if (withCount !== undefined) serviceWithCount(withCount);
