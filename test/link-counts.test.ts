@@ -160,9 +160,8 @@ describe('link counters', () => {
     const entries = async () => Number((await a.sql().unsafe(`select count(*)::int as n from fastrapi.row_counts where rel = 'articles_category_lnk'::regclass`))[0].n);
     const keys = async () => Number((await a.sql().unsafe(`select count(*)::int as n from (select distinct target, locale, published from fastrapi.row_counts where rel = 'articles_category_lnk'::regclass) k`))[0].n);
     // Over 64 entries (src/db/counts.ts FOLD_ABOVE) and over two per key: the nodes fold them. A fold may
-    // already have run during the writes, leaving fewer: entries that change nothing (n = 0) make sure
-    // there are enough to fold.
-    assert.ok(await entries() > await keys(), 'the writes left entries to fold');
+    // already have run during the writes (or run at any moment in the background), leaving fewer: the 70
+    // entries that change nothing (n = 0) are enough to fold, so the wait below proves a fold ran.
     await a.sql().unsafe(`insert into fastrapi.row_counts (rel, target, locale, published, n)
       select 'articles_category_lnk'::regclass, (select id from categories where name = 'Cat A'), 'en', true, 0 from generate_series(1, 70)`);
     const deadline = Date.now() + 20_000;

@@ -102,9 +102,8 @@ describe('row counters', () => {
     for (const r of results) if (r && typeof r === 'object' && 'status' in r) assert.ok((r as { status: number }).status < 300, JSON.stringify(r));
     await exact('after mixed concurrent writes');
     // Both nodes fold the entries once there are more than 64: the totals stay exact through it. A fold
-    // may already have run during the writes, leaving fewer: entries that change nothing (n = 0) make
-    // sure there are enough to fold.
-    assert.ok(await entries() > 4, 'the writes left entries to fold');
+    // may already have run during the writes (or run at any moment in the background), leaving fewer: the
+    // 70 entries that change nothing (n = 0) are enough to fold, so the wait below proves a fold ran.
     await a.sql().unsafe(`insert into fastrapi.row_counts (rel, locale, published, n) select 'articles'::regclass, 'en', true, 0 from generate_series(1, 70)`);
     const deadline = Date.now() + 20_000;
     while (await entries() > 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -267,6 +267,8 @@ let pipelined = 0;
 export const pipelinedReads = (): number => pipelined;
 
 const isLight = (pace: Pace | undefined): boolean => pace !== undefined && pace.runs >= LIGHT_AFTER && pace.ms < HEAVY_MS;
+/** Whether a statement (readStatement()'s `pace` key) counts as light now: tests wait for it rather than assume a machine's pace. */
+export const isLightStatement = (key: object): boolean => isLight(paces.get(key));
 
 /**
  * Records a statement's own run: from when it was sent or, sent behind others, when the one before it
