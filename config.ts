@@ -276,6 +276,8 @@ export const ConfigSchema = Type.Object({
     endpoint: Type.String({ pattern: '^/[A-Za-z0-9/_-]*$' }),
     /** Schema shape: v4 (Entity/attributes wrappers) or v5 (flat, documentId; Strapi 5's v4CompatibilityMode). */
     shape: Type.Union([Type.Literal('v4'), Type.Literal('v5')]),
+    /** v5 shape: keep Strapi's v4CompatibilityMode fields (deprecated `id`, `attributes`, `data`, `meta`); off, operations naming them are refused as Strapi 5's are. */
+    v4CompatibilityMode: Type.Boolean(),
     /** Generate queries and mutations from the models. */
     shadowCRUD: Type.Boolean(),
     /** Deepest selection nesting an operation may have (checked before execution). */
@@ -382,7 +384,7 @@ export const defaults: Config = {
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000, watchScanBytes: 8 * 1024 * 1024 },
   webhooks: { defaultHeaders: {}, timeout: 10_000, concurrency: 5, queueSize: 10_000 },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
+    endpoint: '/graphql', shape: 'v4', v4CompatibilityMode: true, shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
@@ -493,6 +495,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['SMTP_SECURE', 'email.smtp.secure', 'bool'],
   ['GRAPHQL_ENDPOINT', 'graphql.endpoint', 'string'],
   ['GRAPHQL_SHAPE', 'graphql.shape', 'string'],
+  ['GRAPHQL_V4_COMPATIBILITY_MODE', 'graphql.v4CompatibilityMode', 'bool'],
   ['GRAPHQL_SHADOW_CRUD', 'graphql.shadowCRUD', 'bool'],
   ['GRAPHQL_DEPTH_LIMIT', 'graphql.depthLimit', 'int'],
   ['GRAPHQL_AMOUNT_LIMIT', 'graphql.amountLimit', 'int'],

@@ -28,7 +28,7 @@ describe('the project\'s config files, read', () => {
     assert.deepEqual(p.overrides.webhooks, { defaultHeaders: { 'X-Hook-Secret': 's3cret' } });
     assert.equal(p.overrides.host, '0.0.0.0');
     assert.equal(p.overrides.port, 1337);
-    assert.deepEqual(p.overrides.graphql, { shape: 'v5', defaultLimit: 10, endpoint: '/gql', shadowCRUD: true, depthLimit: 4, maxLimit: 7, introspection: false });
+    assert.deepEqual(p.overrides.graphql, { shape: 'v5', v4CompatibilityMode: false, defaultLimit: 10, endpoint: '/gql', shadowCRUD: true, depthLimit: 4, maxLimit: 7, introspection: false });
     assert.equal(p.overrides.http?.cors?.enabled, true);
     assert.deepEqual(p.overrides.http?.cors?.origin, ['https://site.example', 'https://admin.example']);
     assert.deepEqual(p.overrides.http?.cors?.headers, ['Content-Type', 'Authorization', 'X-Custom']);
@@ -48,14 +48,20 @@ describe('the project\'s config files, read', () => {
     assert.deepEqual(p?.overrides.api, { rest: { defaultLimit: 3, maxLimit: 4, withCount: true } });
   });
 
-  test('v4CompatibilityMode keeps Strapi 5\'s flat shape (Strapi 5.54 only adds deprecated fields with it)', async () => {
+  test('v4CompatibilityMode keeps Strapi 5\'s flat shape (Strapi 5.54 only adds deprecated fields with it); off by default, or as STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE says', async () => {
     for (const mode of [true, false]) {
       const dir = copyModels(PROJECT, { 'config/plugins.js': `module.exports = { graphql: { config: { v4CompatibilityMode: ${mode}, defaultLimit: 3 } } };` });
       try {
-        const p = await readProjectConfig(dir, {});
+        const p = await readProjectConfig(dir, { STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE: String(!mode) });
         assert.equal(p?.overrides.graphql?.shape, 'v5');
+        assert.equal(p?.overrides.graphql?.v4CompatibilityMode, mode);
         assert.equal(p?.overrides.graphql?.defaultLimit, 3);
       } finally { rmSync(dir, { recursive: true, force: true }); }
+    }
+    // Unset in the file: the plugin's default reads the variable for truthiness (any non-empty value, "false" too).
+    for (const [value, mode] of [[undefined, false], ['', false], ['true', true], ['false', true]] as const) {
+      const p = await readProjectConfig(PROJECT, value === undefined ? {} : { STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE: value });
+      assert.equal(p?.overrides.graphql?.v4CompatibilityMode, mode, `variable ${value}`);
     }
   });
 
@@ -111,6 +117,20 @@ describe('a server on the project', () => {
     assert.equal(r.body.data.notes.length, 7);
     assert.equal((await q('{ notes(pagination: { pageSize: 2 }) { title } }')).body.data.notes.length, 2);
     assert.equal((await q('{ notes(pagination: { pageSize: 100 }) { title } }')).body.data.notes.length, 7);
+    // Without v4CompatibilityMode (the project leaves it unset), its deprecated fields are not in the schema:
+    // refused before anything runs, with Strapi 5.54's messages (recorded live, Strapi's GraphQL test suites).
+    for (const [query, message] of [
+      ['{ notes { data { attributes { title } } } }', 'Cannot query field "data" on type "Note".'],
+      ['{ notes { id title } }', 'Cannot query field "id" on type "Note".'],
+      ['{ notes_connection { nodes { title } meta { pagination { total } } } }', 'Cannot query field "meta" on type "NoteEntityResponseCollection".'],
+      ['mutation { createNote(data: { title: "x" }) { attributes { title } } }', 'Cannot query field "attributes" on type "Note".'],
+    ]) {
+      const refused = await s.fetchJson('POST', '/gql', { query }, TOKEN);
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.body.errors[0].message, message);
+      assert.equal(refused.body.errors[0].extensions.code, 'GRAPHQL_VALIDATION_FAILED');
+    }
+    assert.equal((await s.fetchJson('GET', '/api/notes?filters[title][$eq]=x')).body.data.length, 0, 'the refused mutation wrote nothing');
     const intro = await q('{ __schema { types { name } } }');
     assert.match(JSON.stringify(intro.body.errors), /introspection is not allowed/);
     assert.equal((await s.fetchJson('POST', '/graphql', { query: '{ notes { title } }' })).status, 404);

@@ -390,7 +390,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const Query: Record<string, Resolver> = {};
   const Mutation: Record<string, Resolver> = {};
   const map: ResolverMap = {};
-  const selfFields = { attributes: (p: unknown) => p, data: (p: unknown) => p };
+  // v4CompatibilityMode's deprecated fields (the document itself): off, they are not in the schema.
+  const selfFields: Record<string, Resolver> = config.graphql.v4CompatibilityMode ? { attributes: (p: unknown) => p, data: (p: unknown) => p } : {};
   const one = (v: unknown) => (v4 ? { data: v ?? null } : v ?? null);
   const many = (list: unknown[]) => (v4 ? { data: list } : list);
   const entityOf = (name: string) => { map[`${name}Entity`] = { attributes: (p: unknown) => p }; };

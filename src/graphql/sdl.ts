@@ -327,7 +327,18 @@ const PLUGIN_TYPE_NAMES: Record<string, string> = {
   [USERS_UID]: 'UsersPermissionsUser', 'plugin::users-permissions.role': 'UsersPermissionsRole', [FILE_UID]: 'UploadFile', [LOCALE_UID]: 'I18NLocale',
 };
 
-export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?: PluginTypes } = { shadowCRUD: true }): SdlResult {
+/**
+ * Strapi 5's schema without its v4CompatibilityMode: the deprecated `id` of documents (a component's
+ * own `id` stays), `attributes`, `data` and `meta`, and the type only `meta` names. They are each a line
+ * of their own, marked by their deprecation, in every type the SDL above writes (the plugins' included).
+ */
+function withoutV4Compatibility(typeDefs: string): string {
+  return typeDefs
+    .replace(/\n {2}(?:id|attributes|data|meta): [^\n]*@deprecated\(reason: "(?:Use `documentId` instead|Use root level fields instead|Use `nodes` field instead|Use the `pageInfo` field instead)"\)/g, '')
+    .replace(/\n\ntype ResponseCollectionMeta \{\n {2}pagination: Pagination!\n\}/, '');
+}
+
+export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; v4CompatibilityMode?: boolean; plugin?: PluginTypes } = { shadowCRUD: true }): SdlResult {
   const out: string[] = [];
   const enums = new Map<string, Map<string, string>>();
   const unions = new Map<string, string[]>();
@@ -431,7 +442,9 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   const inputLines = (owner: string, attrs: Attribute[]): string[] => {
     const lines: string[] = [];
     for (const a of attrs) {
-      if (a.readOnly || (a.private && !(a.kind === 'scalar' && a.type === 'password'))) continue;
+      // Private attributes too: Strapi's input builder keeps every writable one (recorded live: a
+      // mutation writes `privateCars`); only output types and filters leave them out.
+      if (a.readOnly) continue;
       switch (a.kind) {
         case 'scalar': lines.push(`  ${a.name}: ${scalarOut(owner, a)}`); break;
         case 'media': lines.push(`  ${a.name}: ${a.multiple ? '[ID]' : 'ID'}`); break;
@@ -597,6 +610,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
   m.push('\n  """Register a user"""\n  register(input: UsersPermissionsRegisterInput!): UsersPermissionsLoginPayload!', ...ACCOUNT_MUTATIONS);
   out.push(`type Query {\n${q.join('\n')}\n}`);
   out.push(`type Mutation {\n${m.join('\n')}\n}`);
-  return { typeDefs: out.join('\n\n') + '\n', enums, unions };
+  const typeDefs = out.join('\n\n') + '\n';
+  return { typeDefs: opts.v4CompatibilityMode === false ? withoutV4Compatibility(typeDefs) : typeDefs, enums, unions };
 }
 

@@ -61,7 +61,7 @@ export async function readProjectConfig(modelsDir: string, env: Env): Promise<Pr
     if (value !== undefined) values[name] = value;
   }
   const out: ProjectConfig = { overrides: {}, fromEnvFile, ignored: [], files };
-  mapConfig(values, out);
+  mapConfig(values, out, env);
   return out;
 }
 
@@ -76,7 +76,7 @@ export async function loadServerConfig(env: Env, argv: string[], overrides: Deep
 }
 
 /** Maps each file's keys onto config.ts; what has no place here goes to `ignored`. */
-function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: ProjectConfig): void {
+function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: ProjectConfig, env: Env): void {
   const o = out.overrides as Json;
   const set = (path: string, value: unknown) => {
     if (value === undefined) return;
@@ -124,11 +124,13 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
   const plugins = isObject(v.plugins) ? v.plugins : {};
   // The GraphQL plugin's defaults where the project leaves them: the flat shape, and pages of 10
   // (@strapi/utils' pagination default, used when the plugin's `defaultLimit` is not set). Strapi 5.54's
-  // `v4CompatibilityMode: true` keeps the flat shape too, only adding the deprecated `id`, `attributes` and
-  // `data` fields this server's flat shape always has (recorded live: test/fixtures/users-ext-cases/v4);
-  // v4's Entity shape is GRAPHQL_SHAPE=v4's alone.
+  // `v4CompatibilityMode: true` keeps the flat shape too, only adding the deprecated `id`, `attributes`,
+  // `data` and `meta` fields (recorded live: test/fixtures/users-ext-cases/v4); without it (the plugin's
+  // default: `STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE ?? false`, read for truthiness) an operation naming
+  // them is refused. v4's Entity shape is GRAPHQL_SHAPE=v4's alone.
   const gql = isObject(plugins.graphql) && isObject(plugins.graphql.config) ? plugins.graphql.config : {};
   set('graphql.shape', 'v5');
+  set('graphql.v4CompatibilityMode', Boolean(gql.v4CompatibilityMode ?? env.STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE ?? false));
   if (gql.defaultLimit === undefined) set('graphql.defaultLimit', 10);
   for (const [name, entry] of Object.entries(plugins)) {
     const cfg = isObject(entry) ? entry.config : undefined;
@@ -144,7 +146,8 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
         defaultLimit: (x) => set('graphql.defaultLimit', int(x)),
         // -1: no limit of the plugin's own (amountLimit still applies).
         maxLimit: (x) => set('graphql.maxLimit', (int(x) ?? 0) > 0 ? int(x) : undefined),
-      }, ['v4CompatibilityMode', 'landingPage', 'generateArtifacts', 'artifacts', 'subscriptions']);
+        v4CompatibilityMode: () => {},
+      }, ['landingPage', 'generateArtifacts', 'artifacts', 'subscriptions']);
     } else if (name === 'users-permissions') {
       each('plugins', cfg, {
         jwtSecret: (x) => set('auth.jwtSecret', str(x)),

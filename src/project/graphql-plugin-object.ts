@@ -12,7 +12,7 @@ export const GRAPHQL_NAME = 'graphql';
 const SERVICES = ['builders', 'content-api', 'constants', 'extension', 'format', 'internals', 'type-registry', 'utils'];
 
 /** Config keys Strapi's plugin may hold that this server does not keep: reading one names itself. */
-const UNKNOWN_CONFIG = new Set(['v4CompatibilityMode', 'landingPage', 'playgroundAlways', 'generateArtifacts', 'artifacts']);
+const UNKNOWN_CONFIG = new Set(['landingPage', 'playgroundAlways', 'generateArtifacts', 'artifacts']);
 
 type Hook = (o: { strapi: unknown }) => unknown;
 export type ServiceFactory = (o: { strapi: unknown }) => unknown;
@@ -41,7 +41,7 @@ export interface GraphqlOriginals {
 
 /**
  * Strapi's resolved config (its defaults under config/plugins' graphql.config) as this server applies it;
- * keys it does not keep (landingPage, v4CompatibilityMode…) throw when read, naming themselves, rather than
+ * keys it does not keep (landingPage, generateArtifacts…) throw when read, naming themselves, rather than
  * reading as something Strapi's would not.
  */
 function pluginConfig(config: Config): Record<string, unknown> {
@@ -50,6 +50,7 @@ function pluginConfig(config: Config): Record<string, unknown> {
     shadowCRUD: g.shadowCRUD, endpoint: g.endpoint, subscriptions: false, maxLimit: g.maxLimit ?? -1,
     apolloServer: g.introspection === null ? {} : { introspection: g.introspection },
     ...(g.defaultLimit !== null ? { defaultLimit: g.defaultLimit } : {}), depthLimit: g.depthLimit,
+    v4CompatibilityMode: g.v4CompatibilityMode,
   };
   return new Proxy(known, {
     get(target, prop, receiver) {
