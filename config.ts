@@ -167,6 +167,10 @@ export const ConfigSchema = Type.Object({
     maxFileSize: Int(1),
     /** Strapi's upload `provider`: `local` (files in `folder`, served at /uploads) or `aws-s3` (see src/upload/s3.ts). */
     provider: Type.Union([Type.Literal('local'), Type.Literal('aws-s3')]),
+    /** Strapi's upload `security`: MIME type patterns (`image/*`) a file must match / must not match; null = no list (src/upload/file-type.ts). */
+    security: Type.Object({ allowedTypes: Type.Union([Type.Array(Type.String()), Type.Null()]), deniedTypes: Type.Union([Type.Array(Type.String()), Type.Null()]) }),
+    /** Strapi's upload `breakpoints`: the responsive formats made of an image wider or taller than each (name → pixels); null = Strapi's large 1000, medium 750, small 500. */
+    breakpoints: Type.Union([Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]+$' }), Int(1, 100000)), Type.Null()]),
     /** Strapi's `providerOptions` of @strapi/provider-upload-aws-s3 (used when provider is `aws-s3`). */
     providerOptions: Type.Object({
       /** A CDN or custom domain object URLs start with ('' = the bucket's own URL). */
@@ -354,7 +358,8 @@ export const defaults: Config = {
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
   upload: {
-    folder: '', maxFileSize: 200 * 1024 * 1024, provider: 'local',
+    folder: '', maxFileSize: 200 * 1024 * 1024, provider: 'local', security: { allowedTypes: null, deniedTypes: null },
+    breakpoints: null,
     providerOptions: {
       baseUrl: '', rootPath: '',
       s3Options: {
@@ -458,6 +463,8 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['UPLOAD_DIR', 'upload.folder', 'string'],
   ['UPLOAD_MAX_FILE_SIZE', 'upload.maxFileSize', 'int'],
   ['UPLOAD_PROVIDER', 'upload.provider', 'string'],
+  ['UPLOAD_ALLOWED_TYPES', 'upload.security.allowedTypes', 'list'],
+  ['UPLOAD_DENIED_TYPES', 'upload.security.deniedTypes', 'list'],
   ['AWS_ACCESS_KEY_ID', 'upload.providerOptions.s3Options.credentials.accessKeyId', 'string'],
   ['AWS_ACCESS_SECRET', 'upload.providerOptions.s3Options.credentials.secretAccessKey', 'string'],
   ['AWS_REGION', 'upload.providerOptions.s3Options.region', 'string'],

@@ -65,6 +65,19 @@ describe('the project\'s config files, read', () => {
     }
   });
 
+  test('upload security and breakpoints from config/plugins; a security list of anything but strings stops the start', async () => {
+    const plugins = (upload: string) => copyModels(PROJECT, { 'config/plugins.js': `module.exports = { upload: { config: ${upload} } };` });
+    const dir = plugins(`{ security: { allowedTypes: ['image/*'], deniedTypes: ['image/svg+xml'] }, breakpoints: { xl: 1920, sm: 320 } }`);
+    try {
+      const p = await readProjectConfig(dir, {});
+      assert.deepEqual(p?.overrides.upload, { security: { allowedTypes: ['image/*'], deniedTypes: ['image/svg+xml'] }, breakpoints: { xl: 1920, sm: 320 } });
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+    const bad = plugins(`{ security: { allowedTypes: 'image/*' } }`);
+    try {
+      await assert.rejects(readProjectConfig(bad, {}), /upload\.security\.allowedTypes must be an array of strings/);
+    } finally { rmSync(bad, { recursive: true, force: true }); }
+  });
+
   test('a models folder without config/ has none', async () => {
     assert.equal(await readProjectConfig(fileURLToPath(new URL('./fixtures/project-code', import.meta.url)), {}), null);
   });

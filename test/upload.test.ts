@@ -14,6 +14,7 @@ import { startServer, type Server } from '../src/server.ts';
 import { parseMultipart, boundaryOf, MultipartError } from '../src/upload/multipart.ts';
 import { slugify, nameFile } from '../src/upload/names.ts';
 import { uploadPath } from '../src/upload/static.ts';
+import { processImage } from '../src/upload/image.ts';
 
 const MODELS = fileURLToPath(new URL('../models', import.meta.url));
 const MAX_FILE = 300_000;
@@ -305,7 +306,6 @@ describe('upload', () => {
     await expectError(await call('POST', '/api/upload', 'garbage', { ...auth, 'Content-Type': 'multipart/form-data; boundary=xyz' }), 400, 'ValidationError');
     const truncated = (await png(400, 300, { r: 1, g: 200, b: 1 })).subarray(0, 200);
     await expectError(await upload([{ data: truncated, filename: 'broken.png', type: 'image/png' }]), 400, 'ApplicationError', 'File is not a valid image');
-    await expectError(await upload([{ data: Buffer.from('not a png at all'), filename: 'fake.png', type: 'image/png' }]), 400, 'ApplicationError', 'File is not a valid image');
     // One good file and one bad: neither is kept.
     await expectError(await upload([
       { data: await png(300, 300, { r: 5, g: 5, b: 5 }), filename: 'good.png', type: 'image/png' },
@@ -416,7 +416,7 @@ describe('file naming', () => {
     assert.match(n.hash, /^Shown_Name_[0-9a-f]{10}$/);
     assert.equal(n.ext, '.jpeg');
     assert.equal(nameFile('blob', 'image/png', null).ext, '.png');
-    assert.equal(nameFile('data.bin', null, null).mime, 'application/octet-stream');
+    assert.equal(nameFile('README', 'application/octet-stream', null).ext, '.bin');
     assert.equal(nameFile('x.<script>', 'text/plain', null).ext, '.txt');
   });
 });
@@ -444,4 +444,77 @@ test('a file named without an extension, of no known type, is `.bin` (Strapi 5.5
   assert.equal(r.status, 201, r.text);
   assert.equal(r.body[0].ext, '.bin');
   assert.match(r.body[0].url, /\.bin$/);
+});
+
+describe('a file\'s type: Strapi 5.54\'s mime validation (its name, its bytes, then the client\'s claim; checked live)', () => {
+  const one = async (u: Upload) => {
+    const r = await upload([u]);
+    assert.equal(r.status, 201, r.text);
+    return r.body[0];
+  };
+  test('the bytes and the name decide, not the declared type alone', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+    assert.equal((await one({ data: Buffer.from(svg), filename: 'logo.svg', type: 'text/plain' })).mime, 'image/svg+xml');
+    const text = await one({ data: Buffer.from('just words'), filename: 'rec.txt', type: 'image/png' });
+    assert.deepEqual([text.ext, text.mime, text.width], ['.txt', 'text/plain', null]);
+    // Text named and declared as a JPEG is stored as one, with no dimensions: not an image sharp reads, so no "invalid image".
+    const fake = await one({ data: Buffer.from('not a jpeg at all'), filename: 'evil.jpg', type: 'image/jpeg' });
+    assert.deepEqual([fake.ext, fake.mime, fake.width, fake.formats], ['.jpg', 'image/jpeg', null, null]);
+    // A PNG without a name's extension, sent as octet-stream: its bytes give type and extension.
+    const blob = await one({ data: await png(20, 20, { r: 1, g: 2, b: 3 }), filename: 'blob', type: 'application/octet-stream' });
+    assert.deepEqual([blob.ext, blob.mime, blob.width], ['.png', 'image/png', 20]);
+    // A declaration its name and bytes agree with stands.
+    assert.equal((await one({ data: await jpeg(20, 20), filename: 'photo.jpg', type: 'image/jpeg' })).mime, 'image/jpeg');
+  });
+});
+
+describe('upload security from the project (plugin::upload.security)', () => {
+  let s: Server;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fastrapi-upload-security-'));
+    s = await startServer({
+      env: {
+        DATA_DIR: dir, MODELS_DIR: MODELS, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', WORKERS: '0', API_TOKENS: 'test:full-access:T',
+        UPLOAD_ALLOWED_TYPES: 'image/*,application/pdf', UPLOAD_DENIED_TYPES: 'image/svg+xml',
+      },
+      overrides: {},
+    });
+  });
+  after(async () => { await s?.stop(); rmSync(dir, { recursive: true, force: true }); });
+  const send = async (files: Upload[]) => {
+    const res = await fetch(s.url + '/api/upload', { method: 'POST', headers: auth, body: form(files) });
+    return { status: res.status, body: await res.json() as FileRecord[] & ErrorBody };
+  };
+  const stored = async () => (await (await fetch(s.url + '/api/upload/files', { headers: auth })).json() as FileRecord[]).map((f) => f.name).sort();
+
+  test('a type outside the allowed list, or denied, is refused: alone, the request fails and nothing is stored', async () => {
+    const text = await send([{ data: Buffer.from('words'), filename: 'notes.txt', type: 'text/plain' }]);
+    assert.equal(text.status, 400);
+    assert.deepEqual(text.body.error, { status: 400, name: 'ValidationError', message: "File type 'text/plain' is not allowed", details: {} });
+    // Declared as an image, the name and the bytes still say text.
+    const disguised = await send([{ data: Buffer.from('words'), filename: 'notes.txt', type: 'image/png' }]);
+    assert.equal(disguised.body.error.message, "File type 'text/plain' is not allowed");
+    const svg = await send([{ data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), filename: 'logo.svg', type: 'image/svg+xml' }]);
+    assert.equal(svg.body.error.message, "File type 'image/svg+xml' is not allowed");
+    assert.deepEqual(await stored(), []);
+  });
+
+  test('with files let in beside it, a refused file is left out (with its fileInfo)', async () => {
+    const f = new FormData();
+    f.append('files', new Blob([new Uint8Array(Buffer.from('words'))], { type: 'text/plain' }), 'notes.txt');
+    f.append('files', new Blob([new Uint8Array(await png(10, 10, { r: 9, g: 9, b: 9 }))], { type: 'image/png' }), 'dot.png');
+    f.append('fileInfo', JSON.stringify({ caption: 'for the text' }));
+    f.append('fileInfo', JSON.stringify({ caption: 'for the dot' }));
+    const res = await fetch(s.url + '/api/upload', { method: 'POST', headers: auth, body: f });
+    const body = await res.json() as FileRecord[];
+    assert.equal(res.status, 201, JSON.stringify(body));
+    assert.deepEqual(body.map((r) => [r.name, r.mime, r.caption]), [['dot.png', 'image/png', 'for the dot']]);
+    assert.deepEqual(await stored(), ['dot.png']);
+  });
+});
+
+test('the project\'s breakpoints replace Strapi\'s (the thumbnail stays)', async () => {
+  const image = await processImage(await png(1200, 600, { r: 1, g: 1, b: 1 }), { xl: 1100, sm: 300 });
+  assert.deepEqual(image?.formats.map((f) => [f.key, f.width, f.height]), [['thumbnail', 245, 123], ['xl', 1100, 550], ['sm', 300, 150]]);
 });

@@ -160,7 +160,22 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
         provider: (x) => set('upload.provider', x === 'local' ? 'local' : x === 'aws-s3' || x === '@strapi/provider-upload-aws-s3' ? 'aws-s3' : (ignore('plugins', `upload.provider ${String(x)}`), undefined)),
         providerOptions: (x) => uploadOptions(x, set),
         sizeLimit: (x) => set('upload.maxFileSize', int(x)),
-      }, ['breakpoints', 'actionOptions', 'security']);
+        // Lists of anything but strings are Strapi's "Invalid configuration" at every upload: refused at the start here.
+        security: (x) => {
+          if (!isObject(x)) return;
+          for (const k of ['allowedTypes', 'deniedTypes'] as const) {
+            if (x[k] === undefined || x[k] === null) continue;
+            if (!Array.isArray(x[k]) || !x[k].every((t: unknown) => typeof t === 'string')) throw new Error(`config/plugins: upload.security.${k} must be an array of strings`);
+            set(`upload.security.${k}`, x[k]);
+          }
+        },
+        breakpoints: (x) => {
+          if (!isObject(x)) return;
+          const sizes = Object.entries(x).map(([k, n]) => [k, int(n)] as const);
+          if (sizes.some(([, n]) => n === undefined || n < 1)) throw new Error('config/plugins: upload.breakpoints must give each format a size in pixels');
+          set('upload.breakpoints', Object.fromEntries(sizes));
+        },
+      }, ['actionOptions']);
     } else if (name === 'email') {
       each('plugins', cfg, {
         provider: (x) => set('email.provider', x === 'nodemailer' || x === '@strapi/provider-email-nodemailer' ? 'smtp' : (ignore('plugins', `email.provider ${String(x)}`), undefined)),

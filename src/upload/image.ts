@@ -27,22 +27,25 @@ async function formatOf(data: Buffer): Promise<string | null> {
  * Null for a file that is not an image Strapi processes (stored as it is). Throws InvalidImageError
  * when the header says image but the pixels do not decode (Strapi's isFaultyImage).
  */
-export async function processImage(data: Buffer): Promise<ImageResult | null> {
+export async function processImage(data: Buffer, breakpoints: Record<string, number> | null = null): Promise<ImageResult | null> {
   const format = await formatOf(data);
   if (!format || !PROCESS.has(format)) return null;
   try { await sharp(data).stats(); } catch { throw new InvalidImageError('File is not a valid image'); }
   let original = data;
   let { width, height } = await sharp(data).metadata();
   if (OPTIMIZE.has(format)) {
-    const out = await sharp(data).toFormat(format as 'jpeg' | 'png' | 'webp' | 'tiff', { quality: 80 }).toBuffer({ resolveWithObject: true });
-    // Strapi's intent: keep the re-encoded file only when it is not bigger.
-    if (out.data.length <= data.length) { original = out.data; width = out.info.width; height = out.info.height; }
+    // Every frame of an animation, as Strapi's `animated: true`.
+    const out = await sharp(data, { animated: true }).toFormat(format as 'jpeg' | 'png' | 'webp' | 'tiff', { quality: 80 }).toBuffer({ resolveWithObject: true });
+    // The re-encoded file is kept even when bigger: Strapi 5.54 means to keep the smaller one, but reads the
+    // original's size from sharp's metadata of a file path, which has none (checked live: a 6,248-byte
+    // WebP is stored as its 6,452-byte re-encoding).
+    original = out.data; width = out.info.width; height = out.info.pageHeight ?? out.info.height;
   }
   if (!width || !height) return { data: original, width: width ?? 0, height: height ?? 0, formats: [] };
   const formats: Derived[] = [];
   if (RESIZE.has(format)) {
     if (width > THUMBNAIL.width || height > THUMBNAIL.height) formats.push(await resize(original, 'thumbnail', THUMBNAIL.width, THUMBNAIL.height));
-    for (const [key, size] of Object.entries(BREAKPOINTS)) {
+    for (const [key, size] of Object.entries(breakpoints ?? BREAKPOINTS)) {
       if (size < width || size < height) formats.push(await resize(original, key, size, size));
     }
   }
@@ -50,6 +53,6 @@ export async function processImage(data: Buffer): Promise<ImageResult | null> {
 }
 
 async function resize(data: Buffer, key: string, width: number, height: number): Promise<Derived> {
-  const out = await sharp(data).resize({ width, height, fit: 'inside' }).toBuffer({ resolveWithObject: true });
-  return { key, data: out.data, width: out.info.width, height: out.info.height };
+  const out = await sharp(data, { animated: true }).resize({ width, height, fit: 'inside' }).toBuffer({ resolveWithObject: true });
+  return { key, data: out.data, width: out.info.width, height: out.info.pageHeight ?? out.info.height };
 }

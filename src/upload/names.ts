@@ -2,7 +2,7 @@
 // (upload plugin's generateFileName, @sindresorhus/slugify with separator `_`, case kept).
 import { randomBytes } from 'node:crypto';
 import { extname, basename } from 'node:path';
-import { extensionOf, mimeOf } from './mime.ts';
+import { extensionOf } from './mime.ts';
 
 // @sindresorhus/transliterate's replacements that NFD decomposition alone would get wrong.
 const TRANSLIT: Record<string, string> = {
@@ -39,16 +39,15 @@ export function isValidFilename(name: string): boolean {
 export interface Naming { name: string; hash: string; ext: string; mime: string }
 
 /**
- * The record's name, hash, ext and mime from the uploaded filename, its part Content-Type and
+ * The record's name, hash, ext and mime from the uploaded filename, the type chosen for it and
  * `fileInfo.name`: ext comes from the uploaded filename (or the type), the hash from the shown name.
  */
-export function nameFile(filename: string, partType: string | null, infoName: string | null | undefined): Naming {
+export function nameFile(filename: string, mime: string, infoName: string | null | undefined): Naming {
   let ext = extname(filename);
-  const type = partType && partType !== 'application/octet-stream' ? partType.split(';')[0].trim().toLowerCase() : null;
   // The extension ends up in a URL and a file name: anything but a plain one is replaced by the type's.
   if (!/^\.[A-Za-z0-9_-]{1,16}$/.test(ext)) ext = '';
-  // A file of no known type is application/octet-stream, whose extension is `bin` (Strapi 5.54 via mime-types, checked live).
-  if (!ext) { const e = type ? extensionOf(type) : 'bin'; ext = e ? `.${e}` : ''; }
+  // application/octet-stream's extension is `bin` (Strapi 5.54 via mime-types, checked live).
+  if (!ext) { const e = mime === 'application/octet-stream' ? 'bin' : extensionOf(mime); ext = e ? `.${e}` : ''; }
   const name = (infoName || filename).normalize();
-  return { name, hash: fileHash(basename(name, ext)), ext, mime: type ?? mimeOf(ext) ?? 'application/octet-stream' };
+  return { name, hash: fileHash(basename(name, ext)), ext, mime };
 }

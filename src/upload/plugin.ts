@@ -31,7 +31,8 @@ export function createStorage(upload: Config['upload']): Storage {
 }
 
 export function uploadPlugin(config: Config, schema: Schema): Plugin {
-  const deps: UploadDeps = { records: new FileRecords(schema), reads: new FilesQuery(schema, config), storage: createStorage(config.upload), maxFileSize: config.upload.maxFileSize };
+  const deps: UploadDeps = { records: new FileRecords(schema), reads: new FilesQuery(schema, config), storage: createStorage(config.upload),
+    rules: { maxFileSize: config.upload.maxFileSize, breakpoints: config.upload.breakpoints }, security: config.upload.security };
   return {
     name: 'upload',
     claims: (path) => path === '/api/upload' || path.startsWith('/api/upload/'),

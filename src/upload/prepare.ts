@@ -24,22 +24,27 @@ export const tooLarge = (filename: string, limit: number) =>
   new ApiError(413, 'PayloadTooLargeError', `${filename} exceeds size limit of ${humanSize(limit)}.`, {});
 const invalid = (message: string) => new ApiError(400, 'ApplicationError', message, {});
 
-// Types whose bytes must decode as that image: a "PNG" that sharp cannot read is a broken upload.
-const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/tiff', 'image/gif']);
+/** What the project's upload configuration decides for each file. */
+export interface UploadRules { maxFileSize: number; breakpoints: Record<string, number> | null }
 
-/** `keep` pins hash and ext (replacing a file keeps its URL); URLs and the provider name are `storage`'s. */
-export async function prepareFile(file: Incoming, info: FileInfo, maxFileSize: number, storage: Storage, keep?: { hash: string; ext: string }): Promise<Prepared> {
-  if (file.data.length > maxFileSize) throw tooLarge(file.filename, maxFileSize);
-  if (!isValidFilename(file.filename) || (info.name != null && !isValidFilename(info.name))) throw invalid('File name contains invalid characters');
-  const naming = nameFile(file.filename, file.contentType, info.name);
+/**
+ * `mime`: the type chosen for it (src/upload/file-type.ts). `keep` pins hash and ext (replacing a file
+ * keeps its URL); URLs and the provider name are `storage`'s.
+ */
+export async function prepareFile(file: Incoming, mime: string, info: FileInfo, rules: UploadRules, storage: Storage, keep?: { hash: string; ext: string }): Promise<Prepared> {
+  if (file.data.length > rules.maxFileSize) throw tooLarge(file.filename, rules.maxFileSize);
+  // Strapi checks the uploaded file's name only: fileInfo.name is a label (its hash is slugified).
+  if (!isValidFilename(file.filename)) throw invalid('File name contains invalid characters');
+  const naming = nameFile(file.filename, mime, info.name);
   const hash = keep?.hash ?? naming.hash;
   const ext = keep?.ext ?? naming.ext;
   let image;
-  try { image = await processImage(file.data); } catch (e) {
+  // Whatever the type says: an image is what sharp reads as one (Strapi's isImage), and one whose
+  // pixels do not decode is refused (isFaultyImage); other bytes are stored as they are.
+  try { image = await processImage(file.data, rules.breakpoints); } catch (e) {
     if (e instanceof InvalidImageError) throw invalid(e.message);
     throw e;
   }
-  if (!image && IMAGE_MIMES.has(naming.mime)) throw invalid('File is not a valid image');
   const data = image?.data ?? file.data;
   const blobs: StoredBlob[] = [{ fileName: `${hash}${ext}`, data, mime: naming.mime }];
   let formats: Record<string, FormatEntry> | null = null;

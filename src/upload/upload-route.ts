@@ -6,7 +6,8 @@ import type { Task } from '../task.ts';
 import { ApiError, validation } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { readForm, type FileInfo, type Incoming, type Target } from './form.ts';
-import { prepareFile, type Prepared } from './prepare.ts';
+import { prepareFile, type Prepared, type UploadRules } from './prepare.ts';
+import { chooseMime, type UploadSecurity } from './file-type.ts';
 import { attachFiles } from './attach.ts';
 import { storedFileNames, type FileRecords } from './record.ts';
 import { apiUploadFolder } from './folder.ts';
@@ -14,7 +15,26 @@ import type { Storage } from './storage.ts';
 import type { FilesQuery } from './files-query.ts';
 
 /** `reads`: the content-API file reads (files-query.ts); `records`: the statements of writes and of the records they answer. */
-export interface UploadDeps { records: FileRecords; reads: FilesQuery; storage: Storage; maxFileSize: number }
+export interface UploadDeps { records: FileRecords; reads: FilesQuery; storage: Storage; rules: UploadRules; security: UploadSecurity }
+
+/** A file let in, with the type it is stored with and its fileInfo. */
+interface Admitted { file: Incoming; mime: string; info: FileInfo }
+
+/**
+ * The files the project's upload security lets in, each with its type (Strapi 5.54's mime validation):
+ * a refused one is left out with its fileInfo; none let in is the first refusal, nothing stored.
+ */
+function admit(files: Incoming[], infos: FileInfo[], security: UploadSecurity): Admitted[] {
+  const out: Admitted[] = [];
+  let refusal: string | null = null;
+  files.forEach((file, i) => {
+    const c = chooseMime(file.filename, file.contentType, file.data, security);
+    if ('mime' in c) out.push({ file, mime: c.mime, info: infos[i] ?? {} });
+    else refusal ??= c.error;
+  });
+  if (!out.length) throw validation(refusal ?? 'Files are empty', {});
+  return out;
+}
 
 const notFoundEntity = () => new ApiError(404, 'NotFoundError', 'Entity not found', {});
 
@@ -37,15 +57,15 @@ export async function postUpload(ctx: RestContext, deps: UploadDeps, task: Task)
   if (form.files.every((f) => f.data.length === 0)) throw validation('Files are empty');
   if (id !== null) {
     if (form.files.length > 1) throw new ApiError(400, 'ApplicationError', 'Cannot replace a file with multiple ones', {});
-    return replace(ctx, deps, id, form.files[0], form.fileInfo[0] ?? {});
+    return replace(ctx, deps, id, admit(form.files, form.fileInfo, deps.security)[0]);
   }
-  return create(ctx, deps, form.files, form.fileInfo, form.target);
+  return create(ctx, deps, admit(form.files, form.fileInfo, deps.security), form.target);
 }
 
-async function create(ctx: RestContext, deps: UploadDeps, files: Incoming[], infos: FileInfo[], target: Target | null): Promise<Reply> {
+async function create(ctx: RestContext, deps: UploadDeps, files: Admitted[], target: Target | null): Promise<Reply> {
   // Every file is checked and transformed before the first byte is stored.
   const prepared: Prepared[] = [];
-  for (let i = 0; i < files.length; i++) prepared.push(await prepareFile(files[i], infos[i] ?? {}, deps.maxFileSize, deps.storage));
+  for (const f of files) prepared.push(await prepareFile(f.file, f.mime, f.info, deps.rules, deps.storage));
   const names = prepared.flatMap((p) => p.blobs.map((b) => b.fileName));
   await deps.storage.writeAll(prepared.flatMap((p) => p.blobs));
   try {
@@ -81,11 +101,11 @@ async function updateInfo(ctx: RestContext, deps: UploadDeps, id: number, info: 
  * another provider stored (the provider was changed since) is uploaded anew to this one, its record
  * taking the new URLs and provider, and its old files are left where they are, as Strapi does.
  */
-async function replace(ctx: RestContext, deps: UploadDeps, id: number, file: Incoming, info: FileInfo): Promise<Reply> {
+async function replace(ctx: RestContext, deps: UploadDeps, id: number, f: Admitted): Promise<Reply> {
   const current = await deps.records.stored(ctx.db, id, false);
   ctx.count(1);
   if (!current) throw notFoundEntity();
-  const p = await prepareFile(file, info, deps.maxFileSize, deps.storage, { hash: current.hash, ext: current.ext });
+  const p = await prepareFile(f.file, f.mime, f.info, deps.rules, deps.storage, { hash: current.hash, ext: current.ext });
   const result = await ctx.db.begin(async (tx) => {
     // Locked again inside the transaction: a concurrent delete or replace waits or wins cleanly.
     const locked = await deps.records.stored(tx, id, true);
