@@ -12,7 +12,8 @@ import { toApiError } from '../db/errors.ts';
 import { log } from '../log.ts';
 import { errorReply, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
-import { jsonBody, type Task } from '../task.ts';
+import type { Task } from '../task.ts';
+import { requestBody } from '../request-body.ts';
 import { compose, type Middleware, type Next } from './compose.ts';
 import { KoaContext, type KoaState } from './ctx.ts';
 import { ProjectLoadError, type GlobalMiddlewares } from './load.ts';
@@ -32,14 +33,9 @@ type TaskContext = KoaContext & { [TASK]: Task };
 /** An answer is JSON unless it says otherwise (REST replies carry no content type). */
 const jsonAnswer = (contentType: string | undefined) => !contentType || /json/i.test(contentType);
 
-/** ctx.request.body as strapi::body (koa-body) leaves it: JSON parsed, text as a string, nothing: `{}`. */
-function requestBody(task: Task): unknown {
-  if (!task.body?.length) return {};
-  const type = task.contentType ?? '';
-  if (/json/i.test(type)) { try { return jsonBody(task); } catch { return {}; } }
-  if (/^text\//i.test(type)) return Buffer.from(task.body).toString('utf8');
-  if (/x-www-form-urlencoded/i.test(type)) return Object.fromEntries(new URLSearchParams(Buffer.from(task.body).toString('utf8')));
-  return {};
+/** ctx.request.body as strapi::body leaves it; a body it cannot parse is the route's error to answer, `{}` here. */
+function bodyOf(task: Task): unknown {
+  try { return requestBody(task); } catch { return {}; }
 }
 
 export class GlobalChain {
@@ -51,7 +47,7 @@ export class GlobalChain {
     const where = relative(dirname(src), list.file);
     const fns: Middleware[] = [];
     let body = false;
-    const bodyMark: Middleware = (ctx, next) => { ctx.request.body = requestBody((ctx as TaskContext)[TASK]); return next(); };
+    const bodyMark: Middleware = (ctx, next) => { ctx.request.body = bodyOf((ctx as TaskContext)[TASK]); return next(); };
     for (const e of list.entries) {
       if (!e.resolved && e.name.startsWith('strapi::')) {
         if (e.name === 'strapi::body' && !body) { body = true; fns.push(bodyMark); }

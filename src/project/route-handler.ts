@@ -8,7 +8,8 @@ import { log } from '../log.ts';
 import { errorReply, methodNotAllowed, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
 import { wantsV4 } from '../rest/v4-format.ts';
-import { jsonBody, type Task } from '../task.ts';
+import type { Task } from '../task.ts';
+import { requestBody } from '../request-body.ts';
 import type { UsersQuery } from '../users/users-query.ts';
 import { compose } from './compose.ts';
 import { coreAction } from './core-action.ts';
@@ -77,8 +78,7 @@ export class RouteHandler {
   }
 
   private context(rest: RestContext, task: Task, caller: Caller | null, params: Record<string, string>, r: ProjectRoute, user: Record<string, unknown> | null, state?: KoaState): LinkedContext {
-    // Without a JSON body, koa-body (strapi::body) leaves `{}`, as Strapi's routes see it.
-    const body = task.method === 'GET' || task.method === 'DELETE' || !task.body?.length || !(task.contentType ?? '').includes('json') ? {} : jsonBody(task);
+    const body = requestBody(task);
     const ctx: LinkedContext = new KoaContext({
       method: task.method, path: task.path, querystring: task.query, headers: task.headers ?? {}, ip: task.ip, params, body,
       parse: (raw) => rest.compiler.parse(raw), caller, state,

@@ -11,7 +11,8 @@ import { anyDocument, documentLockKey, rowValues } from '../../compiler/write-sq
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
-import { jsonBody, type Task } from '../task.ts';
+import type { Task } from '../task.ts';
+import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
@@ -40,7 +41,7 @@ export interface WriteContext extends ReadContext {
  * body parser's syntax check, before `data` and the body's validation), so a bad query writes nothing.
  */
 function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Record<string, unknown>; p: WriteParams } {
-  const body = jsonBody(task);
+  const body = requestBody(task);
   const query = ctx.compiler.checkWriteQuery(ct, task.query);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
   // A list passes Strapi's object check (lodash isObject) and fails its body schema's cast to an object.

@@ -9,7 +9,8 @@ import type { RestContext } from '../rest/router.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { Config } from '../../config.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { jsonBody, type Task } from '../task.ts';
+import type { Task } from '../task.ts';
+import { requestBody } from '../request-body.ts';
 import type { Reply } from '../rest/reply.ts';
 import { methodNotAllowed, noContent } from '../rest/reply.ts';
 import { ApiError, forbidden, notFound, unauthorized, validation } from '../../compiler/errors.ts';
@@ -63,7 +64,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
   const allow = (ctx: RestContext, caller: Caller, action: string) => {
     if (!ctx.auth.allowsPlugin(caller, `${UPP}.${action}`)) throw forbidden();
   };
-  const body = (task: Task) => objectBody(jsonBody(task));
+  const body = (task: Task) => objectBody(requestBody(task));
 
   async function register(ctx: RestContext, task: Task, caller: Caller): Promise<Reply> {
     limited(task);

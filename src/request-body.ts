@@ -1,0 +1,44 @@
+// ctx.request.body as Strapi's body parser (strapi::body: koa-body) leaves it, for every route that
+// reads a body: JSON for JSON types, qs-parsed fields for a urlencoded form, the text of a text/* body,
+// the fields of a multipart form (strings: `data` is then no object, Strapi's "Missing data"), `{}`
+// for anything else or no body, and `{}` on methods koa-body does not parse (GET, DELETE…).
+import { jsonBody, type Task } from './task.ts';
+import { parseQueryString, type QueryValue } from '../compiler/querystring.ts';
+import { boundaryOf, parseMultipart, MultipartError } from './upload/multipart.ts';
+import { ApiError } from '../compiler/errors.ts';
+
+const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+// koa-body's JSON types, matched as type-is does (the media type, parameters aside).
+const JSON_TYPES = new Set(['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/reports+json']);
+// co-body's form parsing: qs with its defaults.
+const FORM_LIMITS = { depth: 5, arrayLimit: 20, parameterLimit: 1000 };
+
+const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0].trim().toLowerCase();
+
+export function requestBody(task: Task): unknown {
+  if (!PARSED_METHODS.has(task.method)) return {};
+  const type = mediaType(task.contentType);
+  if (JSON_TYPES.has(type)) return jsonBody(task);
+  if (!task.body?.length) return {};
+  const text = () => Buffer.from(task.body!).toString('utf8');
+  if (type === 'application/x-www-form-urlencoded') return parseQueryString(text(), FORM_LIMITS);
+  if (type.startsWith('text/')) return text();
+  const boundary = type === 'multipart/form-data' ? boundaryOf(task.contentType) : null;
+  if (boundary) {
+    let parts;
+    try { parts = parseMultipart(task.body, boundary); } catch (e) {
+      if (e instanceof MultipartError) throw new ApiError(400, 'ValidationError', e.message, {});
+      throw e;
+    }
+    // Fields only (files are the upload plugin's); a repeated name is a list, as koa-body collects them.
+    const fields: Record<string, QueryValue> = {};
+    for (const p of parts) {
+      if (p.filename !== null) continue;
+      const v = p.data.toString('utf8');
+      const prev = fields[p.name];
+      fields[p.name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev as string, v];
+    }
+    return fields;
+  }
+  return {};
+}
