@@ -47,7 +47,7 @@ export function conjuncts(f: Filter | null): Filter[] {
   return f.t === 'and' ? f.items.flatMap(conjuncts) : [f];
 }
 
-export interface SortTerm { path: Array<RelationAttr | ComponentAttr>; field: FieldRef; desc: boolean }
+export interface SortTerm { path: Array<RelationAttr | ComponentAttr | MediaAttr>; field: FieldRef; desc: boolean }
 
 export interface Selection {
   /** Scalar attributes to return, in model order (or the order `fields` named them); `locale` is its own flag. */

@@ -498,7 +498,7 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
   if (names.length === 1 && names[0] === 'status' && ct.draftAndPublish) {
     return { path: [], field: { column: 'id', type: 'id', status: { table: ct.table } }, desc };
   }
-  const path: Array<RelationAttr | ComponentAttr> = [];
+  const path: SortTerm['path'] = [];
   let scope: FilterScope = typeScope(ct, null);
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
@@ -516,11 +516,15 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
     } else if (attr.kind === 'component' && !attr.repeatable) {
       path.push(attr);
       scope = componentScope(schema.components.get(attr.component)!, names.slice(0, i + 1).join('.'));
+    } else if (attr.kind === 'media') {
+      // Through a media field to its file's fields, as through a relation (checked live: `sort=image.name`).
+      path.push(attr);
+      scope = fileScope(schema, names.slice(0, i + 1).join('.'));
     } else throw invalidKey('sort', name, names.slice(0, i + 1).join('.'));
   }
   // A relation is not a field: Strapi reads `owner:asc` as a field `asc` of the relation (checked live).
   const last = path[path.length - 1];
-  if (last?.kind === 'relation') throw invalidKey('sort', desc ? 'desc' : 'asc', names.join('.'));
+  if (last?.kind === 'relation' || last?.kind === 'media') throw invalidKey('sort', desc ? 'desc' : 'asc', names.join('.'));
   return { path, field: { column: 'id', type: 'id' }, desc };
 }
 

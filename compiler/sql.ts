@@ -889,6 +889,12 @@ class Gen extends RowGen {
         // the links (an index-only scan of the link table; `order by … limit 1` read each link row).
         wraps.push(`(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`);
         cur = a;
+      } else if (step.kind === 'media') {
+        // A file's value as a to-one relation's; through several files, the least (or greatest) of theirs.
+        const a = this.alias('f');
+        const src = this.mediaSource(step, cur, a);
+        wraps.push(`(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`);
+        cur = a;
       } else {
         const a = this.alias('k');
         const src = this.componentSource(step, this.schema.components.get(step.component)!, cur, a);

@@ -24,7 +24,7 @@ function filterTables(schema: Schema, f: Filter | null, out: Set<string>): void 
 function sortTables(schema: Schema, sort: SortTerm[], out: Set<string>): void {
   for (const s of sort) {
     for (const step of s.path) {
-      if (step.kind === 'relation') { out.add(step.join.table); out.add(schema.contentTypes.get(step.target)!.table); } else { out.add(step.cmpsTable); out.add(schema.components.get(step.component)!.table); }
+      if (step.kind === 'relation') { out.add(step.join.table); out.add(schema.contentTypes.get(step.target)!.table); } else if (step.kind === 'media') MEDIA.forEach((t) => out.add(t)); else { out.add(step.cmpsTable); out.add(schema.components.get(step.component)!.table); }
     }
   }
 }

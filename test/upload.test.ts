@@ -518,3 +518,17 @@ test('the project\'s breakpoints replace Strapi\'s (the thumbnail stays)', async
   const image = await processImage(await png(1200, 600, { r: 1, g: 1, b: 1 }), { xl: 1100, sm: 300 });
   assert.deepEqual(image?.formats.map((f) => [f.key, f.width, f.height]), [['thumbnail', 245, 123], ['xl', 1100, 550], ['sm', 300, 150]]);
 });
+
+test('a list sorts through a media field to its file\'s fields (Strapi 5.54: `sort=image.name`, checked live)', async () => {
+  const json = { ...auth, 'Content-Type': 'application/json' };
+  const files: Record<string, number> = {};
+  for (const n of ['m-beta.png', 'm-alpha.png', 'm-gamma.png']) files[n] = (await upload([{ data: await png(8, 8, { r: 3, g: 3, b: 3 }), filename: n, type: 'image/png' }])).body[0].id;
+  const titles: Array<[string, number | null]> = [['sort B', files['m-beta.png']], ['sort A', files['m-alpha.png']], ['sort none', null], ['sort G', files['m-gamma.png']]];
+  for (const [title, cover] of titles) assert.equal((await call('POST', '/api/articles', JSON.stringify({ data: { title, cover } }), json)).status, 201);
+  const order = async (sort: string) => (await call<{ data: Array<{ title: string }> }>('GET', `/api/articles?filters[title][$startsWith]=sort &fields[0]=title&sort=${sort}`)).body.data.map((a) => a.title);
+  assert.deepEqual(await order('cover.name:asc'), ['sort A', 'sort B', 'sort G', 'sort none']);
+  assert.deepEqual(await order('cover.name:desc'), ['sort none', 'sort G', 'sort B', 'sort A']);
+  const bad = await call<ErrorBody>('GET', '/api/articles?sort=cover.nope');
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.message, 'Invalid key nope at cover');
+});
