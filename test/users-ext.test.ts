@@ -21,7 +21,8 @@ const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const PROJECT = here('./fixtures/users-ext');
 recordedSuite('users-ext', PROJECT, here('./fixtures/users-ext-cases'), STEPS);
 recordedSuite('users-ext, GraphQL', PROJECT, here('./fixtures/users-ext-cases/graphql'), GRAPHQL_STEPS);
-recordedSuite('users-ext, key order and GraphQL v4', PROJECT, here('./fixtures/users-ext-cases/v4'), V4_STEPS, { GRAPHQL_SHAPE: 'v5', AUTHENTICATED_PERMISSIONS: '*:find,findOne' });
+// Recorded with v4CompatibilityMode on (the plugin's default reads STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE).
+recordedSuite('users-ext, key order and GraphQL v4', PROJECT, here('./fixtures/users-ext-cases/v4'), V4_STEPS, { GRAPHQL_SHAPE: 'v5', AUTHENTICATED_PERMISSIONS: '*:find,findOne', STRAPI_GRAPHQL_V4_COMPATIBILITY_MODE: 'true' });
 // The role extended too (badge, a private secretCode), as the live Strapi's bootstrap grants the authenticated role reads.
 recordedSuite('role-ext', here('./fixtures/role-ext'), here('./fixtures/role-ext-cases'), ROLE_STEPS, { AUTHENTICATED_PERMISSIONS: '*:find,findOne' });
 // Role, upload's file and i18n's locale extended at once (test/fixtures/plugin-ext).

@@ -63,8 +63,15 @@ describe('users-permissions account flow (email confirmation on, log provider)',
       'Your new password must be different than your current password');
     assert.equal((await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass', extra: 1 })).body.error.message,
       'this field has unspecified keys: extra');
+    // yup's order (recorded live, Strapi 5.54): by schema key, `passwordConfirmation` sorting with `password`
+    // (its key is a substring of the path) ahead of it; every error echoes the value it was given.
+    assert.deepEqual(mismatch.body.error.details.errors[0].value, 'other');
     const empty = await change({});
     assert.equal(empty.body.error.message, '3 errors occurred');
+    assert.deepEqual(empty.body.error.details.errors.map((e: { path: string[] }) => e.path[0]), ['passwordConfirmation', 'password', 'currentPassword']);
+    const twice = await change({ password: 'x', extra: 1 });
+    assert.deepEqual(twice.body.error.details.errors.map((e: { message: string }) => e.message),
+      ['passwordConfirmation is a required field', 'currentPassword is a required field', 'this field has unspecified keys: extra']);
     assert.equal((await change({ currentPassword: 'first-pass', password: 'short', passwordConfirmation: 'short' })).body.error.message, 'password must be at least 6 characters');
     assert.equal((await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass' }, null)).status, 403);
     assert.equal((await change({ currentPassword: 'first-pass', password: 'second-pass', passwordConfirmation: 'second-pass' }, TOKEN)).body.error.message,
@@ -206,6 +213,10 @@ describe('users, roles and permissions administration', () => {
   test('users: count, create, update, delete', async () => {
     assert.equal((await s.fetchJson('GET', '/api/users/count')).status, 403);
     assert.equal((await s.fetchJson('GET', '/api/users/count', undefined, TOKEN)).body, 0);
+    // Every field's error at once, in the schema's order (recorded live: email, password, role).
+    const bare = await s.fetchJson('POST', '/api/users', { username: 'x' }, TOKEN);
+    assert.equal(bare.body.error.message, '3 errors occurred');
+    assert.deepEqual(bare.body.error.details.errors.map((e: { message: string }) => e.message), ['email is a required field', 'password is a required field', 'role is a required field']);
     const noRole = await s.fetchJson('POST', '/api/users', { username: 'bob', email: 'bob@example.test', password: 'secret-1' }, TOKEN);
     assert.equal(noRole.body.error.message, 'role is a required field');
     const roles = (await s.fetchJson('GET', '/api/users-permissions/roles', undefined, TOKEN)).body.roles as Array<{ id: number; type: string; nb_users: number }>;
@@ -215,6 +226,9 @@ describe('users, roles and permissions administration', () => {
     assert.equal(created.body.email, 'bob@example.test');
     assert.equal(created.body.role.type, 'authenticated');
     assert.equal(created.body.confirmed, true);
+    // A role only disconnected is yup's error at `role.disconnect`, echoing it (recorded live).
+    const unrole = await s.fetchJson('PUT', `/api/users/${created.body.id}`, { role: { connect: [], disconnect: [{ id: authenticated.id }] } }, TOKEN);
+    assert.deepEqual(unrole.body.error.details.errors, [{ path: ['role', 'disconnect'], message: 'Cannot remove role', name: 'ValidationError', value: [{ id: authenticated.id }] }]);
     assert.equal((await s.fetchJson('POST', '/api/users', { username: 'bob2', email: 'bob@example.test', password: 'secret-1', role: authenticated.id }, TOKEN)).body.error.message, 'Email already taken');
     assert.equal((await s.fetchJson('POST', '/api/users', { username: 'bo', email: 'bo@example.test', password: 'secret-1', role: authenticated.id }, TOKEN)).body.error.name, 'ApplicationError');
     assert.equal((await s.fetchJson('GET', '/api/users/count', undefined, TOKEN)).text, '1');

@@ -16,7 +16,8 @@ export async function coreAction(ctx: LinkedContext, c: NonNullable<ProjectRoute
     const body = ctx.request.body;
     // The `{}` of a request without a body, left as it was: still no body for the writer (its own error for that).
     const none = body === undefined || (!task.body?.length && isEmptyObject(body));
-    return { ...task, query: qs, body: none ? null : Buffer.from(JSON.stringify(body)) };
+    // Whatever the request sent (a form, say), what the controller hands on is its body, written as JSON.
+    return { ...task, query: qs, body: none ? null : Buffer.from(JSON.stringify(body)), contentType: 'application/json' };
   };
   let r: Reply;
   switch (c.action) {

@@ -79,7 +79,7 @@ const qs = (params: Params | undefined) => stringifyQuery(params ?? {});
 export function coreService(ct: ContentType, base: () => RestContext): Methods {
   const writeTask = (params: Params | undefined): Task => {
     const { data, ...rest } = params ?? {};
-    return { method: 'POST', path: '', query: qs(rest), body: Buffer.from(JSON.stringify({ data: data ?? {} })), headers: {} };
+    return { method: 'POST', path: '', query: qs(rest), body: Buffer.from(JSON.stringify({ data: data ?? {} })), contentType: 'application/json', headers: {} };
   };
   const deleteQuery = (params: Params | undefined) => qs(params?.locale === undefined ? {} : { locale: params.locale });
   if (ct.kind === 'singleType') {

@@ -86,9 +86,9 @@ export class GlobalChain {
     const last: Next = async () => {
       const query = ctx.querystring;
       const b = ctx.request.body;
-      // A JSON body the middlewares may have changed in place goes to the route as they left it.
-      const json = b !== undefined && b !== null && typeof b === 'object' && /json/i.test(task.contentType ?? '') && task.body?.length;
-      const t: Task = query === task.query && !json ? task : { ...task, query, ...(json ? { body: Buffer.from(JSON.stringify(b)) } : {}) };
+      // A JSON or form body the middlewares may have changed in place goes to the route as they left it (as JSON).
+      const json = b !== undefined && b !== null && typeof b === 'object' && /json|x-www-form-urlencoded/i.test(task.contentType ?? '') && task.body?.length;
+      const t: Task = query === task.query && !json ? task : { ...task, query, ...(json ? { body: Buffer.from(JSON.stringify(b)), contentType: 'application/json' } : {}) };
       answered = await inner(t, ctx.state);
       const filling = this.fillState(rest, answered.caller, ctx.state);
       if (filling) await filling;

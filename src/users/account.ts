@@ -23,7 +23,7 @@ const NOW = `date_trunc('milliseconds', now())`;
 const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
 const invalid = (message: string) => new ApiError(400, 'ValidationError', message, {});
 // The user attribute's minLength, checked by Strapi's entity validator when the password is written.
-const PASSWORD_MIN = { minLength: 6, secret: true } as const;
+const PASSWORD_MIN = { minLength: 6 } as const;
 
 /** Strapi's `server.absoluteUrl`: the configured public URL, or the listening address. */
 export function absoluteUrl(config: Config): string {
@@ -98,10 +98,11 @@ export async function forgotPassword(deps: AccountDeps, ctx: RestContext, body: 
 }
 
 export async function resetPassword(ctx: RestContext, body: Body): Promise<Reply> {
+  // The plugin's reset-password schema, in its key order.
   const b = validate(body, [
+    { key: 'password', required: true, maxBytes72: true },
+    { key: 'passwordConfirmation', required: true, sameAs: { key: 'password', message: 'Passwords do not match' } },
     { key: 'code', required: true },
-    { key: 'password', required: true, maxBytes72: true, secret: true },
-    { key: 'passwordConfirmation', required: true, sameAs: { key: 'password', message: 'Passwords do not match' }, secret: true },
   ], { noUnknown: true });
   const rows = await ctx.db.unsafe<Array<{ id: number }>>(`select id from ${UP.users} where reset_password_token = $1 order by id limit 1`, [b.code]);
   ctx.count(1);
@@ -115,10 +116,11 @@ export async function resetPassword(ctx: RestContext, body: Body): Promise<Reply
 
 export async function changePassword(ctx: RestContext, caller: Caller, body: Body): Promise<Reply> {
   if (caller.kind !== 'user' || !caller.userId) throw appError('You must be authenticated to reset your password');
+  // The plugin's change-password schema, in its key order (errors: passwordConfirmation, password, currentPassword).
   const b = validate(body, [
-    { key: 'currentPassword', required: true, secret: true },
-    { key: 'password', required: true, maxBytes72: true, secret: true },
-    { key: 'passwordConfirmation', required: true, sameAs: { key: 'password', message: 'Passwords do not match' }, secret: true },
+    { key: 'password', required: true, maxBytes72: true },
+    { key: 'passwordConfirmation', required: true, sameAs: { key: 'password', message: 'Passwords do not match' } },
+    { key: 'currentPassword', required: true },
   ], { noUnknown: true });
   const rows = await ctx.db.unsafe<Array<{ password: string | null }>>(`select password from ${UP.users} where id = $1`, [caller.userId]);
   ctx.count(1);

@@ -23,7 +23,7 @@ import { readAdvanced } from './settings.ts';
 import { userId, userJson } from './user-json.ts';
 import { UsersQuery } from './users-query.ts';
 import { addedColumns, writeAddedLinks } from './user-columns.ts';
-import { objectBody } from './validate.ts';
+import { objectBody, validate } from './validate.ts';
 import * as account from './account.ts';
 import { createUser, deleteUser, updateUser } from './users-crud.ts';
 import { lockIdentities } from './identity-lock.ts';
@@ -36,14 +36,8 @@ import { createRole, deleteRole, findRole, listRoles, permissionsReply, roleId, 
 const L = UP.userRole;
 // Strapi writes JavaScript Dates: millisecond precision, UTC wall-clock (the session runs in UTC).
 const NOW = `date_trunc('milliseconds', now())`;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const UPP = 'plugin::users-permissions';
 
-function required(b: Record<string, unknown>, keys: string[]): void {
-  const errors = keys.filter((k) => b[k] === undefined || b[k] === null || b[k] === '')
-    .map((k) => ({ path: [k], message: `${k} is a required field`, name: 'ValidationError' }));
-  if (errors.length) throw validation(errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`, { errors });
-}
 
 /** The users-permissions plugin; GraphQL's `emailConfirmation` mutation answers `{jwt, user}` through it. */
 export interface UsersPlugin extends Plugin {
@@ -78,10 +72,8 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     const extra = Object.keys(b).filter((k) => !allowed.has(k));
     if (extra.length) throw validation(`Invalid parameters: ${extra.join(', ')}`);
     const added = addedColumns(schema, b, { only: allowed, withDefaults: true });
-    required(b, ['username', 'email', 'password']);
-    const { username, email, password } = b;
-    if (typeof username !== 'string' || typeof email !== 'string' || typeof password !== 'string') throw validation('username, email and password must be strings');
-    if (!EMAIL.test(email)) throw validation('email must be a valid email', { errors: [{ path: ['email'], message: 'email must be a valid email', name: 'ValidationError' }] });
+    // The plugin's register schema, in its key order.
+    const { username, email, password } = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true }, { key: 'password', required: true, maxBytes72: true }]);
     const roles = await ctx.db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where type = $1 order by id limit 1`, [settings.default_role]);
     ctx.count(1);
     if (!roles.length) throw new ApiError(400, 'ApplicationError', 'Impossible to find the default role', {});
@@ -147,9 +139,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     limited(task);
     allow(ctx, caller, 'auth.callback');
     const b = body(task);
-    required(b, ['identifier', 'password']);
-    const { identifier, password } = b;
-    if (typeof identifier !== 'string' || typeof password !== 'string') throw validation('Invalid identifier or password');
+    const { identifier, password } = validate(b, [{ key: 'identifier', required: true }, { key: 'password', required: true }]);
     const rows = await ctx.db.unsafe<Array<{ id: number; password: string | null; blocked: boolean | null; confirmed: boolean | null }>>(
       `select id, password, blocked, confirmed from ${UP.users} where provider = 'local' and (email = lower($1) or username = $1) order by id limit 1`, [identifier]);
     ctx.count(1);

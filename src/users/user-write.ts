@@ -22,7 +22,8 @@ const appError = (message: string) => new ApiError(400, 'ApplicationError', mess
 export type RoleRef = { id: number } | { documentId: string };
 
 export function roleRef(v: unknown, required: boolean): RoleRef | null | undefined {
-  const fail = (message: string) => validationError([{ path: ['role'], message, name: 'ValidationError' }]);
+  // yup's errors: the path it reached (`role.disconnect`, `role.connect[0]` as its parts) and the value there.
+  const fail = (message: string, path: string[] = ['role'], value?: unknown) => validationError([{ path, message, name: 'ValidationError', ...(value !== undefined ? { value } : {}) }]);
   if (v === undefined || v === null) {
     if (required) throw fail('role is a required field');
     // A user always has a role: an update setting it to null is refused in yup's words (Strapi 5.54, checked live).
@@ -37,20 +38,20 @@ export function roleRef(v: unknown, required: boolean): RoleRef | null | undefin
   };
   if (typeof v !== 'object' || Array.isArray(v)) return one(v);
   const r = v as Body;
-  const entries = (list: unknown): RoleRef[] => {
+  const entries = (list: unknown, key: 'connect' | 'disconnect'): RoleRef[] => {
     if (list === undefined) return [];
-    if (!Array.isArray(list)) throw fail('role.connect must be a `array` type');
-    return list.map((e) => {
+    if (!Array.isArray(list)) throw fail(`role.${key} must be a \`array\` type`, ['role', key], list);
+    return list.map((e, i) => {
       const o = e && typeof e === 'object' ? e as Body : {};
       if (o.id != null) return one(typeof o.id === 'string' && !/^\d+$/.test(o.id) ? '' : o.id);
       if (o.documentId != null) return one(String(o.documentId));
-      throw fail('Relation entry must include an id or documentId');
+      throw fail('Relation entry must include an id or documentId', ['role', key, String(i)], e);
     });
   };
-  const connect = entries(r.connect);
-  const disconnect = entries(r.disconnect);
-  if (required && connect.length === 0) throw fail('Users must have a role');
-  if (!connect.length && disconnect.length) throw fail('Cannot remove role');
+  const connect = entries(r.connect, 'connect');
+  const disconnect = entries(r.disconnect, 'disconnect');
+  if (required && connect.length === 0) throw fail(r.connect === undefined ? 'role.connect is a required field' : 'Users must have a role', ['role', 'connect'], r.connect);
+  if (!connect.length && disconnect.length) throw fail('Cannot remove role', ['role', 'disconnect'], r.disconnect);
   // A manyToOne keeps the last connected target.
   return connect.length ? connect[connect.length - 1] : null;
 }

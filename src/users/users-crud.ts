@@ -15,9 +15,9 @@ import { usersPermissionsTypes } from '../plugin-types.ts';
 import type { Config } from '../../config.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
-import { validate, validationError, type Body } from './validate.ts';
+import { validate, validationError, type Body, type Issue } from './validate.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
-import { insertUser, modelChecks, resolveRole, roleRef, updateUserRow, userColumns, type UserWrite } from './user-write.ts';
+import { insertUser, modelChecks, resolveRole, roleRef, updateUserRow, userColumns, type RoleRef, type UserWrite } from './user-write.ts';
 import { addUser, asApplicationError, editUser, sanitizedUser } from './user-documents.ts';
 
 const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
@@ -39,9 +39,15 @@ async function taken(db: Sql | TransactionSql, username: unknown, email: unknown
 export async function createUser(ctx: RestContext, config: Config, b: Body, withRole: boolean): Promise<Reply> {
   const advanced = await readAdvanced(ctx.db, config.usersPermissions);
   ctx.count(1);
-  // Strapi's createUserBodySchema (yup reports role, password, username, email in that order).
-  const ref = roleRef(b.role, true)!;
-  const v = validate(b, [{ key: 'password', required: true, secret: true }, { key: 'username', required: true }, { key: 'email', required: true, email: true }]);
+  // Strapi's createUserBodySchema (email, username, password, role): every field's errors at once.
+  let ref: RoleRef | null | undefined;
+  let roleIssues: Issue[] = [];
+  try { ref = roleRef(b.role, true); } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    roleIssues = ((e.details as { errors?: Issue[] } | null)?.errors ?? []);
+  }
+  const v = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true }, { key: 'password', required: true }],
+    { keys: ['email', 'username', 'password', 'role'], extra: roleIssues });
   const taker = (db: Sql | TransactionSql, d: Body = b) => taken(db, d.username, advanced.unique_email ? d.email : null);
   const before = await taker(ctx.db);
   ctx.count(1);
@@ -49,7 +55,7 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   // Strapi wraps what the user model's validator says in an ApplicationError here.
   let w: UserWrite;
   try { w = modelChecks(b); } catch (e) { throw e instanceof ApiError ? appError(e.message) : e; }
-  const role = await resolveRole(ctx.db, ref);
+  const role = await resolveRole(ctx.db, ref!);
   ctx.count(1);
   if (before.username) throw appError('This attribute must be unique');
   const recheck = async (tx: TransactionSql, d: Body) => {

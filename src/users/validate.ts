@@ -13,8 +13,6 @@ export interface FieldRule {
   /** Must equal another field (yup's oneOf([ref])) — the message to give when not. */
   sameAs?: { key: string; message: string };
   minLength?: number;
-  /** Never echoed back in `details` (passwords). */
-  secret?: boolean;
 }
 
 // yup 0.32's email expression (Strapi's), shortened to its ASCII core plus the Unicode ranges it allows.
@@ -22,7 +20,7 @@ const U = '\\u00A0-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFEF';
 const EMAIL = new RegExp(`^(([a-z\\d!#$%&'*+\\-/=?^_\`{|}~${U}]+(\\.[a-z\\d!#$%&'*+\\-/=?^_\`{|}~${U}]+)*)|("[^"\\\\]*"))@(([a-z\\d${U}]|[a-z\\d${U}][a-z\\d\\-._~${U}]*[a-z\\d${U}])\\.)+([a-z${U}]|[a-z${U}][a-z\\d\\-._~${U}]*[a-z${U}])$`, 'i');
 export const isEmail = (s: string) => EMAIL.test(s);
 
-interface Issue { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
+export interface Issue { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
 
 function printValue(v: unknown): string {
   if (v === null || v === undefined || typeof v === 'boolean' || typeof v === 'number') return String(v);
@@ -41,17 +39,19 @@ export function objectBody(v: unknown): Body {
 }
 
 /**
- * Checks fields in the order yup reports them (give the rules in that order); `noUnknown` refuses other
- * keys first, as Strapi's `.noUnknown()` schemas do. Returns the body's strings, typed.
+ * Checks a body as a yup object schema of Strapi's does (strict, every error at once), with the rules in
+ * the schema's key order. yup validates the fields in reverse key order (its sortFields: toposort,
+ * reversed) and then sorts their errors by the index of the first key contained in the error's path —
+ * a substring test, so `passwordConfirmation` sorts with `password` — keeping completion order among
+ * equals; the object's own errors (`noUnknown`) come after. `extra` are errors of fields checked
+ * elsewhere (the user's role), placed as theirs. Every error echoes the value it was given (yup's
+ * `value`), passwords too. Returns the body's strings, typed.
  */
-export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean } = {}): Record<K, string> {
-  const issues: Issue[] = [];
-  const issue = (r: FieldRule, message: string) => issues.push({ path: [r.key], message, name: 'ValidationError', ...(r.secret ? {} : { value: b[r.key] }) });
-  if (opts.noUnknown) {
-    const known = new Set<string>(rules.map((r) => r.key));
-    const unknown = Object.keys(b).filter((k) => !known.has(k));
-    if (unknown.length) issues.push({ path: [], message: `this field has unspecified keys: ${unknown.join(', ')}`, name: 'ValidationError', value: b });
-  }
+export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean; keys?: string[]; extra?: Issue[] } = {}): Record<K, string> {
+  const keys = opts.keys ?? rules.map((r) => r.key);
+  const byKey = new Map<string, Issue[]>();
+  const add = (key: string, i: Issue) => { const list = byKey.get(key); if (list) list.push(i); else byKey.set(key, [i]); };
+  const issue = (r: FieldRule, message: string) => add(r.key, { path: [r.key], message, name: 'ValidationError', ...(b[r.key] !== undefined ? { value: b[r.key] } : {}) });
   for (const r of rules) {
     const v = b[r.key];
     if (v !== undefined && v !== null && typeof v !== 'string') { issue(r, `${r.key} must be a \`string\` type, but the final value was: \`${printValue(v)}\`.`); continue; }
@@ -60,6 +60,15 @@ export function validate<K extends string>(b: Body, rules: Array<FieldRule & { k
     if (r.minLength !== undefined && v.length < r.minLength) issue(r, `${r.key} must be at least ${r.minLength} characters`);
     if (r.maxBytes72 && Buffer.byteLength(v, 'utf8') > 72) issue(r, 'Password must be less than 73 bytes');
     if (r.sameAs && v !== b[r.sameAs.key]) issue(r, r.sameAs.message);
+  }
+  for (const i of opts.extra ?? []) add(String(i.path[0] ?? ''), i);
+  const done = [...keys].reverse().flatMap((k) => byKey.get(k) ?? []);
+  const rank = (i: Issue) => { const p = i.path.join('.'); const at = keys.findIndex((k) => p.includes(k)); return at === -1 ? keys.length : at; };
+  const issues = done.map((i, n) => ({ i, n, r: rank(i) })).sort((x, y) => x.r - y.r || x.n - y.n).map((x) => x.i);
+  if (opts.noUnknown) {
+    const known = new Set<string>(keys);
+    const unknown = Object.keys(b).filter((k) => !known.has(k));
+    if (unknown.length) issues.push({ path: [], message: `this field has unspecified keys: ${unknown.join(', ')}`, name: 'ValidationError', value: b });
   }
   if (issues.length) throw validationError(issues);
   return b as Record<K, string>;
