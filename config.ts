@@ -290,7 +290,7 @@ export const ConfigSchema = Type.Object({
     amountLimit: Int(1, 100000),
     /** The plugin's `defaultLimit`: a list's page size when the query gives none; null = api.rest.defaultLimit (within amountLimit). */
     defaultLimit: Type.Union([Int(1, 100000), Type.Null()]),
-    /** The plugin's `maxLimit`: larger page sizes are clamped to it (within amountLimit); null = amountLimit. */
+    /** The plugin's `maxLimit`: larger page sizes are clamped to it (within amountLimit); null (or -1) = amountLimit. */
     maxLimit: Type.Union([Int(1, 100000), Type.Null()]),
     /** Largest operation cost (fields × list sizes, aliases each counted; src/graphql/cost.ts) run; more → 400. */
     maxCost: Int(1),
@@ -641,6 +641,9 @@ export function loadConfig(
     if (flag === '--models' && next) { cfg.modelsDir = next; source.set('modelsDir', '--models'); i++; }
     else if (flag === '--port' && next) { cfg.port = parseEnvValue('--port', next, 'int'); source.set('port', '--port'); i++; }
   }
+  // The plugin's `maxLimit: -1` (its default) is no limit of its own: amountLimit still bounds every page.
+  const gql = cfg.graphql as { maxLimit?: unknown } | undefined;
+  if (gql?.maxLimit === -1) gql.maxLimit = null;
   if (!check.Check(cfg)) {
     const first = [...check.Errors(cfg)][0];
     const path = (first?.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');

@@ -200,3 +200,11 @@ test('the prepared-operation cache is bounded by weight as well as by count', ()
   for (let i = 0; i < 20; i++) lru.set(`s${i}`, 'v', 1);
   assert.equal(lru.size, 10);
 });
+
+test('GRAPHQL_MAX_LIMIT=-1 is the plugin\'s default, no limit of its own (amountLimit still bounds pages)', async () => {
+  const { loadConfig } = await import('../config.ts');
+  const c = loadConfig({ GRAPHQL_MAX_LIMIT: '-1', GRAPHQL_AMOUNT_LIMIT: '500' }, []);
+  assert.equal(c.graphql.maxLimit, null);
+  assert.equal(c.graphql.amountLimit, 500);
+  assert.throws(() => loadConfig({ GRAPHQL_MAX_LIMIT: '-2' }, []), /GRAPHQL_MAX_LIMIT/);
+});
