@@ -1,6 +1,7 @@
 // The GraphQL plugin: claims the endpoint, builds the Shadow CRUD schema from the models once per
 // worker (with what the extensions module registered), and answers POST (JSON body) and GET (query
 // string, behind Apollo's CSRF preflight rule); browsers get GraphiQL and its assets.
+import { createHash } from 'node:crypto';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { GraphQLScalarType, Kind, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Config } from '../../config.ts';
@@ -17,6 +18,7 @@ import { buildSdlV5 } from './sdl.ts';
 import { buildSdlV4 } from './sdl4.ts';
 import { buildResolvers, type GqlContext } from './resolvers.ts';
 import { GraphqlEngine, requestError, type GqlResponse } from './engine.ts';
+import { WeightedLru } from './weighted-lru.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type PolicyResolver, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
@@ -32,7 +34,11 @@ const GRAPHQL_CACHE_BYTES = 128 * 1024 * 1024;
 
 const bad = (message: string, code = 'BAD_REQUEST', status = 400): GqlResponse => ({ status, body: JSON.stringify({ errors: [requestError(message, code)] }) });
 
-interface Request { query: unknown; variables: unknown; operationName: unknown }
+interface Request { query: unknown; variables: unknown; operationName: unknown; extensions: unknown }
+
+/** Automatic persisted queries each worker keeps (Apollo Server's `cache: 'bounded'` holds them in memory too). */
+const APQ_BYTES = 16 * 1024 * 1024;
+const isRecord = (o: unknown): o is Record<string, unknown> => !!o && typeof o === 'object' && !Array.isArray(o);
 
 type ExecutableResolvers = NonNullable<Parameters<typeof makeExecutableSchema>[0]['resolvers']>;
 
@@ -154,25 +160,51 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
   // Apollo Server (Strapi's) ends every answer it writes with a newline (its prettyJSONStringify).
   const toReply = (r: GqlResponse): Reply => ({ status: r.status, body: `${r.body}\n` });
 
+  // Apollo Server 4's reading of a request (its runHttpQuery), its messages included.
   function readRequest(task: Task): Request | GqlResponse {
     if (task.method === 'GET') {
       const qs = new URLSearchParams(task.query);
-      let variables: unknown;
-      const v = qs.get('variables');
-      if (v) {
+      let refused: GqlResponse | null = null;
+      const once = (name: string): string | undefined => {
+        const values = qs.getAll(name);
+        if (values.length > 1) refused ??= bad(`The '${name}' search parameter may only be specified once.`);
+        return values[0];
+      };
+      const json = (name: string): Record<string, unknown> | undefined => {
+        const v = once(name);
+        if (v === undefined) return undefined;
         checkJsonDepth(v);
-        try { variables = JSON.parse(v); } catch { return bad('`variables` is not valid JSON.'); }
-      }
-      return { query: qs.get('query') ?? undefined, variables, operationName: qs.get('operationName') ?? undefined };
+        let parsed: unknown;
+        try { parsed = JSON.parse(v); } catch { refused ??= bad(`The ${name} search parameter contains invalid JSON.`); return undefined; }
+        if (isRecord(parsed)) return parsed;
+        refused ??= bad(`The ${name} search parameter should contain a JSON-encoded object.`);
+        return undefined;
+      };
+      const fields = { query: once('query'), operationName: once('operationName'), variables: json('variables'), extensions: json('extensions') };
+      return refused ?? fields;
     }
     const text = task.body ? Buffer.from(task.body).toString('utf8') : '';
     let body: unknown;
     checkJsonDepth(text);
     try { body = text ? JSON.parse(text) : undefined; } catch { return bad('POST body sent invalid JSON.'); }
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return bad('POST body missing, invalid Content-Type, or JSON object has no keys.');
-    const b = body as Record<string, unknown>;
-    return { query: b.query, variables: b.variables, operationName: b.operationName };
+    if (!isRecord(body) || Object.keys(body).length === 0) return bad('POST body missing, invalid Content-Type, or JSON object has no keys.');
+    const b = body;
+    if (b.query && typeof b.query !== 'string') return bad('GraphQL queries must be strings.');
+    for (const k of ['variables', 'extensions'] as const) {
+      if (typeof b[k] === 'string') return bad(`\`${k}\` in a POST body should be provided as an object, not a recursively JSON-encoded string.`);
+      if (k in b && b[k] !== null && !isRecord(b[k])) return bad(`\`${k}\` in a POST body must be an object if provided.`);
+    }
+    if ('operationName' in b && b.operationName !== null && typeof b.operationName !== 'string') return bad('`operationName` in a POST body must be a string if provided.');
+    return { query: typeof b.query === 'string' ? b.query : undefined, variables: isRecord(b.variables) ? b.variables : undefined, operationName: b.operationName, extensions: isRecord(b.extensions) ? b.extensions : undefined };
   }
+
+  // Automatic persisted queries (Apollo Server's, on by default in Strapi's): a client sends a query's
+  // sha256 alone and, told PersistedQueryNotFound, the query with it, which is then kept under the hash.
+  const persisted = new WeightedLru<string>(100_000, APQ_BYTES);
+  const persistedNotFound = (): Reply => ({
+    status: 200, body: `${JSON.stringify({ errors: [requestError('PersistedQueryNotFound', 'PERSISTED_QUERY_NOT_FOUND')] })}\n`,
+    headers: [['Cache-Control', 'private, no-cache, must-revalidate']],
+  });
 
   const endpoint = gc.endpoint.replace(/\/$/, '');
   return {
@@ -203,17 +235,27 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
       if ((contentType === '' || SIMPLE_TYPES.has(contentType)) && !preflight) return toReply(bad(CSRF_MESSAGE));
       const req = readRequest(task);
       if ('status' in req) return toReply(req);
-      if (typeof req.query !== 'string' || req.query === '') {
-        return toReply(bad('GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension.'));
+      let query = typeof req.query === 'string' && req.query !== '' ? req.query : undefined;
+      const apq = isRecord(req.extensions) && req.extensions.persistedQuery ? req.extensions.persistedQuery as Record<string, unknown> : null;
+      let register: string | null = null;
+      if (apq) {
+        if (apq.version !== 1) return toReply(bad('Unsupported persisted query version', 'INTERNAL_SERVER_ERROR'));
+        const hash = String(apq.sha256Hash);
+        if (query === undefined) {
+          query = persisted.get(hash);
+          if (query === undefined) return persistedNotFound();
+        } else if (createHash('sha256').update(query).digest('hex') !== hash) {
+          return toReply(bad('provided sha does not match query', 'INTERNAL_SERVER_ERROR'));
+        } else register = hash;
       }
-      if (req.variables !== undefined && req.variables !== null && (typeof req.variables !== 'object' || Array.isArray(req.variables))) {
-        return toReply(bad('`variables` in a POST body should be an object.'));
-      }
+      if (query === undefined) return toReply(bad('GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension.'));
       const operationName = typeof req.operationName === 'string' && req.operationName ? req.operationName : undefined;
       const variables = (req.variables ?? undefined) as Record<string, unknown> | undefined;
       // The variables go in too: a document's cost (pages asked through them) is refused before validation.
-      const prepared = eng.prepare(req.query, operationName, variables);
+      const prepared = eng.prepare(query, operationName, variables);
       if (!GraphqlEngine.isPrepared(prepared)) return toReply(prepared);
+      // Kept once it parsed and validated, as Apollo Server keeps it (after resolving the operation).
+      if (register) persisted.set(register, query, query.length * 2 + 100);
       if (task.method === 'GET' && prepared.operation.operation !== 'query') {
         return toReply(bad(`Can only perform a ${prepared.operation.operation} operation from a POST request.`, 'BAD_REQUEST', 405));
       }
