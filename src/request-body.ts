@@ -15,10 +15,34 @@ const FORM_LIMITS = { depth: 5, arrayLimit: 20, parameterLimit: 1000 };
 
 const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0].trim().toLowerCase();
 
+// co-body's strict JSON: an object or an array, and no own `__proto__` key anywhere (@hapi/bourne).
+const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
+const SUSPECT_PROTO = /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+const syntaxError = (message: string) => new ApiError(400, 'SyntaxError', message, null);
+
+function strictJson(task: Task): unknown {
+  const text = task.body?.length ? Buffer.from(task.body).toString('utf8') : '';
+  if (!text) return {};
+  if (!STRICT_JSON.test(text)) throw syntaxError('invalid JSON, only supports object and array');
+  const parsed = jsonBody(task);
+  if (SUSPECT_PROTO.test(text)) {
+    for (let level: unknown[] = [parsed]; level.length;) {
+      const next: unknown[] = [];
+      for (const node of level) {
+        if (!node || typeof node !== 'object') continue;
+        if (Object.prototype.hasOwnProperty.call(node, '__proto__')) throw syntaxError('Object contains forbidden prototype property');
+        next.push(...Object.values(node));
+      }
+      level = next;
+    }
+  }
+  return parsed;
+}
+
 export function requestBody(task: Task): unknown {
   if (!PARSED_METHODS.has(task.method)) return {};
   const type = mediaType(task.contentType);
-  if (JSON_TYPES.has(type)) return jsonBody(task);
+  if (JSON_TYPES.has(type)) return strictJson(task);
   if (!task.body?.length) return {};
   const text = () => Buffer.from(task.body!).toString('utf8');
   if (type === 'application/x-www-form-urlencoded') return parseQueryString(text(), FORM_LIMITS);

@@ -48,3 +48,15 @@ test('users-permissions routes read forms too: login with a urlencoded body', as
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.user.username, 'formy');
 });
+
+test('JSON is strict, as co-body reads it: an object or an array, and no __proto__ key (a 400 SyntaxError without details)', async () => {
+  for (const [text, message] of [
+    ['"just a string"', 'invalid JSON, only supports object and array'],
+    ['42', 'invalid JSON, only supports object and array'],
+    ['{"data":{"name":"p","nested":{"__proto__":{"polluted":true}}}}', 'Object contains forbidden prototype property'],
+  ]) {
+    const r = await send('application/json', text);
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body, { data: null, error: { status: 400, name: 'SyntaxError', message } });
+  }
+});
