@@ -532,3 +532,13 @@ test('a list sorts through a media field to its file\'s fields (Strapi 5.54: `so
   assert.equal(bad.status, 400);
   assert.equal(bad.body.error.message, 'Invalid key nope at cover');
 });
+
+test('ref and field without refId (or any one or two of the three) is a plain upload, linked to nothing (Strapi 5.54, checked live)', async () => {
+  const r = await upload([{ data: Buffer.from('unlinked'), filename: 'unlinked.txt', type: 'text/plain' }], { ref: 'api::article.article', field: 'cover' });
+  assert.equal(r.status, 201, r.text);
+  const sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    const [{ n }] = await sql`select count(*)::int as n from files_related_mph where file_id = ${r.body[0].id}`;
+    assert.equal(n, 0);
+  } finally { await sql.end({ timeout: 5 }); }
+});

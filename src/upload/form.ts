@@ -68,8 +68,8 @@ export function readForm(task: Task): UploadForm {
     else fields.set(p.name, p.data.toString('utf8'));
   }
   const { ref, refId, field } = Object.fromEntries(fields);
-  const target = ref || refId || field ? { ref: ref ?? '', refId: refId ?? '', field: field ?? '' } : null;
-  if (target && (!target.ref || !target.refId || !target.field)) throw validation('ref, refId and field must be given together', { errors: [] });
+  // Strapi links the files only when all three are given; with one or two of them it is a plain upload (checked live).
+  const target = ref && refId && field ? { ref, refId, field } : null;
   return { files, fileInfo: fileInfoList(infos), target };
 }
 
