@@ -38,7 +38,8 @@ test('Object.prototype names in bodies and GraphQL arguments are refused', async
     const body = `{"data":{"title":"x","slug":"proto-${Math.random().toString(36).slice(2)}","${name}":{"a":1}}}`;
     const r = await s.fetchJson('POST', '/api/articles', body, TOKEN);
     assert.equal(r.status, 400, r.text);
-    assert.equal(r.body.error.message, `Invalid key ${name}`);
+    // `__proto__` is refused by Strapi's body parser already (co-body's @hapi/bourne), the others by validation.
+    assert.equal(r.body.error.message, name === '__proto__' ? 'Object contains forbidden prototype property' : `Invalid key ${name}`);
     const nested = await s.fetchJson('POST', '/api/articles', { data: { title: 'x', seo: { [name]: 1 } } }, TOKEN);
     assert.equal(nested.status, 400, nested.text);
     const g = await s.fetchJson('POST', '/graphql', { query: `{ articles(sort: "${name}") { data { id } } }` }, TOKEN);
