@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import postgres from 'postgres';
 import { connect, readStatement, setConnectionDeadline, queryTap, strayCancelRetries } from '../src/db/connect.ts';
 import { ClientSignal } from '../src/task.ts';
+import { freePort } from './helpers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -83,11 +84,12 @@ class Cluster {
 
 /** `node src/main.ts` as a child process, its stderr kept. */
 class Node {
-  readonly port = 20000 + Math.floor(Math.random() * 10000);
-  readonly url = `http://127.0.0.1:${this.port}`;
+  readonly url: string;
   out = '';
   child: ChildProcess;
-  constructor(env: Record<string, string>) {
+  /** `port`: free now (freePort()). */
+  constructor(env: Record<string, string>, readonly port: number) {
+    this.url = `http://127.0.0.1:${port}`;
     this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: root,
       env: { ...process.env, PORT: String(this.port), HOST: '127.0.0.1', PUBLIC_ACCESS: 'true', MODELS_DIR: '', LOG_LEVEL: 'info', RESPONSE_CACHE: 'false', ...env },
@@ -139,7 +141,7 @@ describe('database faults under load (external PostgreSQL 15)', { timeout: 240_0
     await cluster.startFirst();
     const admin = postgres(cluster.url(), { max: 1, onnotice: () => {} });
     try { await admin`create database fastrapi`; } finally { await admin.end({ timeout: 5 }); }
-    node = new Node({ DATABASE_URL: cluster.url('fastrapi'), WORKERS: '0', DB_CONNECTION_DEADLINE: String(DEADLINE), DB_POOL_SIZE: '4', GRAPHQL_SHAPE: 'v5', FASTRAPI_TEST_CRASH_PATH: CRASH_PATH });
+    node = new Node({ DATABASE_URL: cluster.url('fastrapi'), WORKERS: '0', DB_CONNECTION_DEADLINE: String(DEADLINE), DB_POOL_SIZE: '4', GRAPHQL_SHAPE: 'v5', FASTRAPI_TEST_CRASH_PATH: CRASH_PATH }, await freePort());
     await node.listening();
   });
   after(async () => { await node?.stop(); cluster.destroy(); });
@@ -412,7 +414,7 @@ describe('database faults under load (external PostgreSQL 15)', { timeout: 240_0
   });
 
   test('worker threads (WORKERS=1): a thread that throws outside a request or exits answers 503 and is replaced; rejections are logged', async () => {
-    const w = new Node({ DATABASE_URL: cluster.url('fastrapi'), WORKERS: '1', DB_POOL_SIZE: '2', FASTRAPI_TEST_CRASH_PATH: CRASH_PATH });
+    const w = new Node({ DATABASE_URL: cluster.url('fastrapi'), WORKERS: '1', DB_POOL_SIZE: '2', FASTRAPI_TEST_CRASH_PATH: CRASH_PATH }, await freePort());
     try {
       await w.listening();
       assert.equal((await call(w.url, 'GET', '/api/tags')).status, 200);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'node:net';
 import { loadConfig, ConfigError } from '../config.ts';
+import { freePort } from './helpers.ts';
 
 describe('configuration', () => {
   const bad = (env: Record<string, string>) => {
@@ -75,7 +76,7 @@ const exited = (c: ChildProcess) => new Promise<number | null>((r) => c.once('ex
 
 test('npm start: embedded database, SIGTERM drains and stops it, data survives the restart', { timeout: 120_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'fastrapi-life-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   try {
     let s = start(dataDir, port);

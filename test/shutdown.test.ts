@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startTestServer } from './helpers.ts';
+import { freePort, startTestServer } from './helpers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -35,7 +35,7 @@ const until = async (cond: () => boolean, ms: number, what: string) => {
 test('SIGTERM with DATABASE_URL: in-flight request finished, keep-alive request refused with 503 + close, exit 0', { timeout: 180_000 }, async () => {
   // A database for the child: the embedded cluster of an in-process server (its URL is a real DATABASE_URL).
   const host = await startTestServer();
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
@@ -49,7 +49,9 @@ test('SIGTERM with DATABASE_URL: in-flight request finished, keep-alive request 
   child.stderr!.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   try {
-    await until(() => /listening on/.test(out), 90_000, 'the child to listen');
+    // A child that failed to start says why at once rather than after the wait.
+    await until(() => /listening on/.test(out) || child.exitCode !== null, 90_000, 'the child to listen');
+    assert.match(out, /listening on/, out);
 
     // A: a POST whose body has only half arrived.
     const body = JSON.stringify({ data: { name: 'sent during shutdown' } });
