@@ -11,27 +11,52 @@ export interface UploadForm { files: Incoming[]; fileInfo: FileInfo[]; target: T
 
 const INFO_KEYS = ['name', 'alternativeText', 'caption'] as const;
 
+interface InfoIssue { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
+
+/**
+ * One fileInfo as the upload plugin's yup schema takes it (non-strict): name, alternativeText and caption
+ * strings (a number or boolean cast to its text), focalPoint `{ x, y }` of numbers from 0 to 100 (numeric
+ * strings cast) or null, no other key; every error at once, in the schema's key order, unknown keys last.
+ */
 function checkInfo(v: unknown, at: string): FileInfo {
   if (v === null || v === undefined) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw validation(`${at} must be a \`object\` type`, { errors: [] });
+  const o = v as Record<string, unknown>;
   const out: FileInfo = {};
-  const fail = (k: string, type: string) => validation(`${at}.${k} must be a \`${type}\` type`, { errors: [{ path: [...at.split('.'), k], message: `${at}.${k} must be a \`${type}\` type`, name: 'ValidationError' }] });
+  const issues: InfoIssue[] = [];
+  const path = (...keys: string[]) => [...at.replace(/\[(\d+)\]/g, '.$1').split('.'), ...keys];
+  const issue = (keys: string[], message: string, value: unknown) => issues.push({ path: path(...keys), message, name: 'ValidationError', ...(value !== undefined ? { value } : {}) });
   for (const k of INFO_KEYS) {
-    const x = (v as Record<string, unknown>)[k];
+    const x = o[k];
     if (x === undefined) continue;
     // yup's string() casts a number (or a boolean) to its text (Strapi 5.54 stores `{"name":5}` as "5", checked live).
     if ((typeof x === 'number' && Number.isFinite(x)) || typeof x === 'boolean') { out[k] = String(x); continue; }
-    if (x !== null && typeof x !== 'string') throw fail(k, 'string');
+    if (x !== null && typeof x !== 'string') { issue([k], `${at}.${k} must be a \`string\` type`, x); continue; }
     out[k] = x;
   }
   // The image's focal point, stored as given (Strapi 5.54 keeps `{"x":1,"y":2}`, checked live).
-  const fp = (v as Record<string, unknown>).focalPoint;
+  const fp = o.focalPoint;
   if (fp === null) out.focalPoint = null;
   else if (fp !== undefined) {
-    const o = fp && typeof fp === 'object' && !Array.isArray(fp) ? fp as Record<string, unknown> : null;
-    if (!o || typeof o.x !== 'number' || typeof o.y !== 'number' || !Number.isFinite(o.x) || !Number.isFinite(o.y)) throw fail('focalPoint', 'object');
-    out.focalPoint = { x: o.x, y: o.y };
+    if (!fp || typeof fp !== 'object' || Array.isArray(fp)) issue(['focalPoint'], `${at}.focalPoint must be a \`object\` type`, fp);
+    else {
+      const point: Record<string, number> = {};
+      for (const c of ['x', 'y'] as const) {
+        const raw = (fp as Record<string, unknown>)[c];
+        const n = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+        const label = `${at}.focalPoint.${c}`;
+        if (raw === undefined) issue(['focalPoint', c], `${label} is a required field`, raw);
+        else if (typeof n !== 'number' || !Number.isFinite(n)) issue(['focalPoint', c], `${label} must be a \`number\` type`, raw);
+        else if (n < 0) issue(['focalPoint', c], `${label} must be greater than or equal to 0`, n);
+        else if (n > 100) issue(['focalPoint', c], `${label} must be less than or equal to 100`, n);
+        else point[c] = n;
+      }
+      if (point.x !== undefined && point.y !== undefined) out.focalPoint = { x: point.x, y: point.y };
+    }
   }
+  const unknown = Object.keys(o).filter((k) => !(INFO_KEYS as readonly string[]).includes(k) && k !== 'focalPoint');
+  if (unknown.length) issues.push({ path: path(), message: `${at} field has unspecified keys: ${unknown.join(', ')}`, name: 'ValidationError', value: o });
+  if (issues.length) throw validation(issues.length === 1 ? issues[0].message : `${issues.length} errors occurred`, { errors: issues });
   return out;
 }
 
