@@ -9,6 +9,14 @@ export class ApiError extends Error {
   ) { super(message); }
 }
 
+/** One of yup's errors as Strapi lists them in `details.errors` (its formatYupErrors). */
+export interface FieldError { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
+
+/** yup's ValidationError as Strapi answers it: the one error's message, or "N errors occurred"; every error in details. */
+export function fieldErrors(errors: FieldError[]): ApiError {
+  return new ApiError(400, 'ValidationError', errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`, { errors });
+}
+
 /** Strapi's "Invalid key" error for a query parameter naming something the model does not have. */
 export function invalidKey(param: string, key: string, path: string | null): ApiError {
   return new ApiError(400, 'ValidationError', path && path !== key ? `Invalid key ${key} at ${path}` : `Invalid key ${key}`,

@@ -2,7 +2,7 @@
 // reads a body: JSON for JSON types, qs-parsed fields for a urlencoded form, the text of a text/* body,
 // the fields of a multipart form (strings: `data` is then no object, Strapi's "Missing data"), `{}`
 // for anything else or no body, and `{}` on methods koa-body does not parse (GET, DELETE…).
-import { jsonBody, type Task } from './task.ts';
+import { parseJsonText, type Task } from './task.ts';
 import { parseQueryString, type QueryValue } from '../compiler/querystring.ts';
 import { boundaryOf, parseMultipart, MultipartError } from './upload/multipart.ts';
 import { ApiError } from '../compiler/errors.ts';
@@ -14,6 +14,13 @@ const JSON_TYPES = new Set(['application/json', 'application/json-patch+json', '
 const FORM_LIMITS = { depth: 5, arrayLimit: 20, parameterLimit: 1000 };
 
 const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0].trim().toLowerCase();
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** A body the parser makes data of (JSON, a urlencoded form): what a middleware changed of it can go on as JSON. */
+export const parsedAsData = (contentType: string | undefined): boolean => {
+  const type = mediaType(contentType);
+  return JSON_TYPES.has(type) || type === FORM_TYPE;
+};
 
 // co-body's strict JSON: an object or an array, and no own `__proto__` key anywhere (@hapi/bourne).
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*(\[|\{)/;
@@ -24,7 +31,7 @@ function strictJson(task: Task): unknown {
   const text = task.body?.length ? Buffer.from(task.body).toString('utf8') : '';
   if (!text) return {};
   if (!STRICT_JSON.test(text)) throw syntaxError('invalid JSON, only supports object and array');
-  const parsed = jsonBody(task);
+  const parsed = parseJsonText(text);
   if (SUSPECT_PROTO.test(text)) {
     for (let level: unknown[] = [parsed]; level.length;) {
       const next: unknown[] = [];
@@ -45,7 +52,7 @@ export function requestBody(task: Task): unknown {
   if (JSON_TYPES.has(type)) return strictJson(task);
   if (!task.body?.length) return {};
   const text = () => Buffer.from(task.body!).toString('utf8');
-  if (type === 'application/x-www-form-urlencoded') return parseQueryString(text(), FORM_LIMITS);
+  if (type === FORM_TYPE) return parseQueryString(text(), FORM_LIMITS);
   if (type.startsWith('text/')) return text();
   const boundary = type === 'multipart/form-data' ? boundaryOf(task.contentType) : null;
   if (boundary) {

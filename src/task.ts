@@ -98,9 +98,8 @@ export function parseJsonText(text: string): unknown {
   try { return JSON.parse(text); } catch (e) { throw new ApiError(400, 'SyntaxError', (e as Error).message, null); }
 }
 
-/** The JSON body of a task ({} when empty). */
-export function jsonBody(task: Task): unknown {
-  const text = task.body ? Buffer.from(task.body).toString('utf8') : '';
-  if (text.trim() === '') return {};
-  return parseJsonText(text);
+
+/** A write project code makes through this server (its core services, its document service): `{ data }` POSTed as JSON. */
+export function dataWriteTask(query: string, data: unknown): Task {
+  return { method: 'POST', path: '', query, body: Buffer.from(JSON.stringify({ data: data ?? {} })), contentType: 'application/json', headers: {} };
 }

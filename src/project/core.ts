@@ -11,7 +11,7 @@ import { findMany, findOne } from '../rest/read.ts';
 import { createDocument, deleteDocument, putSingle, updateDocument } from '../rest/write.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
-import type { Task } from '../task.ts';
+import { dataWriteTask, type Task } from '../task.ts';
 import type { Caller } from '../auth/permissions.ts';
 import type { KoaContext } from './ctx.ts';
 import { orNull, type Params } from './documents.ts';
@@ -79,7 +79,7 @@ const qs = (params: Params | undefined) => stringifyQuery(params ?? {});
 export function coreService(ct: ContentType, base: () => RestContext): Methods {
   const writeTask = (params: Params | undefined): Task => {
     const { data, ...rest } = params ?? {};
-    return { method: 'POST', path: '', query: qs(rest), body: Buffer.from(JSON.stringify({ data: data ?? {} })), contentType: 'application/json', headers: {} };
+    return dataWriteTask(qs(rest), data);
   };
   const deleteQuery = (params: Params | undefined) => qs(params?.locale === undefined ? {} : { locale: params.locale });
   if (ct.kind === 'singleType') {

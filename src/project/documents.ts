@@ -9,7 +9,7 @@ import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
 import { createDocument, deleteDocument, putSingle, dropUnpublishedDrafts, publishDocument, unpublishDocument, updateDocument, type Locales } from '../rest/write.ts';
 import { BodyValidator, throwIfErrors } from '../rest/validate.ts';
-import type { Task } from '../task.ts';
+import { dataWriteTask, type Task } from '../task.ts';
 import { stringifyQuery } from './query.ts';
 
 export type Params = Record<string, unknown>;
@@ -175,7 +175,7 @@ export function documentService(ctx: RestContext, ct: ContentType, around?: Arou
   const task = (method: string, p: Params): Task => {
     const { data, status, documentId: _d, ...rest } = p;
     const q = documentQuery(uid, method, rest, { status: ct.draftAndPublish && status !== 'published' ? 'draft' : 'published' });
-    return { method: 'POST', path: '', query: q, body: Buffer.from(JSON.stringify({ data: data ?? {} })), contentType: 'application/json', headers: {} };
+    return dataWriteTask(q, data);
   };
   /** The locales a publish, unpublish or discardDraft acts on: the asked one (or '*'), else the default one. */
   const locales = (p: Params): Locales => (ct.localized ? (typeof p.locale === 'string' && p.locale !== '' ? p.locale : ctx.schema.defaultLocale) : null);

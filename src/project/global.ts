@@ -13,7 +13,7 @@ import { log } from '../log.ts';
 import { errorReply, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
 import type { Task } from '../task.ts';
-import { requestBody } from '../request-body.ts';
+import { parsedAsData, requestBody } from '../request-body.ts';
 import { compose, type Middleware, type Next } from './compose.ts';
 import { KoaContext, type KoaState } from './ctx.ts';
 import { ProjectLoadError, type GlobalMiddlewares } from './load.ts';
@@ -87,7 +87,7 @@ export class GlobalChain {
       const query = ctx.querystring;
       const b = ctx.request.body;
       // A JSON or form body the middlewares may have changed in place goes to the route as they left it (as JSON).
-      const json = b !== undefined && b !== null && typeof b === 'object' && /json|x-www-form-urlencoded/i.test(task.contentType ?? '') && task.body?.length;
+      const json = b !== undefined && b !== null && typeof b === 'object' && parsedAsData(task.contentType) && task.body?.length;
       const t: Task = query === task.query && !json ? task : { ...task, query, ...(json ? { body: Buffer.from(JSON.stringify(b)), contentType: 'application/json' } : {}) };
       answered = await inner(t, ctx.state);
       const filling = this.fillState(rest, answered.caller, ctx.state);

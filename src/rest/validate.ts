@@ -1,9 +1,7 @@
 // Validates a create/update body against the model, with Strapi's (yup's) messages, and turns it into
 // storable values: column values, component JSON, relation operations and media ids.
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr, MorphAttr } from '../../compiler/schema.ts';
-import { ApiError } from '../../compiler/errors.ts';
-
-export interface FieldError { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
+import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
 
 export interface RelationOp {
   attr: RelationAttr;
@@ -634,9 +632,7 @@ export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attr
 }
 
 export function throwIfErrors(errors: FieldError[]): void {
-  if (!errors.length) return;
-  const message = errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`;
-  throw new ApiError(400, 'ValidationError', message, { errors });
+  if (errors.length) throw fieldErrors(errors);
 }
 
 /**

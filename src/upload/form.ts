@@ -1,7 +1,7 @@
 // The upload request body → files, their fileInfo and the optional entry to attach them to
 // (`ref`, `refId`, `field`), validated like Strapi's upload body (yup: strings or null).
 import { checkJsonDepth, type Task } from '../task.ts';
-import { validation } from '../../compiler/errors.ts';
+import { fieldErrors, validation, type FieldError } from '../../compiler/errors.ts';
 import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipart.ts';
 
 export interface Incoming { filename: string; contentType: string | null; data: Buffer }
@@ -10,8 +10,6 @@ export interface Target { ref: string; refId: string; field: string }
 export interface UploadForm { files: Incoming[]; fileInfo: FileInfo[]; target: Target | null }
 
 const INFO_KEYS = ['name', 'alternativeText', 'caption'] as const;
-
-interface InfoIssue { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
 
 /**
  * One fileInfo as the upload plugin's yup schema takes it (non-strict): name, alternativeText and caption
@@ -23,7 +21,7 @@ function checkInfo(v: unknown, at: string): FileInfo {
   if (typeof v !== 'object' || Array.isArray(v)) throw validation(`${at} must be a \`object\` type`, { errors: [] });
   const o = v as Record<string, unknown>;
   const out: FileInfo = {};
-  const issues: InfoIssue[] = [];
+  const issues: FieldError[] = [];
   const path = (...keys: string[]) => [...at.replace(/\[(\d+)\]/g, '.$1').split('.'), ...keys];
   const issue = (keys: string[], message: string, value: unknown) => issues.push({ path: path(...keys), message, name: 'ValidationError', ...(value !== undefined ? { value } : {}) });
   for (const k of INFO_KEYS) {
@@ -56,7 +54,7 @@ function checkInfo(v: unknown, at: string): FileInfo {
   }
   const unknown = Object.keys(o).filter((k) => !(INFO_KEYS as readonly string[]).includes(k) && k !== 'focalPoint');
   if (unknown.length) issues.push({ path: path(), message: `${at} field has unspecified keys: ${unknown.join(', ')}`, name: 'ValidationError', value: o });
-  if (issues.length) throw validation(issues.length === 1 ? issues[0].message : `${issues.length} errors occurred`, { errors: issues });
+  if (issues.length) throw fieldErrors(issues);
   return out;
 }
 

@@ -36,11 +36,11 @@ export function isValidFilename(name: string): boolean {
   return name.length > 0 && name.length <= 255 && !/[/\\\u0000-\u001f]/.test(name);
 }
 
-export interface Naming { name: string; hash: string; ext: string; mime: string }
+export interface Naming { name: string; hash: string; ext: string }
 
 /**
- * The record's name, hash, ext and mime from the uploaded filename, the type chosen for it and
- * `fileInfo.name`: ext comes from the uploaded filename (or the type), the hash from the shown name.
+ * The record's name, hash and ext from the uploaded filename, the type chosen for it and `fileInfo.name`:
+ * ext comes from the uploaded filename (or the type), the hash from the shown name.
  */
 export function nameFile(filename: string, mime: string, infoName: string | null | undefined): Naming {
   let ext = extname(filename);
@@ -49,5 +49,5 @@ export function nameFile(filename: string, mime: string, infoName: string | null
   // application/octet-stream's extension is `bin` (Strapi 5.54 via mime-types, checked live).
   if (!ext) { const e = mime === 'application/octet-stream' ? 'bin' : extensionOf(mime); ext = e ? `.${e}` : ''; }
   const name = (infoName || filename).normalize();
-  return { name, hash: fileHash(basename(name, ext)), ext, mime };
+  return { name, hash: fileHash(basename(name, ext)), ext };
 }

@@ -46,13 +46,13 @@ export async function prepareFile(file: Incoming, mime: string, info: FileInfo, 
     throw e;
   }
   const data = image?.data ?? file.data;
-  const blobs: StoredBlob[] = [{ fileName: `${hash}${ext}`, data, mime: naming.mime }];
+  const blobs: StoredBlob[] = [{ fileName: `${hash}${ext}`, data, mime: mime }];
   let formats: Record<string, FormatEntry> | null = null;
   for (const f of image?.formats ?? []) {
     const fHash = `${f.key}_${hash}`;
-    blobs.push({ fileName: `${fHash}${ext}`, data: f.data, mime: naming.mime });
+    blobs.push({ fileName: `${fHash}${ext}`, data: f.data, mime: mime });
     (formats ??= {})[f.key] = {
-      ext, url: storage.urlOf(`${fHash}${ext}`), hash: fHash, mime: naming.mime, name: `${f.key}_${naming.name}`, path: null,
+      ext, url: storage.urlOf(`${fHash}${ext}`), hash: fHash, mime: mime, name: `${f.key}_${naming.name}`, path: null,
       size: kb(f.data.length), width: f.width, height: f.height, sizeInBytes: f.data.length,
     };
   }
@@ -60,7 +60,7 @@ export async function prepareFile(file: Incoming, mime: string, info: FileInfo, 
     blobs,
     row: {
       name: naming.name, alternativeText: info.alternativeText ?? null, caption: info.caption ?? null,
-      width: image ? image.width : null, height: image ? image.height : null, focalPoint: info.focalPoint ?? null, formats, hash, ext, mime: naming.mime,
+      width: image ? image.width : null, height: image ? image.height : null, focalPoint: info.focalPoint ?? null, formats, hash, ext, mime: mime,
       size: kb(data.length), url: storage.urlOf(`${hash}${ext}`), provider: storage.provider,
     },
   };

@@ -6,11 +6,11 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { RestContext } from '../rest/router.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { ApiError } from '../../compiler/errors.ts';
+import { ApiError, fieldErrors } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { UP } from '../auth/tables.ts';
 import { hashPassword } from './password.ts';
-import { validate, validationError, type Body } from './validate.ts';
+import { validate, type Body } from './validate.ts';
 import { addedColumns, writeAddedLinks } from './user-columns.ts';
 import { lockIdentities } from './identity-lock.ts';
 
@@ -23,11 +23,11 @@ export type RoleRef = { id: number } | { documentId: string };
 
 export function roleRef(v: unknown, required: boolean): RoleRef | null | undefined {
   // yup's errors: the path it reached (`role.disconnect`, `role.connect[0]` as its parts) and the value there.
-  const fail = (message: string, path: string[] = ['role'], value?: unknown) => validationError([{ path, message, name: 'ValidationError', ...(value !== undefined ? { value } : {}) }]);
+  const fail = (message: string, path: string[] = ['role'], value?: unknown) => fieldErrors([{ path, message, name: 'ValidationError', ...(value !== undefined ? { value } : {}) }]);
   if (v === undefined || v === null) {
     if (required) throw fail('role is a required field');
     // A user always has a role: an update setting it to null is refused in yup's words (Strapi 5.54, checked live).
-    if (v === null) throw validationError([{ path: ['role'], message: 'role must be a `object` type, but the final value was: `null`.', name: 'ValidationError', value: null }]);
+    if (v === null) throw fieldErrors([{ path: ['role'], message: 'role must be a `object` type, but the final value was: `null`.', name: 'ValidationError', value: null }]);
     return undefined;
   }
   const one = (x: unknown): RoleRef => {
@@ -68,7 +68,7 @@ export async function resolveRole(db: Sql, ref: RoleRef, updating = false): Prom
     : await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where document_id = $1 order by id limit 1`, [ref.documentId]);
   if (!rows.length && 'id' in ref) {
     const message = '1 relation(s) of type plugin::users-permissions.role associated with this entity do not exist';
-    throw updating ? validationError([{ path: [], message, name: 'ValidationError' }]) : appError(message);
+    throw updating ? fieldErrors([{ path: [], message, name: 'ValidationError' }]) : appError(message);
   }
   if (!rows.length) throw appError(`Document with id "${'id' in ref ? ref.id : ref.documentId}", locale "null" not found`);
   return Number(rows[0].id);
@@ -87,7 +87,7 @@ export function modelChecks(b: Body): UserWrite {
   ]);
   for (const k of ['confirmed', 'blocked'] as const) {
     if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'boolean') {
-      throw validationError([{ path: [k], message: `${k} must be a \`boolean\` type, but the final value was: \`${JSON.stringify(b[k])}\`.`, name: 'ValidationError', value: b[k] }]);
+      throw fieldErrors([{ path: [k], message: `${k} must be a \`boolean\` type, but the final value was: \`${JSON.stringify(b[k])}\`.`, name: 'ValidationError', value: b[k] }]);
     }
   }
   const out: UserWrite = {};

@@ -7,7 +7,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { RestContext } from '../rest/router.ts';
 import type { Reply } from '../rest/reply.ts';
-import { ApiError } from '../../compiler/errors.ts';
+import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
 import { UP } from '../auth/tables.ts';
 import { FILES } from '../../compiler/layout.ts';
 import { deleteMediaOf, ownsMedia } from '../../compiler/write-sql.ts';
@@ -15,7 +15,7 @@ import { usersPermissionsTypes } from '../plugin-types.ts';
 import type { Config } from '../../config.ts';
 import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
-import { validate, validationError, type Body, type Issue } from './validate.ts';
+import { validate, type Body } from './validate.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
 import { insertUser, modelChecks, resolveRole, roleRef, updateUserRow, userColumns, type RoleRef, type UserWrite } from './user-write.ts';
 import { addUser, asApplicationError, editUser, sanitizedUser } from './user-documents.ts';
@@ -41,10 +41,10 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   ctx.count(1);
   // Strapi's createUserBodySchema (email, username, password, role): every field's errors at once.
   let ref: RoleRef | null | undefined;
-  let roleIssues: Issue[] = [];
+  let roleIssues: FieldError[] = [];
   try { ref = roleRef(b.role, true); } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    roleIssues = ((e.details as { errors?: Issue[] } | null)?.errors ?? []);
+    roleIssues = ((e.details as { errors?: FieldError[] } | null)?.errors ?? []);
   }
   const v = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true }, { key: 'password', required: true }],
     { keys: ['email', 'username', 'password', 'role'], extra: roleIssues });
@@ -90,7 +90,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   const ref = roleRef(b.role, false);
   validate(b, [{ key: 'username' }, { key: 'email', email: true }]);
   if (b.password !== undefined && b.password !== null && typeof b.password !== 'string') {
-    throw validationError([{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError' }]);
+    throw fieldErrors([{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError' }]);
   }
   if (found[0].provider === 'local' && 'password' in b && !b.password) throw new ApiError(400, 'ValidationError', 'password.notNull', {});
   const check = async (db: Sql | TransactionSql, d: Body = b) => {

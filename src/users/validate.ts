@@ -1,6 +1,6 @@
 // Request bodies checked the way Strapi's users-permissions checks them (yup, strict, every error at
 // once), so messages and `details.errors` match: "email is a required field", "2 errors occurred", …
-import { ApiError } from '../../compiler/errors.ts';
+import { fieldErrors, type FieldError } from '../../compiler/errors.ts';
 
 export type Body = Record<string, unknown>;
 
@@ -20,22 +20,16 @@ const U = '\\u00A0-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFEF';
 const EMAIL = new RegExp(`^(([a-z\\d!#$%&'*+\\-/=?^_\`{|}~${U}]+(\\.[a-z\\d!#$%&'*+\\-/=?^_\`{|}~${U}]+)*)|("[^"\\\\]*"))@(([a-z\\d${U}]|[a-z\\d${U}][a-z\\d\\-._~${U}]*[a-z\\d${U}])\\.)+([a-z${U}]|[a-z${U}][a-z\\d\\-._~${U}]*[a-z${U}])$`, 'i');
 export const isEmail = (s: string) => EMAIL.test(s);
 
-export interface Issue { path: string[]; message: string; name: 'ValidationError'; value?: unknown }
-
 function printValue(v: unknown): string {
   if (v === null || v === undefined || typeof v === 'boolean' || typeof v === 'number') return String(v);
   if (typeof v === 'string') return `"${v}"`;
   return JSON.stringify(v);
 }
 
-export function validationError(issues: Issue[]): ApiError {
-  return new ApiError(400, 'ValidationError', issues.length === 1 ? issues[0].message : `${issues.length} errors occurred`, { errors: issues });
-}
-
 /** A JSON object body, or Strapi's 400 for anything else. */
 export function objectBody(v: unknown): Body {
   if (v && typeof v === 'object' && !Array.isArray(v)) return v as Body;
-  throw validationError([{ path: [], message: `this must be a \`object\` type, but the final value was: \`${printValue(v)}\`.`, name: 'ValidationError', value: v }]);
+  throw fieldErrors([{ path: [], message: `this must be a \`object\` type, but the final value was: \`${printValue(v)}\`.`, name: 'ValidationError', value: v }]);
 }
 
 /**
@@ -47,10 +41,10 @@ export function objectBody(v: unknown): Body {
  * elsewhere (the user's role), placed as theirs. Every error echoes the value it was given (yup's
  * `value`), passwords too. Returns the body's strings, typed.
  */
-export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean; keys?: string[]; extra?: Issue[] } = {}): Record<K, string> {
+export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean; keys?: string[]; extra?: FieldError[] } = {}): Record<K, string> {
   const keys = opts.keys ?? rules.map((r) => r.key);
-  const byKey = new Map<string, Issue[]>();
-  const add = (key: string, i: Issue) => { const list = byKey.get(key); if (list) list.push(i); else byKey.set(key, [i]); };
+  const byKey = new Map<string, FieldError[]>();
+  const add = (key: string, i: FieldError) => { const list = byKey.get(key); if (list) list.push(i); else byKey.set(key, [i]); };
   const issue = (r: FieldRule, message: string) => add(r.key, { path: [r.key], message, name: 'ValidationError', ...(b[r.key] !== undefined ? { value: b[r.key] } : {}) });
   for (const r of rules) {
     const v = b[r.key];
@@ -63,13 +57,13 @@ export function validate<K extends string>(b: Body, rules: Array<FieldRule & { k
   }
   for (const i of opts.extra ?? []) add(String(i.path[0] ?? ''), i);
   const done = [...keys].reverse().flatMap((k) => byKey.get(k) ?? []);
-  const rank = (i: Issue) => { const p = i.path.join('.'); const at = keys.findIndex((k) => p.includes(k)); return at === -1 ? keys.length : at; };
+  const rank = (i: FieldError) => { const p = i.path.join('.'); const at = keys.findIndex((k) => p.includes(k)); return at === -1 ? keys.length : at; };
   const issues = done.map((i, n) => ({ i, n, r: rank(i) })).sort((x, y) => x.r - y.r || x.n - y.n).map((x) => x.i);
   if (opts.noUnknown) {
     const known = new Set<string>(keys);
     const unknown = Object.keys(b).filter((k) => !known.has(k));
     if (unknown.length) issues.push({ path: [], message: `this field has unspecified keys: ${unknown.join(', ')}`, name: 'ValidationError', value: b });
   }
-  if (issues.length) throw validationError(issues);
+  if (issues.length) throw fieldErrors(issues);
   return b as Record<K, string>;
 }
