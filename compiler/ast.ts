@@ -136,7 +136,8 @@ export interface ReadQuery {
   localeParam: number | null;
   /** Param index holding the documentId for 'one' queries by id. */
   documentParam: number | null;
-  status: 'published' | 'draft';
+  /** The rows' status; null: every row (ReadLimits.rows). */
+  status: 'published' | 'draft' | null;
   /** Param index of the locale that localized targets of non-localized rows keep to (GraphQL; 0: every locale). */
   relLocaleParam: number;
 }

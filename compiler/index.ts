@@ -5,7 +5,7 @@ import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
 import { buildReadQuery, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
 import { numericSearch } from './search.ts';
-import { compileRead, type CompiledRead } from './sql.ts';
+import { compileRead, filterSql, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
@@ -20,6 +20,8 @@ export interface CompilerOptions extends ReadLimits {
    * where a read would look for entries it does not find and cost more than without the cache. Unset: open.
    */
   renderCacheGate?: () => boolean;
+  /** Tables without render cache entries (compiler/sql.ts SqlOptions.uncached). */
+  uncached?: ReadonlySet<string>;
   planCacheSize: number;
   /** Pages of one statement shape run as prepared statements; later pages are sent unprepared (compiler/cache.ts). */
   preparedPages: number;
@@ -129,7 +131,7 @@ export class Compiler {
     checkDocumentParams(q, shape);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;
@@ -146,6 +148,17 @@ export class Compiler {
     buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.opts);
     checkDocumentParams(q, 'one');
     return q;
+  }
+
+  /**
+   * The rows a Query Engine write acts on (strapi.db.query): the query string's `filters` and `_q` as a
+   * condition over the row alias `r`, its parameters $1…$n (the statement's own values follow them).
+   */
+  rowCondition(ct: ContentType, raw: string): { sql: string; params: unknown[] } {
+    const q = this.parse(raw);
+    checkQueryParams(q);
+    const { query, params } = buildReadQuery(this.schema, ct, q, { shape: 'list' }, { ...this.opts, rows: true });
+    return { sql: query.where ? filterSql(this.schema, query.where, 'r') : 'true', params };
   }
 
   /** The validated query a request would read, without its SQL (`npm run indexes -- --for`: compiler/indexes.ts). */

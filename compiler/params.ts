@@ -19,6 +19,12 @@ export interface ReadLimits {
   maxPopulateDepth: number;
   /** Most populated attributes in one read, every level counted (each morph type too); unset = no limit. */
   maxPopulate?: number;
+  /**
+   * Reads as Strapi's Query Engine (`strapi.db.query`) makes them: rows of every status and locale (no
+   * default filter on either), private and password attributes selected and filtered on, populated
+   * relations whatever their status.
+   */
+  rows?: boolean;
 }
 
 /** How many populates (lateral joins) a selection asks for, at every level. */
@@ -177,28 +183,34 @@ interface FilterScope {
   field(name: string): FieldRef | null;
   attr(name: string): Attribute | null;
   path: string | null;
+  /** Private and password attributes are addressable (the Query Engine's `where`; ReadLimits.rows). */
+  open?: boolean;
 }
 
-function typeScope(ct: ContentType, path: string | null): FilterScope {
+/** A scalar a query may name: any with `open` (ReadLimits.rows), else one the Content API shows. */
+const nameable = (a: Attribute | undefined, open: boolean): a is ScalarAttr => !!a && a.kind === 'scalar' && (open || (!a.private && a.type !== 'password'));
+const scalarsOf = (attrs: Attribute[], open: boolean): ScalarAttr[] => (open ? attrs.filter((a): a is ScalarAttr => a.kind === 'scalar') : visibleScalars(attrs));
+
+function typeScope(ct: ContentType, path: string | null, open = false): FilterScope {
   return {
-    path,
+    path, open,
     field: (name) => {
       if (Object.hasOwn(SYSTEM_FIELDS, name)) return SYSTEM_FIELDS[name];
       if (name === 'locale' && ct.localized) return { column: 'locale', type: 'locale' };
       const a = ct.byName.get(name);
-      return a && a.kind === 'scalar' && !a.private && a.type !== 'password' ? { column: a.column, type: a.type } : null;
+      return nameable(a, open) ? { column: a.column, type: a.type } : null;
     },
     attr: (name) => ct.byName.get(name) ?? null,
   };
 }
 
-function componentScope(comp: Component, path: string | null): FilterScope {
+function componentScope(comp: Component, path: string | null, open = false): FilterScope {
   return {
-    path,
+    path, open,
     field: (name) => {
       if (name === 'id') return { column: 'id', type: 'id' };
       const a = comp.byName.get(name);
-      return a && a.kind === 'scalar' && !a.private && a.type !== 'password' ? { column: a.column, type: a.type } : null;
+      return nameable(a, open) ? { column: a.column, type: a.type } : null;
     },
     attr: (name) => comp.byName.get(name) ?? null,
   };
@@ -263,18 +275,18 @@ export class FilterParser {
     const path = join(scope.path, key);
     if (!attr && HIDDEN.has(key)) throw creatorKey(this.param, key, path, isObj(v) ? Object.keys(v) : []);
     // A private attribute is named by its whole path (checked live); an unknown key by its scope's.
-    if (!attr || attr.private) throw invalidKey(this.param, key, attr || HIDDEN.has(key) ? path : scope.path);
+    if (!attr || (attr.private && !scope.open)) throw invalidKey(this.param, key, attr || HIDDEN.has(key) ? path : scope.path);
     if ((attr.kind === 'relation' || attr.kind === 'morph') && attr.target && !this.canRead(attr.target) && !(attr.kind === 'relation' && attr.creator)) throw invalidKey(this.param, key, path);
     if (attr.kind === 'relation') {
       const target = this.schema.contentTypes.get(attr.target)!;
-      const sub = this.relationSub(v, typeScope(target, path), key);
+      const sub = this.relationSub(v, typeScope(target, path, scope.open), key);
       return sub ? { t: 'relation', attr, target, sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     if (attr.kind === 'morph' && attr.target) {
       // morphOne/morphMany filter through the rows linked back to this one (checked live); the
       // morphTo sides name no target type, so Strapi refuses them as keys.
       const target = this.schema.contentTypes.get(attr.target)!;
-      const sub = this.relationSub(v, typeScope(target, path), key);
+      const sub = this.relationSub(v, typeScope(target, path, scope.open), key);
       return sub ? { t: 'morph', attr, target, by: morphBy(this.schema, attr), sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     if (attr.kind === 'media') {
@@ -283,7 +295,7 @@ export class FilterParser {
     }
     if (attr.kind === 'component') {
       const component = this.schema.components.get(attr.component)!;
-      const sub = this.relationSub(v, componentScope(component, path), key);
+      const sub = this.relationSub(v, componentScope(component, path, scope.open), key);
       return sub ? { t: 'component', attr, component, sub, nullRowMatches: matchesNullRow(sub) } : null;
     }
     // Dynamic zones (and anything else without columns) cannot be filtered, as in Strapi.
@@ -602,9 +614,9 @@ function fieldList(v: QueryValue | undefined, path: string | null = null): strin
   return out;
 }
 
-function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: string | null): Selection {
+function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: string | null, open = false): Selection {
   const names = fieldList(fieldsRaw, path);
-  const all = visibleScalars(ct.attributes);
+  const all = scalarsOf(ct.attributes, open);
   // Beside `*` the other names are still checked (a password or private attribute is a 400; checked live).
   if (names?.includes('*')) for (const n of names) if (n !== '*') fieldName(ct, all, n, path);
   if (names === null || names.includes('*')) {
@@ -637,9 +649,9 @@ function fieldName(ct: ContentType, all: ScalarAttr[], n: string, path: string |
   return a;
 }
 
-function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null): ComponentSelection {
+function componentSelection(comp: Component, fieldsRaw: QueryValue | undefined, path: string | null, open = false): ComponentSelection {
   const names = fieldList(fieldsRaw, path);
-  const all = visibleScalars(comp.attributes);
+  const all = scalarsOf(comp.attributes, open);
   const field = (n: string) => {
     const a = all.find((x) => x.name === n);
     if (!a) throw invalidKey('fields', n, comp.byName.has(n) ? (path ? `${path}.${n}` : n) : path);
@@ -826,6 +838,9 @@ export class PopulateParser {
    */
   anyStatus = false;
 
+  /** Private and password attributes selected and filtered on at every level (ReadLimits.rows). */
+  open = false;
+
   /** `publicationFilter`: Strapi applies its cohort to every populated draft & publish type too. */
   publication: PublicationMode | null = null;
 
@@ -886,7 +901,10 @@ export class PopulateParser {
 
   /** A parser for populates parsed for their errors only: its parameters go to a builder of its own, not the statement's. */
   private scratch(converting: Conversion | null): PopulateParser {
-    return new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting);
+    const p = new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting);
+    p.anyStatus = this.anyStatus;
+    p.open = this.open;
+    return p;
   }
 
   private validateOnly(owner: string, a: Attribute, sub: QueryValue | true, depth: number, path: string, status: 'published' | 'draft', converting: Conversion | null): void {
@@ -900,9 +918,9 @@ export class PopulateParser {
    * `nested` parses the populate under it (a scratch parser where no row is answered).
    */
   private related(target: ContentType, o: Obj, depth: number, path: string, status: 'published' | 'draft', nested: PopulateParser): { select: Selection; where: Filter | null; sort: SortTerm[] } {
-    const select = asPopulate(() => selection(target, o.fields, null));
+    const select = asPopulate(() => selection(target, o.fields, null, this.open));
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
-    const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null))) : null;
+    const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null, this.open))) : null;
     const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
     leadWithSort(select, sort);
     return { select, where: parsed && joinedNot(parsed), sort };
@@ -992,13 +1010,13 @@ export class PopulateParser {
 
   private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
     // As a relation's: fields, filters and a populate string or list are validated as queries of their own.
-    const sel = asPopulate(() => componentSelection(comp, o.fields, null));
+    const sel = asPopulate(() => componentSelection(comp, o.fields, null, this.open));
     if (o.sort !== undefined) {
       sel.sort = asPopulate(() => parseComponentSort(comp, o.sort));
       sel.leadSort = true;
     }
     if (o.filters !== undefined) {
-      const parsed = asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, componentScope(comp, null)));
+      const parsed = asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, componentScope(comp, null, this.open)));
       if (parsed) sel.where = joinedNot(parsed);
     }
     const at = nestedPath(o, path);
@@ -1066,13 +1084,13 @@ export class PopulateParser {
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         // A type the caller may not read is validated, then left out (with scratch parameters).
         const parser = this.canRead(uid) ? this : this.scratch(null);
-        const select = asPopulate(() => selection(ct, t.fields, null));
+        const select = asPopulate(() => selection(ct, t.fields, null, this.open));
         // As a dynamic zone's fragments: error paths go on from the attribute's.
         parser.forType(ct, select, t.populate, depth + 1, nestedPath(t, path), status);
         if (parser === this) types.push({ ct, select });
       }
     } else {
-      for (const ct of this.schema.contentTypes.values()) if (morphLinkable(ct) && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path) });
+      for (const ct of this.schema.contentTypes.values()) if (morphLinkable(ct) && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path, this.open) });
     }
     return { kind: 'morphTo', attr: a, types, ...(components.size ? { components } : {}) };
   }
@@ -1142,8 +1160,9 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const params = new ParamBuilder(typeof loc === 'string' && loc !== '*' && loc !== '' ? loc : schema.defaultLocale);
   const rawStatus = q.status;
   const status: 'published' | 'draft' = rawStatus === undefined || rawStatus === 'published' ? 'published' : 'draft';
+  const rows = !!limits.rows;
   let localeParam: number | null = null;
-  if (ct.localized) {
+  if (ct.localized && !rows) {
     if (loc === undefined || loc === '') localeParam = params.push(schema.defaultLocale);
     else if (loc !== '*') {
       if (typeof loc !== 'string') throw validation('Invalid locale parameter', { source: 'query', param: 'locale' });
@@ -1151,8 +1170,8 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     }
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
-  const select = selection(ct, q.fields, null);
-  const parsed = q.filters !== undefined ? new FilterParser(schema, params, 'filters', canRead).parse(q.filters, typeScope(ct, null)) : null;
+  const select = selection(ct, q.fields, null, rows);
+  const parsed = q.filters !== undefined ? new FilterParser(schema, params, 'filters', canRead).parse(q.filters, typeScope(ct, null, rows)) : null;
   const filtered = parsed && joinedNot(parsed);
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
@@ -1160,9 +1179,10 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
   // selects its sort columns first, and the answer keeps that order (checked live).
   if (joinsIn(filtered)) leadWithSort(select, sort);
-  const publication = publicationMode(q);
+  const publication = rows ? null : publicationMode(q);
   const populate = new PopulateParser(schema, params, limits, canRead);
-  populate.anyStatus = ct.uid === USERS_TYPE;
+  populate.anyStatus = rows || ct.uid === USERS_TYPE;
+  populate.open = rows;
   populate.publication = publication;
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;
@@ -1173,7 +1193,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
   return {
     query: {
-      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status,
+      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status,
       relLocaleParam: params.relLocale,
     },
     params: params.values,

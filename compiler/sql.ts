@@ -23,6 +23,8 @@ export interface SqlOptions {
    * current (same `updated_at`), rendering live otherwise.
    */
   renderCache?: boolean;
+  /** Tables the render cache has no entries for (types a schema gained after the cache was laid out). */
+  uncached?: ReadonlySet<string>;
   /** Largest `data` text a read may return (bytes; the config's http.maxResponseSize); unset = no check. */
   maxBytes?: number;
   /**
@@ -477,7 +479,7 @@ class RowGen extends FilterGen {
   rowText(ct: ContentType, sel: Selection, alias: string, joins: string[], tail = ''): string {
     let cache: string | null = null;
     // The files' cache keeps whole media records (media() copies them as they are), not a row's open text.
-    if (this.opts.renderCache && isDefaultSelection(ct, sel) && ct.table !== FILES.table) {
+    if (this.opts.renderCache && isDefaultSelection(ct, sel) && ct.table !== FILES.table && !this.opts.uncached?.has(ct.table)) {
       cache = `${alias}r`;
       joins.push(`left join ${RENDER.table(ct.table)} ${cache} on ${cache}.id = ${alias}.id and ${cache}.${RENDER.stamp} = ${alias}.${R.updatedAt}`);
     }
@@ -679,7 +681,7 @@ class Gen extends RowGen {
   }
 
   private localizationsWhere(own: ContentType, src: string, a: string, where: Filter | null, level: Step[] = this.steps): string {
-    const status = own.draftAndPublish ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
+    const status = own.draftAndPublish && this.query.status ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
     const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';
     return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${this.notInLevel(a, level)}`;
   }
@@ -916,7 +918,7 @@ class Gen extends RowGen {
   rootWhere(alias: string): string {
     const { ct, status, localeParam, documentParam, where } = this.query;
     const conds: string[] = [];
-    if (ct.draftAndPublish) conds.push(`${alias}.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'}`);
+    if (ct.draftAndPublish && status) conds.push(`${alias}.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'}`);
     if (localeParam) conds.push(`${alias}.${R.locale} = $${localeParam}::text`);
     if (documentParam) conds.push(`${alias}.${R.documentId} = $${documentParam}::text`);
     if (where) conds.push(this.filter(where, alias));
@@ -1046,7 +1048,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   // row counters answer where it has them (compiler/counts.ts).
   const cg = new Gen(schema, opts, query);
   const rows = `select count(*) from ${q(ct.table)} c0 ${cg.rootWhere('c0')}`;
-  const published = ct.draftAndPublish ? query.status === 'published' : null;
+  const published = ct.draftAndPublish && query.status ? query.status === 'published' : null;
   const linked = opts.rowCounters && !shared ? countedRelation(query) : null;
   const count = shared ? 'select count(*) from m'
     : opts.rowCounters && !query.where ? countedTotal(ct.table, published, query.localeParam, rows)

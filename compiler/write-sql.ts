@@ -322,3 +322,30 @@ export const insertMorphLinks = (j: MorphJoin) =>
 export const publishedVersionOf = (table: string) =>
   `select p.id from ${q(table)} d join ${q(table)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is not null
    where d.id = $1 order by p.id desc limit 1`;
+
+// ---------------------------------------------------------------- strapi.db.query's writes
+// The Query Engine writes rows, not documents (src/project/query-engine-writes.ts): `where` is a condition
+// over the row alias `r` whose parameters come first ($1…$n); the values follow.
+
+/** One row of `cols`, valued `$1…` in order. */
+export function engineInsert(ct: ContentType, cols: string[]): string {
+  return `insert into ${q(ct.table)} (${list(cols)}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')}) returning id`;
+}
+
+/** The first row `where` finds (the Query Engine's update and delete act on it alone, as Strapi's finds it first). */
+export function engineFirst(ct: ContentType, where: string): string {
+  return `select r.id from ${q(ct.table)} r where ${where} limit 1`;
+}
+
+/** `cols` set on every row `where` finds, valued from `$first` on. */
+export function engineUpdate(ct: ContentType, cols: string[], where: string, first: number): string {
+  return `update ${q(ct.table)} r set ${cols.map((c, i) => `${q(c)} = $${first + i}`).join(', ')} where ${where} returning r.id`;
+}
+
+/** Every row `where` finds removed (link tables follow by their foreign keys). */
+export function engineDelete(ct: ContentType, where: string): string {
+  return `delete from ${q(ct.table)} r where ${where} returning r.id`;
+}
+
+/** The media links of removed rows (`$1` their type's uid, `$2` their ids), which no foreign key removes (Strapi's deleteRelations does). */
+export const engineMediaLinks = `delete from ${q(FILES.related)} where ${q(FILES.relatedType)} = $1 and ${q(FILES.relatedId)} = any($2::int[])`;

@@ -112,7 +112,7 @@ export class Lifecycles {
   }
 }
 
-/** Every hook name Strapi's database layer calls (the bulk ones too, which this server's writes never make). */
+/** Every hook name Strapi's database layer calls (the bulk ones too: only strapi.db.query's bulk writes make them here). */
 const KNOWN = new Set([...WRITE_ACTIONS, ...READ_ACTIONS, ...['CreateMany', 'UpdateMany', 'DeleteMany'].flatMap((a) => [`before${a}`, `after${a}`])]);
 
 /**

@@ -5,6 +5,7 @@
 import type { Config } from '../../config.ts';
 import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
+import { pluginTypes, USERS_UID } from '../plugin-types.ts';
 import { log } from '../log.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -46,6 +47,17 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
 const ALL = 2147483647;
 
 /**
+ * The schema with users-permissions' types (user, role, permission), which a project reaches through
+ * strapi.db.query even when none of its models relates to a user (then the schema leaves them out).
+ */
+export function withUsersTypes(schema: Schema): Schema {
+  if (schema.contentTypes.has(USERS_UID)) return schema;
+  const contentTypes = new Map(schema.contentTypes);
+  for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
+  return { ...schema, contentTypes };
+}
+
+/**
  * Starts the project runtime of a thread: loads the project's code (once per thread), runs register() and
  * builds its routes. `base` makes a REST context outside any request (core services and strapi.documents
  * read through it); without it the project has no database access until bind().
@@ -60,8 +72,13 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
   // The document service has no default or maximum page and counts only when asked.
   const docs = new Compiler(schema, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,
     renderCacheGate: () => at().compiler.renderCacheNow() });
+  // The Query Engine's: the same, reading rows of every status and locale with their private attributes.
+  const rowsSchema = withUsersTypes(schema);
+  const added = new Set([...rowsSchema.contentTypes.values()].filter((ct) => !schema.contentTypes.has(ct.uid)).map((ct) => ct.table));
+  const rows = new Compiler(rowsSchema, { uncached: added, ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize, rows: true,
+    renderCacheGate: () => at().compiler.renderCacheNow() });
   if (!config.projectCode) return Promise.resolve(null);
-  return projectRuntime(schema, { schema, config, base: at, documents: () => ({ ...at(), compiler: docs }) }, () => loadProject(config.modelsDir), db);
+  return projectRuntime(schema, { schema, config, base: at, documents: () => ({ ...at(), compiler: docs }), rows: () => ({ ...at(), compiler: rows, schema: rowsSchema }), rowsSchema }, () => loadProject(config.modelsDir), db);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The `strapi` object a project's code receives (and the registries behind strapi.controller/service/
 // middleware/policy): documents(uid) reads, service, controller, contentType(s), components, config.get,
-// log. A property this server does not implement throws at its first use, naming itself
-// ("strapi.db is not supported by this server"), never a silent undefined.
+// log, db.query (./query-engine.ts), db.lifecycles. A property this server does not implement throws at its
+// first use, naming itself ("strapi.db.connection is not supported by this server"), never a silent undefined.
 import { Lifecycles } from './lifecycles.ts';
 import type { Config } from '../../config.ts';
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
@@ -15,6 +15,7 @@ import { documentCoreService } from './core-service-documents.ts';
 import { singleDocumentId } from '../rest/write.ts';
 import { dirname, relative } from 'node:path';
 import { entityService, type EntityService } from './entity-service.ts';
+import { queryRepository, type QueryRepository } from './query-engine.ts';
 import { coreController, coreService, type Methods } from './core.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
 import { ProjectLoadError } from './load.ts';
@@ -33,6 +34,10 @@ export interface StrapiDeps {
   base: () => RestContext;
   /** The same with the document service's compiler. */
   documents: () => RestContext;
+  /** The same with the Query Engine's (strapi.db.query: every status and locale, private attributes). */
+  rows: () => RestContext;
+  /** The schema those reads know: the project's, and users-permissions' types (start-project.ts withUsersTypes). */
+  rowsSchema: Schema;
 }
 
 /** Strapi's content-type object as project code reads it (`attributes` keyed by name, Strapi's spelling). */
@@ -81,6 +86,7 @@ export class ProjectStrapi {
   readonly middlewares = new Map<string, { file: string; factory: MiddlewareFactory }>();
   readonly policies = new Map<string, { file: string; handler: PolicyHandler; validator?: (c: unknown) => void }>();
   private docs = new Map<string, DocumentService>();
+  private repos = new Map<string, QueryRepository>();
   /** What `strapi.documents.use` registered (register()): every strapi.documents call runs through it. */
   readonly documentMiddlewares: DocumentMiddlewares;
   /** What strapi.plugin('graphql').service('extension') collects (register()); the GraphQL plugin builds with it. */
@@ -206,6 +212,18 @@ export class ProjectStrapi {
     return d;
   }
 
+  /** strapi.db.query(uid): the Query Engine's reads of any model this server knows, plugins' included. */
+  query(uid: string): QueryRepository {
+    let r = this.repos.get(uid);
+    if (!r) {
+      const ct = this.deps.rowsSchema.contentTypes.get(uid);
+      if (!ct) throw new TypeError(`strapi.db.query('${uid}'): no model ${uid}`);
+      r = queryRepository(this.deps.rows, this.deps.rowsSchema, ct, this.deps.schema.contentTypes.has(uid));
+      this.repos.set(uid, r);
+    }
+    return r;
+  }
+
   /**
    * The chain around strapi.documents('plugin::users-permissions.user')'s create and update, which Strapi's
    * users-permissions plugin calls for its user writes; the write itself is the native one (src/users/user-documents.ts).
@@ -270,7 +288,10 @@ export class ProjectStrapi {
       customFields: { register: () => {} },
       plugin: (name: string) => this.plugin(name),
       // Lifecycle subscriptions (src/project/lifecycles.ts); the rest of the database layer names itself.
-      db: strictObject({ lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles') }, 'strapi.db'),
+      db: strictObject({
+        lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles'),
+        query: (uid: string) => this.query(uid),
+      }, 'strapi.db'),
       [BUILD]: (f: CoreFactory) => this.build(f),
     };
     return new Proxy(api, {
@@ -315,6 +336,6 @@ export interface StrapiApi {
   policy(uid: string): PolicyHandler | undefined;
   customFields: { register(customField: unknown): void };
   plugin(name: string): { service(name: string): unknown };
-  db: { lifecycles: { subscribe(subscriber: unknown): void } };
+  db: { lifecycles: { subscribe(subscriber: unknown): void }; query(uid: string): QueryRepository };
   [BUILD]: (f: CoreFactory) => Methods;
 }

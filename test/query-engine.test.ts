@@ -1,0 +1,85 @@
+// strapi.db.query, the Query Engine project code calls (test/fixtures/project-code's engine controller),
+// against what a live Strapi 5.54 running the same files answered (test/fixtures/query-engine-cases), and
+// what only this server can show: its refusals name what they refuse, and 50 clients on two nodes (one with
+// worker threads) writing one row at once leave it whole.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { recordedSuite } from './recorded.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { freePort } from './helpers.ts';
+import { STEPS } from './fixtures/query-engine-cases/steps.ts';
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const models = here('./fixtures/project-code');
+const env = { AUTHENTICATED_PERMISSIONS: '*:find,findOne;tag:create,update,delete' };
+const server = recordedSuite('query-engine', models, here('./fixtures/query-engine-cases'), STEPS, env);
+
+// The second node is a process of its own: project code reads the global `strapi`, one per process.
+let other: ChildProcess | null = null;
+after(() => { other?.kill('SIGTERM'); });
+
+async function secondNode(databaseUrl: string): Promise<string> {
+  const port = await freePort();
+  let out = '';
+  other = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: { ...process.env, DATABASE_URL: databaseUrl, MODELS_DIR: models, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', LOCALES: 'en,fr', GRAPHQL_SHAPE: 'v5', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  other.stdout!.on('data', (d) => { out += d; });
+  other.stderr!.on('data', (d) => { out += d; });
+  const url = `http://127.0.0.1:${port}`;
+  const exited = new Promise<never>((_, reject) => other!.once('exit', (code) => reject(new Error(`the second node exited (${code}): ${out}`))));
+  const up = (async () => {
+    for (let i = 0; i < 300; i++) {
+      try { if ((await fetch(`${url}/_health`)).status < 500) return url; } catch { /* not up yet */ }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`the second node did not answer: ${out}`);
+  })();
+  return Promise.race([up, exited]);
+}
+
+test('what the Query Engine is not run for here is refused naming it', async () => {
+  const r = await server().fetchJson('GET', '/api/articles-engine-refusals', undefined, null);
+  assert.equal(r.status, 200);
+  const b = r.body as Record<string, { name: string; message: string } | null>;
+  assert.equal(b.unknownWhere?.name, 'ValidationError');
+  assert.match(b.unknownWhere!.message, /nope/);
+  assert.match(b.relationData!.message, /strapi\.db\.query\('api::article\.article'\)\.update: data\.author \(a relation\) is not written by this server's Query Engine/);
+  assert.match(b.unknownMethod!.message, /strapi\.db\.query\('api::article\.article'\)\.clone is not supported by this server/);
+  assert.match(b.unknownModel!.message, /no model api::nope\.nope/);
+  assert.match(b.groupBy!.message, /the parameter "groupBy" is not supported by this server/);
+  // The refused update wrote nothing, not even its scalar.
+  const [row] = await server().sql()`select count(*)::int as n from articles where title = 'Refused'`;
+  assert.equal(row.n, 0);
+});
+
+test('50 clients setting one row at once, on two nodes (one with two threads): the row holds one client\'s values, whole', { timeout: 120_000 }, async () => {
+  const a = server();
+  const b = await secondNode(a.server.databaseUrl);
+  const post = async (i: number) => {
+    if (i % 2 === 0) return a.fetchJson('POST', `/api/articles-engine-set/${i + 100}`, undefined, null);
+    const r = await fetch(`${b}/api/articles-engine-set/${i + 100}`, { method: 'POST' });
+    const text = await r.text();
+    return { status: r.status, text, body: JSON.parse(text) as unknown };
+  };
+  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => post(i)));
+  for (const r of answers) {
+    assert.equal(r.status, 200, r.text);
+    const got = r.body as { title: string; views: number };
+    // Each answer is the row as one write left it: its title and views from the same client.
+    assert.equal(got.title, `Set by ${got.views}`);
+  }
+  const rows = await a.sql()`select title, views from articles where slug = 'third-article'`;
+  assert.equal(rows.length, 1, 'one row still');
+  assert.equal(rows[0].title, `Set by ${rows[0].views}`);
+  assert.ok(rows[0].views >= 100 && rows[0].views < 150);
+  // Both nodes read what the last write left.
+  const reads = [await a.fetchJson('GET', '/api/articles-engine', undefined, null), await fetch(`${b}/api/articles-engine`).then(async (r) => ({ status: r.status, body: await r.json() as unknown }))];
+  for (const r of reads) {
+    assert.equal(r.status, 200);
+    assert.ok((r.body as { all: Array<{ title: string }> }).all.some((x) => x.title === rows[0].title), `reads ${rows[0].title}`);
+  }
+});
