@@ -16,21 +16,22 @@ const env = { AUTHENTICATED_PERMISSIONS: '*:find,findOne;tag:create,update,delet
 const server = recordedSuite('query-engine', models, here('./fixtures/query-engine-cases'), STEPS, env);
 
 // The second node is a process of its own: project code reads the global `strapi`, one per process.
-let other: ChildProcess | null = null;
-after(() => { other?.kill('SIGTERM'); });
+const others: ChildProcess[] = [];
+after(() => { for (const c of others) c.kill('SIGTERM'); });
 
 async function secondNode(databaseUrl: string): Promise<string> {
   const port = await freePort();
   let out = '';
-  other = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const other = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: { ...process.env, DATABASE_URL: databaseUrl, MODELS_DIR: models, PORT: String(port), HOST: '127.0.0.1', WORKERS: '2', LOCALES: 'en,fr', GRAPHQL_SHAPE: 'v5', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  others.push(other);
   other.stdout!.on('data', (d) => { out += d; });
   other.stderr!.on('data', (d) => { out += d; });
   const url = `http://127.0.0.1:${port}`;
-  const exited = new Promise<never>((_, reject) => other!.once('exit', (code) => reject(new Error(`the second node exited (${code}): ${out}`))));
+  const exited = new Promise<never>((_, reject) => other.once('exit', (code) => reject(new Error(`the second node exited (${code}): ${out}`))));
   const up = (async () => {
     for (let i = 0; i < 300; i++) {
       try { if ((await fetch(`${url}/_health`)).status < 500) return url; } catch { /* not up yet */ }
@@ -47,7 +48,7 @@ test('what the Query Engine is not run for here is refused naming it', async () 
   const b = r.body as Record<string, { name: string; message: string } | null>;
   assert.equal(b.unknownWhere?.name, 'ValidationError');
   assert.match(b.unknownWhere!.message, /nope/);
-  assert.match(b.relationData!.message, /strapi\.db\.query\('api::article\.article'\)\.update: data\.author \(a relation\) is not written by this server's Query Engine/);
+  assert.match(b.componentData!.message, /strapi\.db\.query\('api::article\.article'\)\.update: data\.seo \(a component\) is not written by this server's Query Engine/);
   assert.match(b.unknownMethod!.message, /strapi\.db\.query\('api::article\.article'\)\.clone is not supported by this server/);
   assert.match(b.unknownModel!.message, /no model api::nope\.nope/);
   assert.match(b.groupBy!.message, /the parameter "groupBy" is not supported by this server/);
@@ -82,4 +83,26 @@ test('50 clients setting one row at once, on two nodes (one with two threads): t
     assert.equal(r.status, 200);
     assert.ok((r.body as { all: Array<{ title: string }> }).all.some((x) => x.title === rows[0].title), `reads ${rows[0].title}`);
   }
+});
+
+test('50 clients linking rows at once, on two nodes: every link made once, the other side\'s order whole', { timeout: 120_000 }, async () => {
+  const a = server();
+  const b = await secondNode(a.server.databaseUrl);
+  const answers = await Promise.all(Array.from({ length: 50 }, async (_, i) => {
+    if (i % 2 === 0) return a.fetchJson('POST', `/api/articles-engine-link/${i}`, undefined, null);
+    const r = await fetch(`${b}/api/articles-engine-link/${i}`, { method: 'POST' });
+    return { status: r.status, text: await r.text() };
+  }));
+  for (const r of answers) assert.equal(r.status, 200, r.text);
+  const sql = a.sql();
+  // Each new row links Grace once (her list's positions may tie under concurrent appends, as Strapi's
+  // max + 1 does; ties are read in link order).
+  const made = await sql`select l.article_id from articles_author_lnk l join articles ar on ar.id = l.article_id join authors au on au.id = l.author_id where ar.slug like 'linked-%' and au.name = 'Grace Hopper'`;
+  assert.equal(made.length, 50);
+  assert.equal(new Set(made.map((r) => Number(r.article_id))).size, 50);
+  // The draft connected to the same few tags by 50 writers: each tag once, in positions 1…n.
+  const links = await sql`select l.tag_id, l.tag_ord from articles_tags_lnk l join articles ar on ar.id = l.article_id where ar.slug = 'second-article' and ar.published_at is null order by l.tag_ord`;
+  const tags = links.map((r) => Number(r.tag_id));
+  assert.equal(new Set(tags).size, tags.length, 'no tag linked twice');
+  assert.deepEqual(links.map((r) => Number(r.tag_ord)), links.map((_, i) => i + 1));
 });

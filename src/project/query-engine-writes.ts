@@ -1,14 +1,17 @@
 // strapi.db.query's writes: rows, not documents, as Strapi 5.54's entity manager writes them — create
 // (the model's defaults, a new documentId, createdAt/updatedAt/publishedAt now; no locale unless given),
 // update and delete of the first row `where` finds, and createMany/updateMany/deleteMany. Scalar
-// attributes (and documentId, locale, the timestamps) are written; a relation, media, component or zone in
-// `data` is refused by name (Strapi links them by row ids, which this server's writers do not take).
+// attributes (and documentId, locale, the timestamps) are written, and relations of create and update by
+// row ids as Strapi's attachRelations/updateRelations take them (an id, a list, `{ set }`, `{ connect,
+// disconnect }`; the links' order columns kept as the REST writers keep them); media, components and zones
+// in `data` are refused by name (Strapi links existing component rows by id, which this server never makes
+// apart from their owner).
 // Each call is one transaction; the project's lifecycle hooks run as Strapi's database layer runs them
 // (before* inside it, what they change in `data` written; after* once committed), then the response
 // cache and replicas learn of the write as after any other.
-import type { Attribute, ContentType, ScalarAttr } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, RelationAttr, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { ROW_COLUMNS as R } from '../../compiler/layout.ts';
-import { engineDelete, engineFirst, engineInsert, engineMediaLinks, engineUpdate } from '../../compiler/write-sql.ts';
+import { currentLinks, deleteLinks, engineDelete, engineFirst, engineInsert, engineMediaLinks, engineUpdate, insertLinks, lockTargets, renumberInverse, takeTargets } from '../../compiler/write-sql.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -34,6 +37,52 @@ function toDb(type: string, v: unknown): string | null {
   return String(v);
 }
 
+type Run = (text: string, params: unknown[]) => Promise<Obj[]>;
+/** Deadlock, serialization failure, a lock not granted at once: the transaction runs again. */
+const RETRY = new Set(['40P01', '40001', '55P03']);
+
+/** An id as Strapi's toId takes it: a number or string, or an object's `id`. */
+function toId(v: unknown, where: string): number {
+  const id = isObj(v) && 'id' in v ? v.id : v;
+  if ((typeof id === 'number' && Number.isInteger(id)) || (typeof id === 'string' && /^\d+$/.test(id))) return Number(id);
+  throw new Error(`Invalid id, expected a string or integer, got ${JSON.stringify(v)} (${where})`);
+}
+const toIds = (v: unknown, where: string): number[] => (v === null || v === undefined ? [] : Array.isArray(v) ? v : [v]).map((x) => toId(x, where));
+
+/** A relation's value as Strapi's toAssocs reads it: what to link in place of the current links, or what to connect and disconnect. */
+function assocs(v: unknown, where: string): { set: number[] } | { connect: number[]; disconnect: number[] } {
+  if (v === null || Array.isArray(v) || typeof v === 'string' || typeof v === 'number' || (isObj(v) && 'id' in v)) return { set: toIds(v, where) };
+  if (isObj(v) && 'set' in v) return { set: toIds(v.set, where) };
+  const o = isObj(v) ? v : {};
+  return { connect: toIds(o.connect, where), disconnect: toIds(o.disconnect, where) };
+}
+
+/**
+ * Row `rowId`'s links of relation `a` as `value` asks (its document `documentId`): the REST writers' link
+ * statements on row ids. Targets whose other side holds one leave other documents' rows; the other side's
+ * order is kept (a new link goes last there) and renumbered where links went, targets locked in id order first.
+ */
+async function writeRelation(run: Run, schema: Schema, ct: ContentType, a: RelationAttr, rowId: number, documentId: string, value: unknown, method: string): Promise<void> {
+  const target = schema.contentTypes.get(a.target)!;
+  const j = a.join;
+  const op = assocs(value, `${method}: data.${a.name}`);
+  const current = 'set' in op && !j.inverseOrder ? [] : (await run(currentLinks(j, target.table), [rowId])).map((r) => Number(r.target));
+  let targets: number[];
+  if ('set' in op) targets = a.toMany ? [...new Set(op.set)] : op.set.slice(-1);
+  else if (a.toMany) targets = [...new Set([...current.filter((t) => !op.disconnect.includes(t)), ...op.connect])];
+  else targets = op.connect.length ? op.connect.slice(-1) : current.filter((t) => !op.disconnect.includes(t));
+  const takes = (a.mappedBy !== undefined || a.inversedBy !== undefined) && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length > 0;
+  const locked = [...new Set([...(takes ? targets : []), ...(j.inverseOrder ? current : [])])];
+  if (locked.length) await run(lockTargets(target.table), [locked]);
+  if (takes) await run(takeTargets(j, ct.table), [targets, documentId]);
+  const removed = await run(deleteLinks(j), [rowId]);
+  const inv = new Map(removed.map((r) => [Number(r.target), r.inv as number | null]));
+  if (targets.length) await run(insertLinks(j), [rowId, targets, targets.map((t) => inv.get(t) ?? null)]);
+  const dropped = [...inv.keys()].filter((t) => !targets.includes(t));
+  const renumber = renumberInverse(j);
+  if (renumber && dropped.length) await run(renumber, [dropped]);
+}
+
 export interface EngineWrites {
   create(params?: Params): Promise<unknown>;
   createMany(params?: Params): Promise<{ count: number; ids: number[] }>;
@@ -57,23 +106,33 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
   const { findOne } = reads;
 
   /** `data` as columns: scalars by their types, system columns; anything linked is refused by name. */
-  const columns = (method: string, data: Obj, creating: boolean): Map<string, string | null> => {
-    const out = new Map<string, string | null>();
+  /**
+   * `data` as columns (scalars by their types, system columns, an author column of createdBy/updatedBy) and
+   * relations to link (`withLinks`: create and update; the bulk calls leave them, as Strapi's processData);
+   * media, components and zones are refused by name.
+   */
+  const columns = (method: string, data: Obj, creating: boolean, withLinks = true): { cols: Map<string, string | null>; links: Array<[RelationAttr, unknown]> } => {
+    const cols = new Map<string, string | null>();
+    const links: Array<[RelationAttr, unknown]> = [];
     for (const [k, v] of Object.entries(data)) {
       if (v === undefined || k === 'id') continue;
       const a: Attribute | undefined = ct.byName.get(k);
-      // A new row links nothing: an empty link given at its creation changes nothing.
+      if (a?.kind === 'relation' && a.creator) { cols.set(a.join.target, v === null ? null : String(toId(v, `${method}: data.${k}`))); continue; }
+      if (a?.kind === 'relation') { if (withLinks) links.push([a, v]); continue; }
+      // A new row links nothing: an empty value given at its creation changes nothing.
       if (a && a.kind !== 'scalar' && creating && (v === null || (Array.isArray(v) && !v.length))) continue;
       if (a && a.kind !== 'scalar') {
         throw new TypeError(`strapi.db.query('${uid}').${method}: data.${k} (a ${a.kind}) is not written by this server's Query Engine; strapi.documents('${uid}') writes it`);
       }
       const sys = SYSTEM[k];
-      if (a) out.set(a.column, toDb(a.type, v));
-      else if (sys) out.set(sys.column, toDb(sys.type, v));
+      if (a) cols.set(a.column, toDb(a.type, v));
+      else if (sys) cols.set(sys.column, toDb(sys.type, v));
       // Keys the model does not have are left out, as Strapi's processData leaves them.
     }
-    return out;
+    return { cols, links };
   };
+  const link = (run: Run, method: string, rowId: number, documentId: string, links: Array<[RelationAttr, unknown]>) =>
+    links.reduce((p, [a, v]) => p.then(() => writeRelation(run, ctx().schema, ct, a, rowId, documentId, v, method)), Promise.resolve());
   /** A create's values: the model's defaults for what `data` leaves out, and a new documentId. */
   const withDefaults = (data: Obj): Obj => {
     const out: Obj = { ...data };
@@ -86,17 +145,25 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
   };
 
   /** One transaction: `fn` with a statement runner, hooks before; the render cache renewed for the rows written. */
-  const inTransaction = async <T>(fn: (run: (text: string, params: unknown[]) => Promise<Obj[]>, touched: Set<number>) => Promise<T>): Promise<T> => {
+  const inTransaction = async <T>(fn: (run: Run, touched: Set<number>) => Promise<T>): Promise<T> => {
     const c = ctx();
     let n = 0;
     let out!: T;
     try {
-      await c.db.begin(async (tx) => {
-        const run = async (text: string, params: unknown[]) => { n++; return [...await tx.unsafe(text, params as never[])] as Obj[]; };
-        const touched = new Set<number>();
-        out = await fn(run, touched);
-        if (reads.cached && c.config.api.rest.renderCache && touched.size) await run(cacheTableOf(c.schema, ct).refreshIds, [[...touched]]);
-      });
+      // A deadlock or serialization failure (links of two writes met in another order) runs it again, as the REST writers do.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await c.db.begin(async (tx) => {
+            const run: Run = async (text, params) => { n++; return [...await tx.unsafe(text, params as never[])] as Obj[]; };
+            const touched = new Set<number>();
+            out = await fn(run, touched);
+            if (reads.cached && c.config.api.rest.renderCache && touched.size) await run(cacheTableOf(c.schema, ct).refreshIds, [[...touched]]);
+          });
+          break;
+        } catch (e) {
+          if (attempt >= 5 || !RETRY.has((e as { code?: unknown })?.code as string)) throw e;
+        }
+      }
     } finally { c.count(n); }
     await c.onWrite?.(writeTables(c.schema, ct));
     return out;
@@ -120,8 +187,10 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
       data.updatedAt ??= now;
       const id = await inTransaction(async (run, touched) => {
         await fire('beforeCreate', p, state);
-        const cols = columns('create', withDefaults(data), true);
+        const values = withDefaults(data);
+        const { cols, links } = columns('create', values, true);
         const [row] = await run(engineInsert(ct, [...cols.keys()]), [...cols.values()]);
+        await link(run, 'create', Number(row.id), String(values.documentId), links);
         touched.add(Number(row.id));
         return Number(row.id);
       });
@@ -139,7 +208,7 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
         await fire('beforeCreateMany', p, state);
         const out: number[] = [];
         for (const d of p.data as unknown[]) {
-          const cols = columns('createMany', withDefaults(isObj(d) ? d : {}), true);
+          const { cols } = columns('createMany', withDefaults(isObj(d) ? d : {}), true, false);
           const [row] = await run(engineInsert(ct, [...cols.keys()]), [...cols.values()]);
           out.push(Number(row.id));
           touched.add(Number(row.id));
@@ -162,8 +231,9 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
         const [found] = await run(engineFirst(ct, w.sql), w.params);
         if (!found) return null;
         const rowId = Number(found.id);
-        const cols = columns('update', data, false);
+        const { cols, links } = columns('update', data, false);
         if (cols.size) await run(engineUpdate(ct, [...cols.keys()], 'r.id = $1', 2), [rowId, ...cols.values()]);
+        await link(run, 'update', rowId, String(found.document_id), links);
         touched.add(rowId);
         return rowId;
       });
@@ -177,7 +247,7 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
       const state: HookState = new Map();
       const count = await inTransaction(async (run, touched) => {
         await fire('beforeUpdateMany', p, state);
-        const cols = columns('updateMany', data, false);
+        const { cols } = columns('updateMany', data, false, false);
         if (!cols.size) throw new Error('Update requires data');
         const w = condition(p.where);
         const rows = await run(engineUpdate(ct, [...cols.keys()], w.sql, w.params.length + 1), [...w.params, ...cols.values()]);
