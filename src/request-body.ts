@@ -12,6 +12,9 @@ const PARSED_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const JSON_TYPES = new Set(['application/json', 'application/json-patch+json', 'application/vnd.api+json', 'application/csp-report', 'application/reports+json']);
 // co-body's form parsing: qs with its defaults.
 const FORM_LIMITS = { depth: 5, arrayLimit: 20, parameterLimit: 1000 };
+// koa-body's formLimit and textLimit ('56kb' each; JSON's 1mb is http.maxBodySize, checked as the body arrives).
+const FORM_TEXT_LIMIT = 56 * 1024;
+const tooLarge = () => new ApiError(413, 'PayloadTooLargeError', 'request entity too large', {});
 
 const mediaType = (contentType: string | undefined): string => (contentType ?? '').split(';')[0].trim().toLowerCase();
 const FORM_TYPE = 'application/x-www-form-urlencoded';
@@ -52,8 +55,10 @@ export function requestBody(task: Task): unknown {
   if (JSON_TYPES.has(type)) return strictJson(task);
   if (!task.body?.length) return {};
   const text = () => Buffer.from(task.body!).toString('utf8');
+  const isText = type.startsWith('text/');
+  if ((type === FORM_TYPE || isText) && task.body.length > FORM_TEXT_LIMIT) throw tooLarge();
   if (type === FORM_TYPE) return parseQueryString(text(), FORM_LIMITS);
-  if (type.startsWith('text/')) return text();
+  if (isText) return text();
   const boundary = type === 'multipart/form-data' ? boundaryOf(task.contentType) : null;
   if (boundary) {
     let parts;

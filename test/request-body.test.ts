@@ -60,3 +60,17 @@ test('JSON is strict, as co-body reads it: an object or an array, and no __proto
     assert.deepEqual(r.body, { data: null, error: { status: 400, name: 'SyntaxError', message } });
   }
 });
+
+test('a form or a text body over koa-body\'s 56 kb limits is a 413 PayloadTooLargeError, nothing written (JSON takes up to http.maxBodySize)', async () => {
+  const bio = (n: number) => 'x'.repeat(n * 1024);
+  for (const [type, body] of [['application/x-www-form-urlencoded', `data%5Bname%5D=big&data%5Bbio%5D=${bio(60)}`], ['text/plain', JSON.stringify({ data: { name: 'big', bio: bio(60) } })]]) {
+    const r = await send(type, body, '/api/authors');
+    assert.equal(r.status, 413, r.text);
+    assert.deepEqual([r.body.error?.name, r.body.error?.message], ['PayloadTooLargeError', 'request entity too large']);
+  }
+  const [n] = await s.sql()`select count(*)::int as n from authors where name = 'big'`;
+  assert.equal(n.n, 0);
+  // Just under the limit a form still writes; JSON of the larger size too.
+  assert.equal((await send('application/x-www-form-urlencoded', `data%5Bname%5D=under&data%5Bbio%5D=${bio(50)}`, '/api/authors')).status, 201);
+  assert.equal((await send('application/json', JSON.stringify({ data: { name: 'json', bio: bio(60) } }), '/api/authors')).status, 201);
+});
