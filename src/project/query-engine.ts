@@ -19,6 +19,10 @@ export interface QueryRepository extends EngineWrites {
   count(params?: Params): Promise<number>;
   findWithCount(params?: Params): Promise<[unknown[], number]>;
   findPage(params?: Params): Promise<{ results: unknown[]; pagination: { page: number; pageSize: number; pageCount: number; total: number } }>;
+  /** The entity with `populate` read onto it (`{ ...entity, ...row }`). */
+  populate(entity: { id: unknown }, populate: unknown): Promise<unknown>;
+  /** A row's relation (or several, `fields` a list: an object of them) read by its id; `params` the relation's own populate spec. */
+  load(entity: { id: unknown }, fields: string | string[], params?: Params): Promise<unknown>;
 }
 
 type Obj = Record<string, unknown>;
@@ -250,6 +254,19 @@ export function queryRepository(ctx: () => RestContext, schema: Schema, ct: Cont
     async findMany(p = {}) { return rows((await read('findMany', p)).data, p); },
     count,
     async findWithCount(p = {}) { return Promise.all([repo.findMany(p), count(p)]); },
+    async populate(entity, populate) {
+      const row = await repo.findOne({ select: ['id'], where: { id: entity.id }, populate });
+      return { ...entity, ...(row as Obj | null) };
+    },
+    async load(entity, fields, params) {
+      const names = Array.isArray(fields) ? fields : [fields];
+      for (const f of names) {
+        if (ct.byName.get(f)?.kind !== 'relation') throw new Error(`Invalid load. Expected ${f} to be a relational attribute`);
+      }
+      const row = await repo.findOne({ select: ['id'], where: { id: entity.id }, populate: Object.fromEntries(names.map((f) => [f, params ?? true])) }) as Obj | null;
+      if (!row) return null;
+      return Array.isArray(fields) ? Object.fromEntries(names.filter((f) => f in row).map((f) => [f, row[f]])) : row[fields];
+    },
     async findPage(p = {}) {
       const { page: pg = 1, pageSize: ps = 10, ...rest } = p;
       const page = Number(pg);
