@@ -19,7 +19,11 @@ const server = recordedSuite('query-engine', models, here('./fixtures/query-engi
 const others: ChildProcess[] = [];
 after(() => { for (const c of others) c.kill('SIGTERM'); });
 
-async function secondNode(databaseUrl: string): Promise<string> {
+// One second node for the tests that need one (each start loads the project in three threads).
+let second: Promise<string> | null = null;
+const secondNode = (databaseUrl: string) => (second ??= startSecondNode(databaseUrl));
+
+async function startSecondNode(databaseUrl: string): Promise<string> {
   const port = await freePort();
   let out = '';
   const other = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
