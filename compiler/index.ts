@@ -26,6 +26,8 @@ export interface CompilerOptions extends ReadLimits {
   /** Pages of one statement shape run as prepared statements; later pages are sent unprepared (compiler/cache.ts). */
   preparedPages: number;
   maxParameters: number;
+  /** Largest list index a query string's arrays keep (qs's arrayLimit; 100, Strapi's REST parser's). */
+  arrayLimit?: number;
   /** Largest response data in bytes (bigger → 400 naming http.maxResponseSize); unset = none. */
   maxResponseSize?: number;
   /** Most populated attributes (joins) in one read, all levels counted; unset = none. */
@@ -105,7 +107,7 @@ export class Compiler {
 
   parse(raw: string): { [k: string]: QueryValue } {
     try {
-      return parseQueryString(raw, { depth: 20, arrayLimit: 100, parameterLimit: this.opts.maxParameters, prototypeKeys: 'reject' });
+      return parseQueryString(raw, { depth: 20, arrayLimit: this.opts.arrayLimit ?? 100, parameterLimit: this.opts.maxParameters, prototypeKeys: 'reject' });
     } catch (e) {
       if (e instanceof QueryStringError) throw validation(e.message, { source: 'query' });
       // `filters[constructor]=…` would otherwise be dropped silently (qs's rule): refused by name instead.

@@ -136,7 +136,7 @@ export function queryIndexes(schema: Schema, query: ReadQuery): IndexAdvice[] {
     }
     const inKey = new Set([...eq, ...(range ? [range] : [...rootSort.map((s) => s.field.column), 'id']), R.locale]);
     const include = [...new Set(['id', ...rootSort.map((s) => s.field.column), ...cmps.map((c) => c.field.column)])].filter((c) => !inKey.has(c));
-    const where = ct.draftAndPublish ? ` where ${R.publishedAt} is ${query.status === 'published' ? 'not null' : 'null'}` : '';
+    const where = ct.draftAndPublish && query.status ? ` where ${R.publishedAt} is ${query.status === 'published' ? 'not null' : 'null'}` : '';
     const body = `(${keys.join(', ')})${include.length ? ` include (${include.map(q).join(', ')})` : ''}${where}`;
     out.push(queryIndex(ct.table, body, `${ct.uid} lists filtered or sorted by ${[...eq, range ?? '', ...rootSort.map((s) => s.field.column)].filter(Boolean).join(', ')} read the index alone`));
   }

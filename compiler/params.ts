@@ -196,7 +196,8 @@ function typeScope(ct: ContentType, path: string | null, open = false): FilterSc
     path, open,
     field: (name) => {
       if (Object.hasOwn(SYSTEM_FIELDS, name)) return SYSTEM_FIELDS[name];
-      if (name === 'locale' && ct.localized) return { column: 'locale', type: 'locale' };
+      // Every content-type's row has its locale column (null without i18n): the Query Engine's `where` names it.
+      if (name === 'locale' && (ct.localized || open)) return { column: 'locale', type: 'locale' };
       const a = ct.byName.get(name);
       return nameable(a, open) ? { column: a.column, type: a.type } : null;
     },

@@ -332,14 +332,17 @@ export function engineInsert(ct: ContentType, cols: string[]): string {
   return `insert into ${q(ct.table)} (${list(cols)}) values (${cols.map((_, i) => `$${i + 1}`).join(', ')}) returning id`;
 }
 
-/**
- * The first row `where` finds (the Query Engine's update and delete act on it alone, as Strapi's finds it
- * first), locked until the write ends: writers of one row's links go in turn, each reading the links the
- * one before left (two at once would each rewrite the list they read, and link a target twice).
- */
+/** The first row `where` finds, with its document (the Query Engine's update and delete act on it alone, as Strapi's finds it first). */
 export function engineFirst(ct: ContentType, where: string): string {
-  return `select r.id, r.${R.documentId} as document_id from ${q(ct.table)} r where ${where} limit 1 for no key update of r`;
+  return `select r.id, r.${R.documentId} as document_id from ${q(ct.table)} r where ${where} limit 1`;
 }
+
+/**
+ * Row `$1` locked until the write ends, if it is still there (after its document's lock, as the REST
+ * writers take theirs): writers of one row's links go in turn, each reading the links the one before left
+ * (two at once would each rewrite the list they read, and link a target twice).
+ */
+export const engineLockRow = (ct: ContentType) => `select id from ${q(ct.table)} where id = $1 for no key update`;
 
 /** `cols` set on every row `where` finds, valued from `$first` on. */
 export function engineUpdate(ct: ContentType, cols: string[], where: string, first: number): string {

@@ -56,6 +56,11 @@ test('what the Query Engine is not run for here is refused naming it', async () 
   assert.match(b.unknownMethod!.message, /strapi\.db\.query\('api::article\.article'\)\.clone is not supported by this server/);
   assert.match(b.unknownModel!.message, /no model api::nope\.nope/);
   assert.match(b.groupBy!.message, /the parameter "groupBy" is not supported by this server/);
+  assert.match(b.undefinedWhere!.message, /Undefined binding\(s\) detected: where\.resetPasswordToken is undefined/);
+  assert.match(b.undefinedUpdate!.message, /Undefined binding\(s\) detected: where\.slug is undefined/);
+  assert.ok((r.body as { unlocalized: number }).unlocalized > 0);
+  const [views] = await server().sql()`select count(*)::int as n from articles where views = 0`;
+  assert.equal(views.n, 0, 'the refused updateMany wrote nothing');
   // The refused update wrote nothing, not even its scalar.
   const [row] = await server().sql()`select count(*)::int as n from articles where title = 'Refused'`;
   assert.equal(row.n, 0);

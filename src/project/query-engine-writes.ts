@@ -6,12 +6,14 @@
 // disconnect }`; the links' order columns kept as the REST writers keep them); media, components and zones
 // in `data` are refused by name (Strapi links existing component rows by id, which this server never makes
 // apart from their owner).
-// Each call is one transaction; the project's lifecycle hooks run as Strapi's database layer runs them
-// (before* inside it, what they change in `data` written; after* once committed), then the response
-// cache and replicas learn of the write as after any other.
+// The project's lifecycle hooks run as Strapi's database layer runs them: before* once, before anything is
+// written (what they leave in `params.data` is written), after* once it committed. Each write is then one
+// transaction (run again after a deadlock), an update or delete of one row in its document's turn and under
+// its lock as the REST writers take them; the response cache and replicas learn of it as of any other.
 import type { Attribute, ContentType, RelationAttr, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { ROW_COLUMNS as R } from '../../compiler/layout.ts';
-import { currentLinks, deleteLinks, engineDelete, engineFirst, engineInsert, engineMediaLinks, engineUpdate, insertLinks, lockTargets, renumberInverse, takeTargets } from '../../compiler/write-sql.ts';
+import { currentLinks, deleteLinks, documentLockKey, engineDelete, engineFirst, engineInsert, engineLockRow, engineMediaLinks, engineUpdate, insertLinks, lockKey, lockTargets, renumberInverse, takeTargets } from '../../compiler/write-sql.ts';
+import { inTurn } from '../rest/write.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -27,13 +29,17 @@ const SYSTEM: Record<string, { column: string; type: string }> = {
   documentId: { column: R.documentId, type: 'string' }, locale: { column: R.locale, type: 'string' },
   createdAt: { column: R.createdAt, type: 'datetime' }, updatedAt: { column: R.updatedAt, type: 'datetime' },
   publishedAt: { column: R.publishedAt, type: 'datetime' },
+  // Strapi's author columns, on every content-type (an admin user's id).
+  createdBy: { column: 'created_by_id', type: 'id' }, updatedBy: { column: 'updated_by_id', type: 'id' },
 };
 
 /** A value as its column takes it, sent as text (PostgreSQL casts it to the column's type, refusing what does not fit). */
 function toDb(type: string, v: unknown): string | null {
   if (v === null) return null;
-  if (type === 'json' || type === 'blocks') return JSON.stringify(v);
+  // Strapi's JSONField: an object is stringified, a string is taken as JSON text already.
+  if ((type === 'json' || type === 'blocks') && typeof v === 'object' && !(v instanceof Date)) return JSON.stringify(v);
   if (v instanceof Date) return v.toISOString();
+  if (type === 'id') return String(toId(v, 'data'));
   return String(v);
 }
 
@@ -99,13 +105,14 @@ export interface EngineReads {
   query(where: unknown, q?: unknown): string;
   /** Whether the model's rows have render cache entries to renew. */
   cached: boolean;
+  /** Throws what reading the answer (`select`, `populate`) would, before anything is written. */
+  check(params: Params): void;
 }
 
 export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: EngineReads): EngineWrites {
   const uid = ct.uid;
   const { findOne } = reads;
 
-  /** `data` as columns: scalars by their types, system columns; anything linked is refused by name. */
   /**
    * `data` as columns (scalars by their types, system columns, an author column of createdBy/updatedBy) and
    * relations to link (`withLinks`: create and update; the bulk calls leave them, as Strapi's processData);
@@ -117,14 +124,14 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
     for (const [k, v] of Object.entries(data)) {
       if (v === undefined || k === 'id') continue;
       const a: Attribute | undefined = ct.byName.get(k);
-      if (a?.kind === 'relation' && a.creator) { cols.set(a.join.target, v === null ? null : String(toId(v, `${method}: data.${k}`))); continue; }
+      if (a?.kind === 'relation' && a.creator) { cols.set(a.join.target, toDb('id', v)); continue; }
       if (a?.kind === 'relation') { if (withLinks) links.push([a, v]); continue; }
       // A new row links nothing: an empty value given at its creation changes nothing.
       if (a && a.kind !== 'scalar' && creating && (v === null || (Array.isArray(v) && !v.length))) continue;
       if (a && a.kind !== 'scalar') {
         throw new TypeError(`strapi.db.query('${uid}').${method}: data.${k} (a ${a.kind}) is not written by this server's Query Engine; strapi.documents('${uid}') writes it`);
       }
-      const sys = SYSTEM[k];
+      const sys = Object.hasOwn(SYSTEM, k) ? SYSTEM[k] : undefined;
       if (a) cols.set(a.column, toDb(a.type, v));
       else if (sys) cols.set(sys.column, toDb(sys.type, v));
       // Keys the model does not have are left out, as Strapi's processData leaves them.
@@ -178,17 +185,47 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
     return p.data;
   };
 
+  /** Refused before anything is written: a type whose reads have hooks, an answer that could not be read. */
+  const precheck = (p: Params) => {
+    const closed = ctx().lifecycles?.closedError(ct);
+    if (closed) throw closed;
+    reads.check(p);
+  };
+  /**
+   * The first row `where` finds, then `fn` in one transaction holding its document's turn and lock and the
+   * row's own (null when another write removed it meanwhile): the REST writers' order, so neither deadlocks.
+   */
+  const onFirst = async <T>(where: unknown, fn: (run: Run, touched: Set<number>, id: number, documentId: string) => Promise<T>): Promise<T | null> => {
+    const w = condition(where);
+    const [found] = [...await ctx().db.unsafe(engineFirst(ct, w.sql), w.params as never[])] as Obj[];
+    if (!found) return null;
+    const id = Number(found.id);
+    const documentId = String(found.document_id);
+    const key = documentLockKey(ct, documentId);
+    let out: T | null = null;
+    await inTurn(key, async () => {
+      out = await inTransaction(async (run, touched) => {
+        await run(lockKey, [key]);
+        const [still] = await run(engineLockRow(ct), [id]);
+        return still ? fn(run, touched, id, documentId) : null;
+      });
+    });
+    return out;
+  };
+
   return {
     async create(p = {}) {
-      const data = dataOf('create', p);
+      dataOf('create', p);
+      precheck(p);
       const state: HookState = new Map();
       const now = new Date();
-      data.createdAt ??= now;
-      data.updatedAt ??= now;
+      (p.data as Obj).createdAt ??= now;
+      (p.data as Obj).updatedAt ??= now;
+      await fire('beforeCreate', p, state);
+      // What the hooks left (they may replace `params.data`).
+      const values = withDefaults(dataOf('create', p));
+      const { cols, links } = columns('create', values, true);
       const id = await inTransaction(async (run, touched) => {
-        await fire('beforeCreate', p, state);
-        const values = withDefaults(data);
-        const { cols, links } = columns('create', values, true);
         const [row] = await run(engineInsert(ct, [...cols.keys()]), [...cols.values()]);
         await link(run, 'create', Number(row.id), String(values.documentId), links);
         touched.add(Number(row.id));
@@ -201,14 +238,15 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
     async createMany(p = {}) {
       if (!Array.isArray(p.data)) throw new Error('CreateMany expects data to be an array');
       if (!p.data.length) throw new Error('Nothing to insert');
+      precheck({});
       const state: HookState = new Map();
       const now = new Date();
       for (const d of p.data) if (isObj(d)) { d.createdAt ??= now; d.updatedAt ??= now; }
+      await fire('beforeCreateMany', p, state);
+      const rows = (Array.isArray(p.data) ? p.data : []).map((d) => columns('createMany', withDefaults(isObj(d) ? d : {}), true, false).cols);
       const ids = await inTransaction(async (run, touched) => {
-        await fire('beforeCreateMany', p, state);
         const out: number[] = [];
-        for (const d of p.data as unknown[]) {
-          const { cols } = columns('createMany', withDefaults(isObj(d) ? d : {}), true, false);
+        for (const cols of rows) {
           const [row] = await run(engineInsert(ct, [...cols.keys()]), [...cols.values()]);
           out.push(Number(row.id));
           touched.add(Number(row.id));
@@ -220,20 +258,17 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
       return result;
     },
     async update(p = {}) {
-      const data = dataOf('update', p);
+      dataOf('update', p);
       if (!isObj(p.where) || !Object.keys(p.where).length) throw new Error('Update requires a where parameter');
+      precheck(p);
       const state: HookState = new Map();
       // Strapi's timestamps subscriber runs before the project's hooks.
-      data.updatedAt = new Date();
-      const id = await inTransaction(async (run, touched) => {
-        await fire('beforeUpdate', p, state);
-        const w = condition(p.where);
-        const [found] = await run(engineFirst(ct, w.sql), w.params);
-        if (!found) return null;
-        const rowId = Number(found.id);
-        const { cols, links } = columns('update', data, false);
+      (p.data as Obj).updatedAt = new Date();
+      await fire('beforeUpdate', p, state);
+      const { cols, links } = columns('update', dataOf('update', p), false);
+      const id = await onFirst(p.where, async (run, touched, rowId, documentId) => {
         if (cols.size) await run(engineUpdate(ct, [...cols.keys()], 'r.id = $1', 2), [rowId, ...cols.values()]);
-        await link(run, 'update', rowId, String(found.document_id), links);
+        await link(run, 'update', rowId, documentId, links);
         touched.add(rowId);
         return rowId;
       });
@@ -243,13 +278,13 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
       return result;
     },
     async updateMany(p = {}) {
-      const data = isObj(p.data) ? p.data : {};
+      precheck({});
       const state: HookState = new Map();
+      await fire('beforeUpdateMany', p, state);
+      const { cols } = columns('updateMany', isObj(p.data) ? p.data : {}, false, false);
+      if (!cols.size) throw new Error('Update requires data');
+      const w = condition(p.where);
       const count = await inTransaction(async (run, touched) => {
-        await fire('beforeUpdateMany', p, state);
-        const { cols } = columns('updateMany', data, false, false);
-        if (!cols.size) throw new Error('Update requires data');
-        const w = condition(p.where);
         const rows = await run(engineUpdate(ct, [...cols.keys()], w.sql, w.params.length + 1), [...w.params, ...cols.values()]);
         for (const r of rows) touched.add(Number(r.id));
         return rows.length;
@@ -260,30 +295,29 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
     },
     async delete(p = {}) {
       if (!isObj(p.where) || !Object.keys(p.where).length) throw new Error('Delete requires a where parameter');
-      const state: HookState = new Map();
       const select = p.select === undefined || p.select === null ? undefined : ['id', ...(Array.isArray(p.select) ? p.select : [p.select])];
-      const found = await inTransaction(async (run) => {
-        await fire('beforeDelete', p, state);
-        const w = condition(p.where);
-        const [first] = await run(engineFirst(ct, w.sql), w.params);
-        if (!first) return null;
-        const id = Number(first.id);
-        // The entry as it was (its select and populate), read before it goes: Strapi answers it.
-        const entity = await findOne({ where: { id }, select, populate: p.populate });
+      precheck({ select, populate: p.populate });
+      const state: HookState = new Map();
+      await fire('beforeDelete', p, state);
+      // The entry as it was (its select and populate), read before it goes: Strapi answers it.
+      const entity = await findOne({ where: p.where, select, populate: p.populate }) as Obj | null;
+      if (!entity) return null;
+      const gone = await onFirst({ id: entity.id }, async (run, _touched, id) => {
         await run(engineDelete(ct, 'r.id = $1'), [id]);
         await run(engineMediaLinks, [uid, [id]]);
-        return entity;
+        return id;
       });
-      if (found === null) return null;
-      await fire('afterDelete', p, state, found);
-      return found;
+      if (gone === null) return null;
+      await fire('afterDelete', p, state, entity);
+      return entity;
     },
     async deleteMany(p = {}) {
+      precheck({});
       const state: HookState = new Map();
+      await fire('beforeDeleteMany', p, state);
+      // As Strapi's: only `where` (and `_q`) choose the rows; a page or order changes nothing.
+      const w = condition(p.where, p._q);
       const count = await inTransaction(async (run) => {
-        await fire('beforeDeleteMany', p, state);
-        // As Strapi's: only `where` (and `_q`) choose the rows; a page or order changes nothing.
-        const w = condition(p.where, p._q);
         const rows = await run(engineDelete(ct, w.sql), w.params);
         if (rows.length) await run(engineMediaLinks, [uid, rows.map((r) => Number(r.id))]);
         return rows.length;

@@ -36,17 +36,22 @@ const READ_KEYS = new Set(['where', 'select', 'orderBy', 'limit', 'offset', 'pop
  * Query Engine reads a bare value: null is IS NULL, a list is IN, and a relation given an id (or ids) means
  * the related row with that id.
  */
-function whereAsFilters(schema: Schema, model: ContentType | Component | null, where: unknown): unknown {
-  if (Array.isArray(where)) return where.map((w) => whereAsFilters(schema, model, w));
+function whereAsFilters(schema: Schema, model: ContentType | Component | null, where: unknown, path = 'where'): unknown {
+  if (Array.isArray(where)) return where.map((w, i) => whereAsFilters(schema, model, w, `${path}[${i}]`));
   if (!isObj(where)) return where;
   const out: Obj = {};
   for (const [k, v] of Object.entries(where)) {
-    if (k === '$and' || k === '$or') { out[k] = Array.isArray(v) ? v.map((w) => whereAsFilters(schema, model, w)) : v; continue; }
-    if (k === '$not') { out[k] = whereAsFilters(schema, model, v); continue; }
+    // Dropped on the way into a query string, an undefined value would match every row: Strapi's database
+    // layer refuses it (knex: "Undefined binding(s) detected").
+    if (v === undefined || (Array.isArray(v) && v.includes(undefined)) || (isObj(v) && Object.values(v).includes(undefined))) {
+      throw new Error(`Undefined binding(s) detected: ${path}.${k} is undefined`);
+    }
+    if (k === '$and' || k === '$or') { out[k] = Array.isArray(v) ? v.map((w, i) => whereAsFilters(schema, model, w, `${path}.${k}[${i}]`)) : v; continue; }
+    if (k === '$not') { out[k] = whereAsFilters(schema, model, v, `${path}.$not`); continue; }
     if (k.startsWith('$')) { out[k] = v; continue; }
     const kind = model?.byName.get(k)?.kind;
     if ((kind === 'relation' || kind === 'media') && !isObj(v)) { out[k] = { id: bare(v) }; continue; }
-    out[k] = isObj(v) ? (hasOperator(v) ? operatorValues(v) : whereAsFilters(schema, targetOf(schema, model, k), v)) : bare(v);
+    out[k] = isObj(v) ? (hasOperator(v) ? operatorValues(v) : whereAsFilters(schema, targetOf(schema, model, k), v, `${path}.${k}`)) : bare(v);
   }
   return out;
 }
@@ -246,6 +251,9 @@ export function queryRepository(ctx: () => RestContext, schema: Schema, ct: Cont
       findOne: (p) => repo.findOne(p),
       query: (where, q) => stringifyQuery({ ...(where === undefined || where === null ? {} : { filters: whereAsFilters(schema, ct, where) }), ...(q === undefined || q === null ? {} : { _q: q }) }),
       cached,
+      check: (p) => {
+        try { ctx().compiler.read(ct, 'list', engineQuery(schema, ct, 'check', { select: p.select, populate: p.populate }, { pagination: { start: 0, limit: 1 } })); } catch (e) { throw asEngineError(e); }
+      },
     }),
     async findOne(p = {}) {
       const found = (await read('findOne', { ...p, limit: undefined }, { pagination: { start: p.offset ?? 0, limit: 1 } })).data as unknown[];

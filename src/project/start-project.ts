@@ -75,7 +75,9 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
   // The Query Engine's: the same, reading rows of every status and locale with their private attributes.
   const rowsSchema = withUsersTypes(schema);
   const added = new Set([...rowsSchema.contentTypes.values()].filter((ct) => !schema.contentTypes.has(ct.uid)).map((ct) => ct.table));
-  const rows = new Compiler(rowsSchema, { uncached: added, ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize, rows: true,
+  // Strapi's Query Engine caps nothing: every linked row populated, any size, lists as long as the code gives.
+  const rows = new Compiler(rowsSchema, { uncached: added, ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, rows: true,
+    maxRelationRows: ALL, maxParameters: 1_000_000, arrayLimit: 1_000_000, maxPopulate: undefined,
     renderCacheGate: () => at().compiler.renderCacheNow() });
   if (!config.projectCode) return Promise.resolve(null);
   return projectRuntime(schema, { schema, config, base: at, documents: () => ({ ...at(), compiler: docs }), rows: () => ({ ...at(), compiler: rows, schema: rowsSchema }), rowsSchema }, () => loadProject(config.modelsDir), db);

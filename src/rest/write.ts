@@ -123,7 +123,7 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
  * advisory lock still decides.
  */
 const turns = new Map<string, Promise<void>>();
-async function inTurn(key: string, fn: () => Promise<void>): Promise<void> {
+export async function inTurn(key: string, fn: () => Promise<void>): Promise<void> {
   const before = turns.get(key);
   let done!: () => void;
   const mine = new Promise<void>((resolve) => { done = resolve; });
