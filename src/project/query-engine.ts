@@ -80,12 +80,19 @@ function fieldsOf(model: ContentType | Component | null, select: unknown): unkno
   return Array.isArray(names) && unlocalized ? names.filter((n) => n !== 'locale') : names;
 }
 
+/** What a populate names: a relation, component, media or zone of the model, or a localized type's `localizations`. */
+function isLinked(model: ContentType | Component | null, name: string): boolean {
+  const a = model?.byName.get(name);
+  return (!!a && a.kind !== 'scalar') || (name === 'localizations' && !!model && 'kind' in model && model.localized);
+}
+
 /** The model an attribute leads to (a relation's target, a component, a file), for what is nested under it. */
 function targetOf(schema: Schema, model: ContentType | Component | null, name: string): ContentType | Component | null {
   const a = model?.byName.get(name);
   if (a?.kind === 'relation') return schema.contentTypes.get(a.target) ?? null;
   if (a?.kind === 'component') return schema.components.get(a.component) ?? null;
   if (a?.kind === 'media') return schema.contentTypes.get('plugin::upload.file') ?? null;
+  if (name === 'localizations' && model && 'kind' in model) return model;
   return null;
 }
 
@@ -93,7 +100,7 @@ function targetOf(schema: Schema, model: ContentType | Component | null, name: s
 function populateOf(schema: Schema, model: ContentType | Component | null, populate: unknown): unknown {
   if (populate === true || populate === '*') return '*';
   // What is not a relation, component, media or zone of the model is skipped, as Strapi's processPopulate skips it.
-  const linked = (k: string) => { const a = model?.byName.get(k); return !!a && a.kind !== 'scalar'; };
+  const linked = (k: string) => isLinked(model, k);
   if (typeof populate === 'string') populate = populate.split(',');
   if (Array.isArray(populate)) return populate.filter((x) => typeof x === 'string' && linked(x.split('.')[0]));
   if (!isObj(populate)) return populate;
@@ -176,7 +183,7 @@ function populatedNames(model: ContentType | Component | null, populate: unknown
     : typeof populate === 'string' ? [populate.split('.')[0]]
       : Array.isArray(populate) ? populate.filter((x): x is string => typeof x === 'string').map((x) => x.split('.')[0])
         : isObj(populate) ? Object.keys(populate).filter((k) => populate[k] !== false && populate[k] !== undefined && populate[k] !== null) : [];
-  return [...new Set(names)].filter((n) => { const a = model?.byName.get(n); return !!a && a.kind !== 'scalar'; });
+  return [...new Set(names)].filter((n) => isLinked(model, n));
 }
 
 /** One level's populate spec for an attribute (its own `select`, `orderBy`, `populate`). */

@@ -8,6 +8,7 @@ import type { Attribute, Component, ContentType, Schema } from '../../compiler/s
 import type { RestContext, UserDocumentChain } from '../rest/router.ts';
 import { usersPermissionsTypes } from '../plugin-types.ts';
 import { log } from '../log.ts';
+import { FILES } from '../../compiler/layout.ts';
 import { BUILD, CORE_FACTORY, isCoreFactory, type CoreFactory, type UserPart } from './factories.ts';
 import { documentService, type Around, type DocumentService } from './documents.ts';
 import { DocumentMiddlewares } from './document-middlewares.ts';
@@ -218,7 +219,8 @@ export class ProjectStrapi {
     if (!r) {
       const ct = this.deps.rowsSchema.contentTypes.get(uid);
       if (!ct) throw new TypeError(`strapi.db.query('${uid}'): no model ${uid}`);
-      r = queryRepository(this.deps.rows, this.deps.rowsSchema, ct, this.deps.schema.contentTypes.has(uid));
+      // Files keep their render cache as media records (another table shape): a file row written here is rendered live until refreshed.
+      r = queryRepository(this.deps.rows, this.deps.rowsSchema, ct, this.deps.schema.contentTypes.has(uid) && ct.table !== FILES.table);
       this.repos.set(uid, r);
     }
     return r;
