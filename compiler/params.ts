@@ -450,7 +450,7 @@ function badOrder(): ApiError {
   return validation('Invalid order. order can only be one of asc|desc|ASC|DESC');
 }
 
-export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | undefined): SortTerm[] {
+export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | undefined, open = false): SortTerm[] {
   if (value === undefined || value === '') return [];
   const terms: Array<[string[], boolean]> = [];
   const visit = (v: QueryValue) => {
@@ -481,10 +481,10 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
   visit(value);
   // Strapi 5.54 refuses a key the type does not have before a private or password one (checked live:
   // `sort[0]=password&sort[2]=nope` names `nope`).
-  const scope = typeScope(ct, null);
+  const scope = typeScope(ct, null, open);
   const unknown = terms.find(([names]) => !scope.field(names[0]) && !scope.attr(names[0]) && !HIDDEN.has(names[0]) && !(names[0] === 'status' && ct.draftAndPublish));
   if (unknown) throw invalidKey('sort', unknown[0][0], null);
-  return terms.map(([names, desc]) => sortTerm(schema, ct, names, desc, null));
+  return terms.map(([names, desc]) => sortTerm(schema, ct, names, desc, open));
 }
 
 /** GraphQL's `sort` of a repeatable component's instances: its own fields (`name`, `red:desc`). */
@@ -506,13 +506,13 @@ export function parseComponentSort(comp: Component, value: QueryValue | undefine
   return out;
 }
 
-function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, _: null): SortTerm {
+function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, open: boolean): SortTerm {
   // Strapi 5.54's virtual sort key of a draft & publish type (its validator and order-by helper).
   if (names.length === 1 && names[0] === 'status' && ct.draftAndPublish) {
     return { path: [], field: { column: 'id', type: 'id', status: { table: ct.table } }, desc };
   }
   const path: SortTerm['path'] = [];
-  let scope: FilterScope = typeScope(ct, null);
+  let scope: FilterScope = typeScope(ct, null, open);
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const field = scope.field(name);
@@ -521,14 +521,14 @@ function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolea
     const p = i === 0 ? null : names.slice(0, i).join('.');
     if (!attr && HIDDEN.has(name)) throw creatorKey('sort', name, names.slice(0, i + 1).join('.'), names.slice(i + 1, i + 2));
     // A private attribute exists: Strapi names its own path; an unknown one the path it was looked up in.
-    if (!attr || attr.private) throw invalidKey('sort', name, attr ? names.slice(0, i + 1).join('.') : p);
+    if (!attr || (attr.private && !open)) throw invalidKey('sort', name, attr ? names.slice(0, i + 1).join('.') : p);
     if (attr.kind === 'relation') {
       // Through a to-many relation an entry sorts by its first value in the direction asked (checked live).
       path.push(attr);
-      scope = typeScope(schema.contentTypes.get(attr.target)!, names.slice(0, i + 1).join('.'));
+      scope = typeScope(schema.contentTypes.get(attr.target)!, names.slice(0, i + 1).join('.'), open);
     } else if (attr.kind === 'component' && !attr.repeatable) {
       path.push(attr);
-      scope = componentScope(schema.components.get(attr.component)!, names.slice(0, i + 1).join('.'));
+      scope = componentScope(schema.components.get(attr.component)!, names.slice(0, i + 1).join('.'), open);
     } else if (attr.kind === 'media') {
       // Through a media field to its file's fields, as through a relation (checked live: `sort=image.name`).
       path.push(attr);
@@ -858,17 +858,17 @@ export class PopulateParser {
     }
     const entries: Array<[Attribute | 'localizations', QueryValue | true]> = [];
     if (spec === '*') {
-      for (const a of ct.attributes) if (a.kind !== 'scalar' && !a.private) entries.push([a, true]);
+      for (const a of ct.attributes) if (a.kind !== 'scalar' && (!a.private || this.open)) entries.push([a, true]);
       if (ct.localized) entries.push(['localizations', true]);
       for (const a of ct.creators ?? []) entries.push([a, true]);
     } else {
       for (const [name, sub] of spec) {
-        if (name === '*') { for (const a of [...ct.attributes, ...ct.creators ?? []]) if (a.kind !== 'scalar' && !a.private && !spec.has(a.name)) entries.push([a, true]); continue; }
+        if (name === '*') { for (const a of [...ct.attributes, ...ct.creators ?? []]) if (a.kind !== 'scalar' && (!a.private || this.open) && !spec.has(a.name)) entries.push([a, true]); continue; }
         if (name === 'localizations' && ct.localized) { entries.push(['localizations', sub]); continue; }
         const a = ct.byName.get(name);
         // Checked live: an attribute that cannot be populated is named by its path; an unknown key of the
         // object form by its parent's (a dotted path names itself).
-        if (!a || a.private || a.kind === 'scalar') throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? path : path ? `${path}.${name}` : name);
+        if (!a || (a.private && !this.open) || a.kind === 'scalar') throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? path : path ? `${path}.${name}` : name);
         entries.push([a, sub]);
       }
     }
@@ -922,7 +922,7 @@ export class PopulateParser {
     const select = asPopulate(() => selection(target, o.fields, null, this.open));
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
     const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null, this.open))) : null;
-    const sort = asPopulate(() => parseSort(this.schema, target, o.sort));
+    const sort = asPopulate(() => parseSort(this.schema, target, o.sort, this.open));
     leadWithSort(select, sort);
     return { select, where: parsed && joinedNot(parsed), sort };
   }
@@ -1176,7 +1176,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const filtered = parsed && joinedNot(parsed);
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
-  const sort = parseSort(schema, ct, q.sort);
+  const sort = parseSort(schema, ct, q.sort, rows);
   // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
   // selects its sort columns first, and the answer keeps that order (checked live).
   if (joinsIn(filtered)) leadWithSort(select, sort);

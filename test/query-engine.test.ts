@@ -59,6 +59,7 @@ test('what the Query Engine is not run for here is refused naming it', async () 
   assert.match(b.undefinedWhere!.message, /Undefined binding\(s\) detected: where\.resetPasswordToken is undefined/);
   assert.match(b.undefinedUpdate!.message, /Undefined binding\(s\) detected: where\.slug is undefined/);
   assert.ok((r.body as { unlocalized: number }).unlocalized > 0);
+  assert.deepEqual((r.body as { privateSort: string[] }).privateSort, ['ada']);
   const [views] = await server().sql()`select count(*)::int as n from articles where views = 0`;
   assert.equal(views.n, 0, 'the refused updateMany wrote nothing');
   // The refused update wrote nothing, not even its scalar.
