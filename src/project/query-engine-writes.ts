@@ -151,11 +151,16 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
     return out;
   };
 
-  /** One transaction: `fn` with a statement runner, hooks before; the render cache renewed for the rows written. */
+  /**
+   * One transaction: `fn` with a statement runner and the set of rows it wrote (made, changed or removed):
+   * their render cache entries renewed before commit; caches and replicas told after it, unless nothing was
+   * written (an update of a row gone, a bulk call matching nothing costs no invalidation).
+   */
   const inTransaction = async <T>(fn: (run: Run, touched: Set<number>) => Promise<T>): Promise<T> => {
     const c = ctx();
     let n = 0;
     let out!: T;
+    let wrote = false;
     try {
       // A deadlock or serialization failure (links of two writes met in another order) runs it again, as the REST writers do.
       for (let attempt = 1; ; attempt++) {
@@ -164,6 +169,7 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
             const run: Run = async (text, params) => { n++; return [...await tx.unsafe(text, params as never[])] as Obj[]; };
             const touched = new Set<number>();
             out = await fn(run, touched);
+            wrote = touched.size > 0;
             if (reads.cached && c.config.api.rest.renderCache && touched.size) await run(cacheTableOf(c.schema, ct).refreshIds, [[...touched]]);
           });
           break;
@@ -172,7 +178,7 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
         }
       }
     } finally { c.count(n); }
-    await c.onWrite?.(writeTables(c.schema, ct));
+    if (wrote) await c.onWrite?.(writeTables(c.schema, ct));
     return out;
   };
   const fire = async (action: string, params: Obj, state: HookState, result?: unknown) => {
@@ -302,8 +308,9 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
       // The entry as it was (its select and populate), read before it goes: Strapi answers it.
       const entity = await findOne({ where: p.where, select, populate: p.populate }) as Obj | null;
       if (!entity) return null;
-      const gone = await onFirst({ id: entity.id }, async (run, _touched, id) => {
+      const gone = await onFirst({ id: entity.id }, async (run, touched, id) => {
         await run(engineDelete(ct, 'r.id = $1'), [id]);
+        touched.add(id);
         await run(engineMediaLinks, [uid, [id]]);
         return id;
       });
@@ -317,8 +324,9 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
       await fire('beforeDeleteMany', p, state);
       // As Strapi's: only `where` (and `_q`) choose the rows; a page or order changes nothing.
       const w = condition(p.where, p._q);
-      const count = await inTransaction(async (run) => {
+      const count = await inTransaction(async (run, touched) => {
         const rows = await run(engineDelete(ct, w.sql), w.params);
+        for (const r of rows) touched.add(Number(r.id));
         if (rows.length) await run(engineMediaLinks, [uid, rows.map((r) => Number(r.id))]);
         return rows.length;
       });
