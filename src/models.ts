@@ -183,7 +183,7 @@ export function loadModels(dir: string, opts: ModelOptions): Schema {
 }
 
 /** Plugin types a model may relate to, made known when some model does (or the project extends them). */
-const ADMIN_UID = 'admin::user';
+export const ADMIN_UID = 'admin::user';
 
 /** Types whose schema sets `options.populateCreatorFields`. */
 const CREATOR_TYPES = new WeakSet<ContentType>();
@@ -231,7 +231,7 @@ const scalar = (name: string, type: ScalarType, extra: Partial<ScalarAttr> = {})
  * Only the caller allowed everything (a full-access token) may read them, as no role can grant
  * `admin::user.find`.
  */
-function adminUsersModel(): ContentType {
+export function adminUsersModel(): ContentType {
   const attributes: Attribute[] = [
     scalar('firstname', 'string'), scalar('lastname', 'string'), scalar('username', 'string'),
     scalar('email', 'email', { private: true }), scalar('password', 'password', { private: true }),

@@ -46,7 +46,13 @@ async function startSecondNode(databaseUrl: string): Promise<string> {
   return Promise.race([up, exited]);
 }
 
-test('what the Query Engine is not run for here is refused naming it', async () => {
+test('what the Query Engine is not run for here is refused naming it; the plugins\' types no model relates to are read', async () => {
+  const sql = server().sql();
+  await sql`insert into files (document_id, name, hash, ext, mime, size, url, provider, created_at, updated_at, published_at)
+    values ('qefile00000000000000000a', 'pic.png', 'pic_1', '.png', 'image/png', 1.5, '/uploads/pic_1.png', 'local', now(), now(), now()),
+           ('qefile00000000000000000b', 'doc.pdf', 'doc_1', '.pdf', 'application/pdf', 2.5, '/uploads/doc_1.pdf', 'local', now(), now(), now())`;
+  await sql`insert into admin_users (document_id, firstname, email, password, is_active, blocked, created_at, updated_at, published_at)
+    values ('qeadmin00000000000000000', 'Ada', 'admin@example.com', 'x', true, false, now(), now(), now())`;
   const r = await server().fetchJson('GET', '/api/articles-engine-refusals', undefined, null);
   assert.equal(r.status, 200);
   const b = r.body as Record<string, { name: string; message: string } | null>;
@@ -60,6 +66,8 @@ test('what the Query Engine is not run for here is refused naming it', async () 
   assert.match(b.undefinedUpdate!.message, /Undefined binding\(s\) detected: where\.slug is undefined/);
   assert.ok((r.body as { unlocalized: number }).unlocalized > 0);
   assert.deepEqual((r.body as { privateSort: string[] }).privateSort, ['ada']);
+  assert.deepEqual((r.body as { files: unknown[] }).files, [{ name: 'pic.png', url: '/uploads/pic_1.png' }]);
+  assert.equal((r.body as { admins: number }).admins, 1);
   const [views] = await server().sql()`select count(*)::int as n from articles where views = 0`;
   assert.equal(views.n, 0, 'the refused updateMany wrote nothing');
   // The refused update wrote nothing, not even its scalar.

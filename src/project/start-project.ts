@@ -5,7 +5,8 @@
 import type { Config } from '../../config.ts';
 import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
-import { pluginTypes, USERS_UID } from '../plugin-types.ts';
+import { FILE_UID, pluginTypes, USERS_UID } from '../plugin-types.ts';
+import { ADMIN_UID, adminUsersModel } from '../models.ts';
 import { log } from '../log.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -47,14 +48,16 @@ export async function projectRuntime(schema: Schema, deps: StrapiDeps, load: () 
 const ALL = 2147483647;
 
 /**
- * The schema with users-permissions' types (user, role, permission), which a project reaches through
- * strapi.db.query even when none of its models relates to a user (then the schema leaves them out).
+ * The schema with the plugins' types a project reaches through strapi.db.query even when none of its models
+ * relates to them (then the schema leaves them out): users-permissions' user, role and permission, the media
+ * library's file, the admin's user.
  */
 export function withUsersTypes(schema: Schema): Schema {
-  if (schema.contentTypes.has(USERS_UID)) return schema;
   const contentTypes = new Map(schema.contentTypes);
-  for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
-  return { ...schema, contentTypes };
+  if (!contentTypes.has(USERS_UID)) for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
+  if (!contentTypes.has(FILE_UID) && schema.files) contentTypes.set(FILE_UID, schema.files);
+  if (!contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
+  return contentTypes.size === schema.contentTypes.size ? schema : { ...schema, contentTypes };
 }
 
 /**
