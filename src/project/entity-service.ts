@@ -3,11 +3,11 @@
 // findFirst), findOne/update/delete by a row's numeric id (the row, in any status and locale, names the
 // document; the call then acts on the document in the default locale, as Strapi's), create (published
 // unless `data.publishedAt` is null), count, and findPage (`{ results, pagination: { page, pageSize,
-// pageCount, total } }`, page 1 of 10 by default; Strapi runs it on the query layer: no default status or
-// locale, every locale is read). v4's `publicationState` is dropped, as Strapi 5.54 drops it (checked live).
-// findPage of a draft & publish type without `status` (Strapi reads drafts and published rows together)
-// is not run here and says so.
+// pageCount, total } }`, page 1 of 10 by default; Strapi runs it on the Query Engine — strapi.db.query's
+// findPage, here too —: no default status or locale, drafts and published rows together unless `status`
+// says). v4's `publicationState` is dropped, as Strapi 5.54 drops it (checked live).
 import type { DocumentService, Params } from './documents.ts';
+import type { QueryRepository } from './query-engine.ts';
 
 export interface EntityService {
   findMany(uid: string, params?: Params): Promise<unknown>;
@@ -26,7 +26,34 @@ function v5(params: Params = {}): Params {
   return rest;
 }
 
-export function entityService(documents: (uid: string) => DocumentService, model: (uid: string) => Model | undefined): EntityService {
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `fields` as the transform's select: the row's ids first (a component has no documentId: the select skips it). */
+const withIds = (fields: unknown): string[] | undefined => (fields === undefined ? undefined
+  : [...new Set(['id', 'documentId', ...(Array.isArray(fields) ? fields : String(fields).split(',')).map((f) => String(f).trim())])]);
+
+/** A Content API populate in the Query Engine's words (Strapi's query-params transform): fields → select, filters → where, sort → orderBy. */
+function enginePopulate(p: unknown): unknown {
+  if (!isObj(p)) return p;
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (!isObj(v)) { out[k] = v; continue; }
+    const spec: Obj = {};
+    for (const [key, x] of Object.entries(v)) {
+      if (key === 'fields') spec.select = withIds(x);
+      else if (key === 'filters') spec.where = x;
+      else if (key === 'sort') spec.orderBy = x;
+      else if (key === 'populate') spec.populate = enginePopulate(x);
+      else if (key === 'on') spec.on = isObj(x) ? Object.fromEntries(Object.entries(x).map(([u, s]) => [u, isObj(s) ? (enginePopulate({ s }) as Obj).s : s])) : x;
+      else spec[key] = x;
+    }
+    out[k] = spec;
+  }
+  return out;
+}
+
+export function entityService(documents: (uid: string) => DocumentService, model: (uid: string) => Model | undefined, rows: (uid: string) => QueryRepository): EntityService {
   /** The row with this id whatever its status and locale, as Strapi's db.query(uid).findOne({ where: { id } }). */
   const row = async (uid: string, id: number | string): Promise<Record<string, unknown> | null> => {
     const m = model(uid);
@@ -70,19 +97,23 @@ export function entityService(documents: (uid: string) => DocumentService, model
     },
     async findPage(uid, params = {}) {
       const m = model(uid);
-      const { page: pg = 1, pageSize: ps = 10, start: _s, limit: _l, locale: _loc, pagination: _p, ...rest } = v5(params);
-      if (m?.draftAndPublish && rest.status === undefined) {
-        throw new TypeError(`strapi.entityService.findPage of ${uid} without status (drafts and published entries together) is not supported by this server`);
-      }
-      const page = Number(pg);
-      const pageSize = Number(ps);
-      const q: Params = { ...rest, status: rest.status ?? 'published', ...(m?.localized ? { locale: '*' } : {}) };
-      const { fields: _f, populate: _pp, sort: _so, ...counted } = q;
-      const [results, total] = await Promise.all([
-        documents(uid).findMany({ ...q, start: Math.max(page - 1, 0) * pageSize, limit: pageSize }),
-        documents(uid).count(counted),
-      ]);
-      return { results, pagination: { page, pageSize, pageCount: Math.ceil(total / pageSize), total } };
+      const { page = 1, pageSize = 10, filters, fields, sort, populate, status, locale, start: _s, limit: _l, pagination: _p, ...rest } = v5(params);
+      // Strapi's query-params transform: status a publishedAt condition, fields a select with the row's ids;
+      // `locale` changes nothing there (recorded: every locale's rows answer).
+      void locale;
+      const conds: unknown[] = [];
+      if (filters !== undefined) conds.push(filters);
+      if (m?.draftAndPublish && (status === 'published' || status === 'draft')) conds.push({ publishedAt: status === 'published' ? { $notNull: true } : { $null: true } });
+      const select = withIds(fields);
+      const query: Params = {
+        ...rest,
+        ...(conds.length ? { where: conds.length === 1 ? conds[0] : { $and: conds } } : {}),
+        ...(select ? { select } : {}),
+        ...(sort !== undefined ? { orderBy: sort } : {}),
+        ...(populate !== undefined ? { populate: enginePopulate(populate) } : {}),
+        page, pageSize,
+      };
+      return rows(uid).findPage(query);
     },
   };
   return new Proxy(service, {

@@ -76,8 +76,10 @@ function operatorValues(v: Obj): Obj {
  */
 function fieldsOf(model: ContentType | Component | null, select: unknown): unknown {
   const names = typeof select === 'string' ? [select] : select;
-  const unlocalized = !!model && 'kind' in model && !model.localized;
-  return Array.isArray(names) && unlocalized ? names.filter((n) => n !== 'locale') : names;
+  if (!Array.isArray(names) || !model) return names;
+  // A component has no documentId (a select naming it reads nothing there, as Strapi's).
+  if (!('kind' in model)) return names.filter((n) => n !== 'documentId');
+  return model.localized ? names : names.filter((n) => n !== 'locale');
 }
 
 /** What a populate names: a relation, component, media or zone of the model, or a localized type's `localizations`. */

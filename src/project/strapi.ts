@@ -275,7 +275,7 @@ export class ProjectStrapi {
       documents: Object.assign((uid: string) => this.documents(uid), {
         use: (mw: unknown) => this.documentMiddlewares.use(mw),
       }),
-      entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid)),
+      entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid), (uid) => this.query(uid)),
       service: (uid: string) => this.service(pluginless('service', uid)),
       controller: (uid: string) => this.controller(pluginless('controller', uid)),
       contentType: (uid: string) => contentTypes[uid],
