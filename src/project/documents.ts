@@ -112,7 +112,7 @@ function asEntries(schema: Schema, ct: ContentType, v: unknown, fields: boolean)
   return out;
 }
 
-function parsed(r: Reply): { data: unknown; meta?: { pagination?: { total?: number } } } {
+export function parsed(r: Reply): { data: unknown; meta?: { pagination?: { total?: number } } } {
   return JSON.parse(bodyText(r)) as { data: unknown };
 }
 

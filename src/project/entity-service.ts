@@ -35,22 +35,21 @@ const withIds = (fields: unknown): string[] | undefined => (fields === undefined
 
 /** A Content API populate in the Query Engine's words (Strapi's query-params transform): fields → select, filters → where, sort → orderBy. */
 function enginePopulate(p: unknown): unknown {
-  if (!isObj(p)) return p;
-  const out: Obj = {};
-  for (const [k, v] of Object.entries(p)) {
-    if (!isObj(v)) { out[k] = v; continue; }
-    const spec: Obj = {};
-    for (const [key, x] of Object.entries(v)) {
-      if (key === 'fields') spec.select = withIds(x);
-      else if (key === 'filters') spec.where = x;
-      else if (key === 'sort') spec.orderBy = x;
-      else if (key === 'populate') spec.populate = enginePopulate(x);
-      else if (key === 'on') spec.on = isObj(x) ? Object.fromEntries(Object.entries(x).map(([u, s]) => [u, isObj(s) ? (enginePopulate({ s }) as Obj).s : s])) : x;
-      else spec[key] = x;
-    }
-    out[k] = spec;
+  return isObj(p) ? Object.fromEntries(Object.entries(p).map(([k, v]) => [k, isObj(v) ? engineSpec(v) : v])) : p;
+}
+
+/** One attribute's populate spec in the Query Engine's words (a zone's or morph's `on` per type). */
+function engineSpec(v: Obj): Obj {
+  const spec: Obj = {};
+  for (const [key, x] of Object.entries(v)) {
+    if (key === 'fields') spec.select = withIds(x);
+    else if (key === 'filters') spec.where = x;
+    else if (key === 'sort') spec.orderBy = x;
+    else if (key === 'populate') spec.populate = enginePopulate(x);
+    else if (key === 'on') spec.on = enginePopulate(x);
+    else spec[key] = x;
   }
-  return out;
+  return spec;
 }
 
 export function entityService(documents: (uid: string) => DocumentService, model: (uid: string) => Model | undefined, rows: (uid: string) => QueryRepository): EntityService {
@@ -97,10 +96,9 @@ export function entityService(documents: (uid: string) => DocumentService, model
     },
     async findPage(uid, params = {}) {
       const m = model(uid);
-      const { page = 1, pageSize = 10, filters, fields, sort, populate, status, locale, start: _s, limit: _l, pagination: _p, ...rest } = v5(params);
       // Strapi's query-params transform: status a publishedAt condition, fields a select with the row's ids;
       // `locale` changes nothing there (recorded: every locale's rows answer).
-      void locale;
+      const { page = 1, pageSize = 10, filters, fields, sort, populate, status, locale: _locale, start: _s, limit: _l, pagination: _p, ...rest } = v5(params);
       const conds: unknown[] = [];
       if (filters !== undefined) conds.push(filters);
       if (m?.draftAndPublish && (status === 'published' || status === 'draft')) conds.push({ publishedAt: status === 'published' ? { $notNull: true } : { $null: true } });

@@ -13,7 +13,8 @@
 import type { Attribute, ContentType, RelationAttr, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { ROW_COLUMNS as R } from '../../compiler/layout.ts';
 import { currentLinks, deleteLinks, documentLockKey, engineDelete, engineFirst, engineInsert, engineLockRow, engineMediaLinks, engineUpdate, insertLinks, lockKey, lockTargets, renumberInverse, takeTargets } from '../../compiler/write-sql.ts';
-import { inTurn } from '../rest/write.ts';
+import { inTurn, retried } from '../rest/write.ts';
+import { takesTargets } from '../rest/write-relations.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -44,8 +45,11 @@ function toDb(type: string, v: unknown): string | null {
 }
 
 type Run = (text: string, params: unknown[]) => Promise<Obj[]>;
-/** Deadlock, serialization failure, a lock not granted at once: the transaction runs again. */
-const RETRY = new Set(['40P01', '40001', '55P03']);
+/**
+ * Deadlock, serialization failure, a lock not granted at once: the transaction runs again. Not a foreign key
+ * failure, which the REST writers retry: their targets are documents, found again; here they are the ids given.
+ */
+const RETRY: ReadonlySet<string> = new Set(['40P01', '40001', '55P03']);
 
 /** An id as Strapi's toId takes it: a number or string, or an object's `id`. */
 function toId(v: unknown, where: string): number {
@@ -77,7 +81,7 @@ async function writeRelation(run: Run, schema: Schema, ct: ContentType, a: Relat
   if ('set' in op) targets = a.toMany ? [...new Set(op.set)] : op.set.slice(-1);
   else if (a.toMany) targets = [...new Set([...current.filter((t) => !op.disconnect.includes(t)), ...op.connect])];
   else targets = op.connect.length ? op.connect.slice(-1) : current.filter((t) => !op.disconnect.includes(t));
-  const takes = (a.mappedBy !== undefined || a.inversedBy !== undefined) && (a.relation === 'oneToOne' || a.relation === 'oneToMany') && targets.length > 0;
+  const takes = takesTargets(a) && targets.length > 0;
   const locked = [...new Set([...(takes ? targets : []), ...(j.inverseOrder ? current : [])])];
   if (locked.length) await run(lockTargets(target.table), [locked]);
   if (takes) await run(takeTargets(j, ct.table), [targets, documentId]);
@@ -163,20 +167,13 @@ export function engineWrites(ctx: () => RestContext, ct: ContentType, reads: Eng
     let wrote = false;
     try {
       // A deadlock or serialization failure (links of two writes met in another order) runs it again, as the REST writers do.
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await c.db.begin(async (tx) => {
-            const run: Run = async (text, params) => { n++; return [...await tx.unsafe(text, params as never[])] as Obj[]; };
-            const touched = new Set<number>();
-            out = await fn(run, touched);
-            wrote = touched.size > 0;
-            if (reads.cached && c.config.api.rest.renderCache && touched.size) await run(cacheTableOf(c.schema, ct).refreshIds, [[...touched]]);
-          });
-          break;
-        } catch (e) {
-          if (attempt >= 5 || !RETRY.has((e as { code?: unknown })?.code as string)) throw e;
-        }
-      }
+      await retried(() => c.db.begin(async (tx) => {
+        const run: Run = async (text, params) => { n++; return [...await tx.unsafe(text, params as never[])] as Obj[]; };
+        const touched = new Set<number>();
+        out = await fn(run, touched);
+        wrote = touched.size > 0;
+        if (reads.cached && c.config.api.rest.renderCache && touched.size) await run(cacheTableOf(c.schema, ct).refreshIds, [[...touched]]);
+      }), RETRY);
     } finally { c.count(n); }
     if (wrote) await c.onWrite?.(writeTables(c.schema, ct));
     return out;

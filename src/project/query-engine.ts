@@ -7,9 +7,8 @@
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import { findMany } from '../rest/read.ts';
-import { bodyText } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
-import type { Params } from './documents.ts';
+import { parsed, type Params } from './documents.ts';
 import { stringifyQuery } from './query.ts';
 import { engineWrites, type EngineWrites } from './query-engine-writes.ts';
 
@@ -246,7 +245,7 @@ export function queryRepository(ctx: () => RestContext, schema: Schema, ct: Cont
     const closed = c.lifecycles?.closedError(ct);
     if (closed) throw closed;
     try {
-      return JSON.parse(bodyText(await findMany(c, ct, engineQuery(schema, ct, method, p, extra)))) as { data: unknown };
+      return parsed(await findMany(c, ct, engineQuery(schema, ct, method, p, extra)));
     } catch (e) { throw asEngineError(e); }
   };
   const rows = (v: unknown, p: Params) => shapeRow(schema, ct, v, p, joinsIn(ct, p.where)) as unknown[];

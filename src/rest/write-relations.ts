@@ -205,7 +205,7 @@ export class RelationWriter {
 }
 
 /** The other side holds one of this side (a bidirectional oneToOne or oneToMany): linking a target takes it from other documents. */
-function takesTargets(a: RelationAttr): boolean {
+export function takesTargets(a: RelationAttr): boolean {
   return (a.mappedBy !== undefined || a.inversedBy !== undefined) && (a.relation === 'oneToOne' || a.relation === 'oneToMany');
 }
 

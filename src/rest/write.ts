@@ -95,21 +95,14 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
   let n = 0;
   let committed: Writer | null = null;
   try {
-    for (let attempt = 1; ; attempt++) {
+    await retried(() => ctx.db.begin(async (tx) => {
+      const w = committed = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+      if (ctx.lifecycles?.active(ct.uid)) w.hooks = new RowHooks(ctx.lifecycles, ctx.compiler, ct, (t, p, prepare) => w.run(t, p, prepare));
       try {
-        await ctx.db.begin(async (tx) => {
-          const w = committed = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
-          if (ctx.lifecycles?.active(ct.uid)) w.hooks = new RowHooks(ctx.lifecycles, ctx.compiler, ct, (t, p, prepare) => w.run(t, p, prepare));
-          try {
-            await fn(w);
-            await w.refreshRenders();
-          } finally { n += w.statements; }
-        });
-        break;
-      } catch (e) {
-        if (attempt >= MAX_ATTEMPTS || !RETRYABLE.has((e as { code?: unknown })?.code as string)) throw e;
-      }
-    }
+        await fn(w);
+        await w.refreshRenders();
+      } finally { n += w.statements; }
+    }));
   } finally { ctx.count(n); }
   // Committed (a rolled-back write changed nothing): cached reads of what it may have changed go now,
   // before its answer is sent.
@@ -145,8 +138,20 @@ export async function inTurn(key: string, fn: () => Promise<void>): Promise<void
  * published row): run again, the references are found anew. A reference still gone after the last
  * attempt answers 400 as before.
  */
-const RETRYABLE = new Set(['40P01', '40001', '23503', '55P03']);
+const RETRYABLE: ReadonlySet<string> = new Set(['40P01', '40001', '23503', '55P03']);
 const MAX_ATTEMPTS = 5;
+
+/** Runs a transaction, again (up to MAX_ATTEMPTS in all) while it fails with one of `codes`. */
+export async function retried(attempt: () => Promise<unknown>, codes: ReadonlySet<string> = RETRYABLE): Promise<void> {
+  for (let n = 1; ; n++) {
+    try {
+      await attempt();
+      return;
+    } catch (e) {
+      if (n >= MAX_ATTEMPTS || !codes.has((e as { code?: unknown })?.code as string)) throw e;
+    }
+  }
+}
 
 /**
  * A new version row for `locale` (a new document, or a new localization sharing the non-localized values
