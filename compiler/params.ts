@@ -25,6 +25,12 @@ export interface ReadLimits {
    * relations whatever their status.
    */
   rows?: boolean;
+  /**
+   * The content API's reads (REST, and project code's validateQuery): Strapi's sanitizer there turns a
+   * nested `*` (`populate[author]=*`) into the target's populatable attributes, which its document
+   * service then refuses (PopulateParser.wildcard). Its users, upload and Query Engine reads skip both.
+   */
+  expandsWildcard?: boolean;
 }
 
 /** How many populates (lateral joins) a selection asks for, at every level. */
@@ -732,7 +738,11 @@ function checkDotSegments(schema: Schema, model: ContentType | Component, segmen
 }
 
 /** Where a parse keeps the first error of Strapi's query conversion (null: a part its sanitizer removes first). */
-interface Conversion { error: ApiError | null }
+interface Conversion {
+  error: ApiError | null;
+  /** The document service's own check of the sanitized query (validateParams), which comes before its conversion. */
+  params?: ApiError | null;
+}
 
 /** Nested populates made from a dotted path (`a.b`): their errors keep naming the whole path. */
 const DOTTED = new WeakSet<Obj>();
@@ -743,6 +753,27 @@ const DOTTED = new WeakSet<Obj>();
  */
 function nestedPath(parent: Obj, path: string): string | null {
   return isObj(parent.populate) || DOTTED.has(parent) ? path : null;
+}
+
+/**
+ * A type or component with an attribute named `populate`: Strapi 5.54's populate traversal then takes a
+ * nested `populate` object there for that attribute, not for its keyword, and its validator refuses the
+ * object's first key as an unknown operator, by its attribute path through `populate` (checked live).
+ */
+function checkPopulateNamedAttribute(owner: ContentType | Component, populate: QueryValue | undefined, parent: Obj, path: string): void {
+  if (!owner.byName.has('populate') || !isObj(populate) || DOTTED.has(parent)) return;
+  for (const key of Object.keys(populate)) {
+    if (['on', 'count', 'sort', 'filters', 'fields', 'populate'].includes(key) || BOOLEAN_LIKE.has(key)) continue;
+    throw invalidKey('populate', key, owner.byName.has(key) ? `${path}.populate.${key}` : `${path}.populate`);
+  }
+}
+
+/**
+ * A key of a populate object that is no attribute but boolean-like (`populate[true]=…`): Strapi's
+ * validator passes it over as a keyword and its conversion finds nothing to populate (checked live).
+ */
+function passedOver(name: string, spec: Map<string, QueryValue | true>): boolean {
+  return BOOLEAN_LIKE.has(name) && OBJECT_FORM.has(spec);
 }
 
 /** Runs a nested validation whose errors Strapi reports under the parameter `populate`. */
@@ -847,7 +878,38 @@ export class PopulateParser {
 
 
   /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
-  get conversionError(): ApiError | null { return this.converting?.error ?? null; }
+  get conversionError(): ApiError | null { return this.converting?.params ?? this.converting?.error ?? null; }
+
+  /**
+   * `populate[author]=*`: Strapi 5.54's sanitizer expands the `*` into `{ avatar: true, articles: true }`
+   * (no `populate` around it), drops what the caller may not see (private attributes, relations to types
+   * it may not read), and the document service refuses the first key left as an unknown operator
+   * ("Invalid key avatar at author.avatar", without source or param). Nothing left: populated as `true`.
+   */
+  private wildcard(a: Attribute | 'localizations', owner: ContentType | null, path: string): void {
+    if (!this.converting || !this.limits.expandsWildcard || this.open) return;
+    const names = a === 'localizations' ? this.expanded(owner ?? undefined)
+      : a.kind === 'component' ? this.schema.components.get(a.component)?.attributes.filter((x) => this.survives(x)).map((x) => x.name)
+      : this.expanded(a.kind === 'media' ? this.schema.files : (a.kind === 'relation' || a.kind === 'morph') && a.target ? this.schema.contentTypes.get(a.target) : undefined);
+    const key = names?.[0];
+    if (key) this.converting.params ??= validation(`Invalid key ${key} at ${path}.${key}`, { key, path: `${path}.${key}` });
+  }
+
+  /** A content-type's attributes the sanitizer's expansion of `*` keeps, in its schema's order (creators, then localizations, come last). */
+  private expanded(t: ContentType | undefined): string[] | undefined {
+    if (!t) return undefined;
+    const names = t.attributes.filter((x) => this.survives(x)).map((x) => x.name);
+    for (const c of t.creators ?? []) names.push(c.name);
+    if (t.localized && this.canRead(t.uid)) names.push('localizations');
+    return names;
+  }
+
+  private survives(x: Attribute): boolean {
+    if (x.kind === 'scalar' || x.private) return false;
+    if (x.kind === 'relation') return x.creator || this.canRead(x.target);
+    if (x.kind === 'morph' && x.target) return this.canRead(x.target);
+    return true;
+  }
 
   forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft', owner: string | null = path): void {
     if (isDotNotation(v)) checkDotPaths(this.schema, ct, v, owner);
@@ -866,6 +928,7 @@ export class PopulateParser {
         if (name === '*') { for (const a of [...ct.attributes, ...ct.creators ?? []]) if (a.kind !== 'scalar' && (!a.private || this.open) && !spec.has(a.name)) entries.push([a, true]); continue; }
         if (name === 'localizations' && ct.localized) { entries.push(['localizations', sub]); continue; }
         const a = ct.byName.get(name);
+        if (!a && passedOver(name, spec)) continue;
         // Checked live: an attribute that cannot be populated is named by its path; an unknown key of the
         // object form by its parent's (a dotted path names itself).
         if (!a || (a.private && !this.open) || a.kind === 'scalar') throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? path : path ? `${path}.${name}` : name);
@@ -888,6 +951,7 @@ export class PopulateParser {
       if (a === 'localizations') {
         // A relation of the type to itself in Strapi's model: its fields, filters, sort and populate apply.
         const o = isObj(sub) ? sub : {};
+        if (sub === '*') this.wildcard(a, ct, subPath);
         for (const k of Object.keys(o)) if (!['populate', 'fields', 'filters', 'sort'].includes(k)) throw invalidKey('populate', k, subPath);
         sel.populate.push({ kind: 'localizations', ...this.related(ct, o, depth, subPath, status, this) });
         continue;
@@ -920,6 +984,7 @@ export class PopulateParser {
    */
   private related(target: ContentType, o: Obj, depth: number, path: string, status: 'published' | 'draft', nested: PopulateParser): { select: Selection; where: Filter | null; sort: SortTerm[] } {
     const select = asPopulate(() => selection(target, o.fields, null, this.open));
+    checkPopulateNamedAttribute(target, o.populate, o, path);
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
     const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null, this.open))) : null;
     const sort = asPopulate(() => parseSort(this.schema, target, o.sort, this.open));
@@ -931,6 +996,7 @@ export class PopulateParser {
   /** `owner`: the uid of the content-type or component the attribute belongs to. */
   private attribute(owner: string, a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (given === '*' && a.kind === 'morph' && !a.target) return null;
+    if (given === '*' && a.kind !== 'dynamiczone') this.wildcard(a, null, path);
     const sub = given === '*' ? true : given;
     const o: Obj = isObj(sub) ? sub : {};
     if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
@@ -1021,6 +1087,7 @@ export class PopulateParser {
       if (parsed) sel.where = joinedNot(parsed);
     }
     const at = nestedPath(o, path);
+    checkPopulateNamedAttribute(comp, o.populate, o, path);
     if (!lenient && isDotNotation(o.populate)) checkDotPaths(this.schema, comp, o.populate);
     const spec = normalizePopulate(o.populate, at);
     if (!spec) return sel;
@@ -1033,6 +1100,7 @@ export class PopulateParser {
     } else {
       for (const [name, sub] of spec) {
         const a = comp.byName.get(name);
+        if (!a && passedOver(name, spec)) continue;
         if (!a || a.kind === 'scalar' || a.private) {
           // In a dynamic zone's shared populate a key need only exist on some of its components.
           if (lenient) continue;
