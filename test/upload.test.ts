@@ -445,6 +445,35 @@ describe('fileInfo as Strapi 5.54 takes it (checked live)', () => {
   });
 });
 
+test('fileInfo matches the files let in as Strapi 5.54\'s upload (checked live): an object for one, a list for several', async () => {
+  const text = (name: string): Upload => ({ data: Buffer.from(`words of ${name}`), filename: name, type: 'text/plain' });
+  const before = await fileCount();
+  const refusal = async (files: Upload[], fileInfo: string, type: string, cast: string) => {
+    const r = await upload(files, { fileInfo });
+    assert.equal(r.status, 400, r.text);
+    const message = `fileInfo must be a \`${type}\` type, but the final value was: \`null\` (cast from the value \`${cast}\`).`;
+    assert.deepEqual(r.body.error, { status: 400, name: 'ValidationError', message, details: { errors: [{ path: ['fileInfo'], message, name: 'ValidationError', value: null }] } });
+  };
+  // A list for one file; an object, or a list of one (taken as its one object), for several.
+  await refusal([text('one.txt')], '[{"name":"a"},{"name":"b"}]', 'object', '[\n  {\n    "name": "\\"a\\""\n  },\n  {\n    "name": "\\"b\\""\n  }\n]');
+  await refusal([text('one.txt')], '[]', 'object', '[]');
+  await refusal([text('one.txt'), text('two.txt')], '{"name":"a"}', 'array', '{\n  "name": "\\"a\\""\n}');
+  await refusal([text('one.txt'), text('two.txt')], '[{"name":"a","width":3}]', 'array', '{\n  "name": "\\"a\\"",\n  "width": "3"\n}');
+  assert.equal(await fileCount(), before, 'nothing stored');
+  // A list of one for one file is its object; a longer list than the files names them in order.
+  const one = await upload([text('one.txt')], { fileInfo: '[{"name":"only","caption":"c"}]' });
+  assert.equal(one.status, 201, one.text);
+  assert.deepEqual([one.body[0].name, one.body[0].caption], ['only', 'c']);
+  const two = await upload([text('one.txt'), text('two.txt')], { fileInfo: '[{"name":"first"},{"name":"second"},{"name":"third"}]' });
+  assert.equal(two.status, 201, two.text);
+  assert.deepEqual(two.body.map((f) => f.name), ['first', 'second']);
+  // The list's entries are checked with their positions; the object of one file without.
+  const bad = await upload([text('one.txt')], { fileInfo: '[{"focalPoint":{"x":200,"y":1}}]' });
+  assert.equal(bad.body.error.message, 'fileInfo.focalPoint.x must be less than or equal to 100');
+  const bad2 = await upload([text('one.txt'), text('two.txt')], { fileInfo: '[{},{"focalPoint":{"x":200,"y":1}}]' });
+  assert.equal(bad2.body.error.message, 'fileInfo[1].focalPoint.x must be less than or equal to 100');
+});
+
 test('an empty file is no file: "Files are empty" (Strapi 5.54, checked live)', async () => {
   const r = await upload([{ data: Buffer.alloc(0), filename: 'empty.txt', type: 'text/plain' }]);
   assert.equal(r.status, 400, r.text);

@@ -1,13 +1,15 @@
 // The upload request body → files, their fileInfo and the optional entry to attach them to
 // (`ref`, `refId`, `field`), validated like Strapi's upload body (yup: strings or null).
 import { checkJsonDepth, type Task } from '../task.ts';
-import { fieldErrors, validation, type FieldError } from '../../compiler/errors.ts';
+import { fieldErrors, validation, type ApiError, type FieldError } from '../../compiler/errors.ts';
+import { show } from '../rest/validate.ts';
 import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipart.ts';
 
 export interface Incoming { filename: string; contentType: string | null; data: Buffer }
 export interface FileInfo { name?: string | null; alternativeText?: string | null; caption?: string | null; focalPoint?: { x: number; y: number } | null }
 export interface Target { ref: string; refId: string; field: string }
-export interface UploadForm { files: Incoming[]; fileInfo: FileInfo[]; target: Target | null }
+/** `fileInfo`: its JSON as Strapi's upload reads it, a list when the field is repeated (undefined: none). */
+export interface UploadForm { files: Incoming[]; fileInfo: unknown; target: Target | null }
 
 const INFO_KEYS = ['name', 'alternativeText', 'caption'] as const;
 
@@ -63,12 +65,42 @@ function parseJson(text: string, at: string): unknown {
   try { return JSON.parse(text); } catch { throw validation(`${at} must be valid JSON`, { errors: [] }); }
 }
 
-/** fileInfo as a list matching the files by position: repeated fields, a JSON array, or one object. */
-export function fileInfoList(raw: unknown[]): FileInfo[] {
+/** The fileInfo fields' JSON: one value, or a list of them when the field is repeated. */
+function parsedInfo(raw: unknown[]): unknown {
   // An empty field is no information (what a form with nothing filled in sends).
   const values = raw.map((r, i) => (typeof r !== 'string' ? r : r.trim() === '' ? null : parseJson(r, raw.length > 1 ? `fileInfo[${i}]` : 'fileInfo')));
-  if (values.length === 1 && Array.isArray(values[0])) return values[0].map((v, i) => checkInfo(v, `fileInfo[${i}]`));
-  return values.map((v, i) => checkInfo(v, values.length > 1 ? `fileInfo[${i}]` : 'fileInfo'));
+  return values.length === 0 ? undefined : values.length === 1 ? values[0] : values;
+}
+
+/** yup's cast error for a fileInfo of the wrong shape (Strapi 5.54, checked live). */
+function shapeError(type: 'object' | 'array', v: unknown): ApiError {
+  const message = `fileInfo must be a \`${type}\` type, but the final value was: \`null\` (cast from the value \`${show(v)}\`).`;
+  return validation(message, { errors: [{ path: ['fileInfo'], message, name: 'ValidationError', value: null }] });
+}
+
+/**
+ * The fileInfo of the files let in, by position, as Strapi 5.54's upload takes it: a list drops the
+ * entries of refused files and a list of one left is that one object; then one file takes an object and
+ * several a list (a list for one file, or an object for several, is yup's cast error).
+ */
+export function uploadInfos(value: unknown, refused: ReadonlySet<number>, count: number): FileInfo[] {
+  let v = value;
+  if (Array.isArray(v)) {
+    const kept = v.filter((_, i) => !refused.has(i));
+    v = kept.length === 1 ? kept[0] : kept;
+  }
+  if (count > 1) {
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) throw shapeError('array', v);
+    return v.map((x, i) => checkInfo(x, `fileInfo[${i}]`));
+  }
+  if (Array.isArray(v)) throw shapeError('object', v);
+  return [checkInfo(v, 'fileInfo')];
+}
+
+/** `POST /api/upload?id=` without files: the one fileInfo that edits the record. */
+export function editInfo(value: unknown): FileInfo {
+  return Array.isArray(value) ? checkInfo(value[0], 'fileInfo[0]') : checkInfo(value, 'fileInfo');
 }
 
 /** Reads the body; one that is not multipart has no files (Strapi then answers "Files are empty"). */
@@ -93,13 +125,13 @@ export function readForm(task: Task): UploadForm {
   const { ref, refId, field } = Object.fromEntries(fields);
   // Strapi links the files only when all three are given; with one or two of them it is a plain upload (checked live).
   const target = ref && refId && field ? { ref, refId, field } : null;
-  return { files, fileInfo: fileInfoList(infos), target };
+  return { files, fileInfo: parsedInfo(infos), target };
 }
 
 /** `POST /api/upload?id=` without files may carry fileInfo in a JSON body. */
-function jsonInfo(task: Task): FileInfo[] {
-  if (!task.body || !/json/i.test(task.contentType ?? '')) return [];
+function jsonInfo(task: Task): unknown {
+  if (!task.body || !/json/i.test(task.contentType ?? '')) return undefined;
   const body = parseJson(Buffer.from(task.body).toString('utf8'), 'body');
   const info = body && typeof body === 'object' ? (body as Record<string, unknown>).fileInfo : undefined;
-  return info === undefined ? [] : fileInfoList([info]);
+  return info === undefined ? undefined : parsedInfo([info]);
 }

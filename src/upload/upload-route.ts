@@ -5,7 +5,7 @@ import type { Reply } from '../rest/reply.ts';
 import type { Task } from '../task.ts';
 import { ApiError, validation } from '../../compiler/errors.ts';
 import { newDocumentId } from '../db/document-id.ts';
-import { readForm, type FileInfo, type Incoming, type Target } from './form.ts';
+import { editInfo, readForm, uploadInfos, type FileInfo, type Incoming, type Target } from './form.ts';
 import { prepareFile, type Prepared, type UploadRules } from './prepare.ts';
 import { chooseMime, type UploadSecurity } from './file-type.ts';
 import { attachFiles } from './attach.ts';
@@ -24,15 +24,14 @@ interface Admitted { file: Incoming; mime: string; info: FileInfo }
  * The files the project's upload security lets in, each with its type (Strapi 5.54's mime validation):
  * a refused one is left out with its fileInfo; none let in is the first refusal, nothing stored.
  */
-function admit(files: Incoming[], infos: FileInfo[], security: UploadSecurity): Admitted[] {
+function admit(files: Incoming[], info: unknown, security: UploadSecurity): Admitted[] {
+  const choices = files.map((file) => chooseMime(file.filename, file.contentType, file.data, security));
+  const refused = new Set(choices.flatMap((c, i) => ('error' in c ? [i] : [])));
+  if (refused.size === files.length) throw validation(choices.map((c) => ('error' in c ? c.error : '')).find(Boolean) ?? 'Files are empty', {});
+  // Checked after the files' types, as Strapi's controller validates the body once they are known.
+  const infos = uploadInfos(info, refused, files.length - refused.size);
   const out: Admitted[] = [];
-  let refusal: string | null = null;
-  files.forEach((file, i) => {
-    const c = chooseMime(file.filename, file.contentType, file.data, security);
-    if ('mime' in c) out.push({ file, mime: c.mime, info: infos[i] ?? {} });
-    else refusal ??= c.error;
-  });
-  if (!out.length) throw validation(refusal ?? 'Files are empty', {});
+  choices.forEach((c, i) => { if ('mime' in c) out.push({ file: files[i], mime: c.mime, info: infos[out.length] ?? {} }); });
   return out;
 }
 
@@ -50,7 +49,7 @@ export async function postUpload(ctx: RestContext, deps: UploadDeps, task: Task)
   const id = idParam(ctx, task);
   const form = readForm(task);
   if (form.files.length === 0) {
-    if (id !== null) return updateInfo(ctx, deps, id, form.fileInfo[0] ?? {});
+    if (id !== null) return updateInfo(ctx, deps, id, editInfo(form.fileInfo));
     throw validation('Files are empty');
   }
   // Strapi's body parser keeps no empty file (checked live: a 0-byte upload is "Files are empty").
