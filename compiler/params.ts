@@ -787,6 +787,8 @@ function asPopulate<T>(f: () => T): T {
   }
 }
 
+const QS_ARRAY_LIMIT = 100;
+
 function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<string, QueryValue | true> | '*' | null {
   if (v === undefined || v === '' || v === 'false') return null;
   if (v === '*' || v === 'true') return '*';
@@ -820,6 +822,11 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
     }
   } else {
     const entries = Object.entries(v);
+    // qs makes an object of an indexed list past its arrayLimit; Strapi 5.54 then names the cause
+    // rather than reading `0`, `1`… as attributes (its populate traversal's own limit of 100).
+    if (entries.length > QS_ARRAY_LIMIT && entries.every(([k, x], i) => k === String(i) && typeof x === 'string')) {
+      throw validation(`Too many populate entries (${entries.length}). The maximum number of populate entries when using array notation is ${QS_ARRAY_LIMIT}. Consider using object notation (populate[field]=true), nested population, or reducing the number of fields.`, { source: 'query', param: 'populate' });
+    }
     if (entries.every(([k]) => !/^\d+$/.test(k))) OBJECT_FORM.add(out);
     for (const [k, sub] of entries) {
       if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
