@@ -154,6 +154,8 @@ export const ConfigSchema = Type.Object({
       renderCacheRefresh: Int(50, 3_600_000),
       /** Unfiltered list totals from the row counters `npm run indexes -- --apply` installs (compiler/counts.ts). */
       rowCounters: Type.Boolean(),
+      /** Strapi's `api.rest.strictParams`: an unknown top-level query key on a content-type route is a 400. */
+      strictParams: Type.Boolean(),
     }),
   }),
   i18n: Type.Object({
@@ -353,7 +355,7 @@ export const defaults: Config = {
   api: {
     rest: {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
-      planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000, rowCounters: true,
+      planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000, rowCounters: true, strictParams: false,
     },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
@@ -458,6 +460,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['RENDER_CACHE', 'api.rest.renderCache', 'bool'],
   ['RENDER_CACHE_REFRESH', 'api.rest.renderCacheRefresh', 'int'],
   ['ROW_COUNTERS', 'api.rest.rowCounters', 'bool'],
+  ['REST_STRICT_PARAMS', 'api.rest.strictParams', 'bool'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
   ['LOCALES', 'i18n.locales', 'list'],
   ['UPLOAD_DIR', 'upload.folder', 'string'],

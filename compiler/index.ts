@@ -3,7 +3,7 @@
 // page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
-import { buildReadQuery, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
+import { buildReadQuery, checkStrictKeys, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
 import { numericSearch } from './search.ts';
 import { compileRead, filterSql, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
@@ -26,6 +26,11 @@ export interface CompilerOptions extends ReadLimits {
   /** Pages of one statement shape run as prepared statements; later pages are sent unprepared (compiler/cache.ts). */
   preparedPages: number;
   maxParameters: number;
+  /**
+   * `api.rest.strictParams`: the content API's reads and writes refuse a top-level query key Strapi 5.54
+   * does not know (checkStrictKeys). Set on the REST compiler only (users, upload and project reads skip it, as Strapi's).
+   */
+  strictKeys?: boolean;
   /** Largest list index a query string's arrays keep (qs's arrayLimit; 100, Strapi's REST parser's). */
   arrayLimit?: number;
   /** Largest response data in bytes (bigger → 400 naming http.maxResponseSize); unset = none. */
@@ -127,7 +132,9 @@ export class Compiler {
       const hit = this.exact.get(key);
       if (hit) return hit;
     }
-    const q = rewrite ? rewrite(this.parse(raw)) : this.parse(raw);
+    const parsed = this.parse(raw);
+    if (this.opts.strictKeys) checkStrictKeys(parsed);
+    const q = rewrite ? rewrite(parsed) : parsed;
     checkQueryParams(q);
     const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
     checkDocumentParams(q, shape);
@@ -146,6 +153,7 @@ export class Compiler {
    */
   checkWriteQuery(ct: ContentType, raw: string): { [key: string]: QueryValue } {
     const q = this.parse(raw);
+    if (this.opts.strictKeys) checkStrictKeys(q);
     checkQueryParams(q);
     buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.opts);
     checkDocumentParams(q, 'one');

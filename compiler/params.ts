@@ -1202,6 +1202,19 @@ function publicationMode(q: Obj): PublicationMode | null {
   throw validation("Invalid value for 'hasPublishedVersion'. Expected boolean or 'true'/'false' string.");
 }
 
+/** The top-level query keys Strapi 5.54's content API takes with `api.rest.strictParams` (ALLOWED_QUERY_PARAM_KEYS). */
+const STRICT_KEYS = new Set(['filters', 'sort', 'fields', 'populate', 'status', 'locale', 'page', 'pageSize', 'start', 'limit', '_q',
+  'publicationFilter', 'hasPublishedVersion', 'pagination', 'count', 'ordering']);
+
+/**
+ * `api.rest.strictParams`: any other top-level key is refused by name before the query is looked at
+ * further (its publicationFilter's value alone is checked first; checked live).
+ */
+export function checkStrictKeys(q: Obj): void {
+  if (q.publicationFilter !== undefined) publicationMode({ publicationFilter: q.publicationFilter });
+  for (const key of Object.keys(q)) if (!STRICT_KEYS.has(key)) throw invalidKey(key, key, null);
+}
+
 /** `where` and a publicationFilter's cohort (a type without draft & publish has none). */
 export function withPublication(where: Filter | null, mode: PublicationMode | null, status: 'published' | 'draft', ct: ContentType): Filter | null {
   if (!mode || !ct.draftAndPublish) return where;

@@ -113,6 +113,7 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
       defaultLimit: (n) => set('api.rest.defaultLimit', int(n)),
       maxLimit: (n) => set('api.rest.maxLimit', int(n)),
       withCount: (b) => set('api.rest.withCount', bool(b)),
+      strictParams: (b) => set('api.rest.strictParams', bool(b)),
     }),
   });
 
