@@ -928,12 +928,13 @@ export class PopulateParser {
     const entries: Array<[Attribute | 'localizations', QueryValue | true]> = [];
     if (spec === '*') {
       for (const a of ct.attributes) if (a.kind !== 'scalar' && (!a.private || this.open)) entries.push([a, true]);
-      if (ct.localized) entries.push(['localizations', true]);
+      // Every content-type has localizations in Strapi's database layer (private without i18n): the Query Engine reads them.
+      if (ct.localized || this.open) entries.push(['localizations', true]);
       for (const a of ct.creators ?? []) entries.push([a, true]);
     } else {
       for (const [name, sub] of spec) {
         if (name === '*') { for (const a of [...ct.attributes, ...ct.creators ?? []]) if (a.kind !== 'scalar' && (!a.private || this.open) && !spec.has(a.name)) entries.push([a, true]); continue; }
-        if (name === 'localizations' && ct.localized) { entries.push(['localizations', sub]); continue; }
+        if (name === 'localizations' && (ct.localized || this.open)) { entries.push(['localizations', sub]); continue; }
         const a = ct.byName.get(name);
         if (!a && passedOver(name, spec)) continue;
         // Checked live: an attribute that cannot be populated is named by its path; an unknown key of the

@@ -610,11 +610,13 @@ class Gen extends RowGen {
       case 'localizations': {
         const own = ct!;
         // Asked for every locale at once (`locale=*`), Strapi answers each entry's localizations empty.
-        if (this.query.ct.localized && !this.query.localeParam) return `select '[]'::text as v`;
+        if (this.query.ct.localized && !this.query.localeParam && !this.rows) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
-        const order = [...this.orderBy(p.sort ?? [], a), `${a}.id`].join(', ');
+        // The Query Engine's come unordered, as its documents index (document_id, locale, published_at) gives them.
+        const natural = this.rows && !p.sort?.length ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`] : [];
+        const order = [...this.orderBy(p.sort ?? [], a), ...natural, `${a}.id`].join(', ');
         return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} ${this.localizationsWhere(own, src, a, p.where ?? null)} order by ${order}) x`;
       }
       default: return super.populate(p, ct, src);
@@ -680,7 +682,12 @@ class Gen extends RowGen {
     return conds;
   }
 
+  /** The Query Engine's reads (ReadLimits.rows): rows of every status, so the query has none. */
+  private get rows(): boolean { return this.query.status === null; }
+
   private localizationsWhere(own: ContentType, src: string, a: string, where: Filter | null, level: Step[] = this.steps): string {
+    // Strapi's database layer: every other row of the document (any locale, any status) but the level's own rows.
+    if (this.rows) return `where ${a}.${R.documentId} = ${src}.${R.documentId}${where ? ` and ${this.filter(where, a, own.uid)}` : ''} and not ${this.found((row) => `${row}.id = ${a}.id`, level)}`;
     const status = own.draftAndPublish && this.query.status ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
     const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';
     return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${this.notInLevel(a, level)}`;
@@ -852,7 +859,7 @@ class Gen extends RowGen {
     return (src) => {
       const a = this.alias();
       // Asked for every locale at once (`locale=*`), no localizations are read.
-      if (this.query.ct.localized && !this.query.localeParam) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
+      if (this.query.ct.localized && !this.query.localeParam && !this.rows) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
       return { sql: `from ${q(own.table)} ${a} ${this.localizationsWhere(own, src, a, where, level)}`, alias: a };
     };
   }

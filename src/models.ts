@@ -196,12 +196,32 @@ const CREATOR_TYPES = new WeakSet<ContentType>();
  */
 function addCreatorFields(ct: ContentType, contentTypes: Map<string, ContentType>): void {
   if (!contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
-  ct.creators = (['createdBy', 'updatedBy'] as const).map((name): RelationAttr => ({
+  ct.creators = creatorsOf(ct);
+  for (const a of ct.creators) ct.byName.set(a.name, a);
+}
+
+function creatorsOf(ct: ContentType): RelationAttr[] {
+  return (['createdBy', 'updatedBy'] as const).map((name): RelationAttr => ({
     kind: 'relation', name, relation: 'oneToOne', target: ADMIN_UID, toMany: false, owner: true, creator: true, readOnly: true,
     required: false, private: false, localized: false,
     join: { table: ct.table, source: 'id', target: name === 'createdBy' ? 'created_by_id' : 'updated_by_id', order: null, inverseOrder: null },
   }));
-  for (const a of ct.creators) ct.byName.set(a.name, a);
+}
+
+/**
+ * The project's content-types as Strapi's database layer sees them: createdBy and updatedBy are relations
+ * of every one (`populate: true` of the Query Engine reads them), whatever `populateCreatorFields` says.
+ * Copies: the content API's types keep their own.
+ */
+export function withEveryCreator(contentTypes: Map<string, ContentType>): Map<string, ContentType> {
+  const out = new Map(contentTypes);
+  if (!out.has(ADMIN_UID)) out.set(ADMIN_UID, adminUsersModel());
+  for (const [uid, ct] of contentTypes) {
+    if (!uid.startsWith('api::') || ct.creators) continue;
+    const creators = creatorsOf(ct);
+    out.set(uid, { ...ct, creators, byName: new Map([...ct.byName, ...creators.map((a) => [a.name, a] as const)]) });
+  }
+  return out;
 }
 
 function addBuiltinTargets(contentTypes: Map<string, ContentType>, raws: Array<Raw & { uid?: string }>, usersExtended: boolean): void {

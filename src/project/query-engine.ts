@@ -84,7 +84,8 @@ function fieldsOf(model: ContentType | Component | null, select: unknown): unkno
 /** What a populate names: a relation, component, media or zone of the model, or a localized type's `localizations`. */
 function isLinked(model: ContentType | Component | null, name: string): boolean {
   const a = model?.byName.get(name);
-  return (!!a && a.kind !== 'scalar') || (name === 'localizations' && !!model && 'kind' in model && model.localized);
+  // Every content-type's rows have localizations in Strapi's database layer (i18n or not).
+  return (!!a && a.kind !== 'scalar') || (name === 'localizations' && !!model && 'kind' in model);
 }
 
 /** The model an attribute leads to (a relation's target, a component, a file), for what is nested under it. */
@@ -178,9 +179,17 @@ function orderColumns(model: ContentType | Component | null, orderBy: unknown): 
   return out;
 }
 
+/** What `populate: true` reads: every relation of the row's table in Strapi's database layer (components, media, zones, creators, localizations). */
+function allLinked(model: ContentType | Component | null): string[] {
+  if (!model) return [];
+  const names = model.attributes.filter((a) => a.kind !== 'scalar').map((a) => a.name);
+  if ('kind' in model) names.push(...(model.creators ?? []).map((a) => a.name), 'localizations');
+  return names;
+}
+
 /** The populated attribute names of a populate parameter, in its order (what the Query Engine populates: relations, components, media, zones). */
 function populatedNames(model: ContentType | Component | null, populate: unknown): string[] {
-  const names = populate === true || populate === '*' ? (model?.attributes.filter((a) => a.kind !== 'scalar').map((a) => a.name) ?? [])
+  const names = populate === true || populate === '*' ? allLinked(model)
     : typeof populate === 'string' ? [populate.split('.')[0]]
       : Array.isArray(populate) ? populate.filter((x): x is string => typeof x === 'string').map((x) => x.split('.')[0])
         : isObj(populate) ? Object.keys(populate).filter((k) => populate[k] !== false && populate[k] !== undefined && populate[k] !== null) : [];
@@ -216,7 +225,8 @@ function shapeRow(schema: Schema, model: ContentType | Component | null, row: un
   // The row's last column, there on every content-type (null without i18n).
   if (model && 'kind' in model && !model.localized && !('locale' in whole)) whole.locale = null;
   const select = p.select === undefined || p.select === null ? null : (typeof p.select === 'string' ? [p.select] : p.select as string[]);
-  const keys = [...new Set([...ordered, ...(select ?? Object.keys(whole)), ...(select && populated.length ? ['id'] : [])])];
+  // With a select, what populates need: the id, and the documentId localizations are found by.
+  const keys = [...new Set([...ordered, ...(select ?? Object.keys(whole)), ...(select && populated.length ? ['id'] : []), ...(select && populated.includes('localizations') ? ['documentId'] : [])])];
   const out: Obj = {};
   for (const k of keys) if (k in whole) out[k] = whole[k];
   // In the order the statement put them: Strapi's, as its populate queries finish (compiler/sql.ts keyOrder).

@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import { Compiler } from '../../compiler/index.ts';
 import type { Schema } from '../../compiler/schema.ts';
 import { FILE_UID, pluginTypes, USERS_UID } from '../plugin-types.ts';
-import { ADMIN_UID, adminUsersModel } from '../models.ts';
+import { ADMIN_UID, adminUsersModel, withEveryCreator } from '../models.ts';
 import { log } from '../log.ts';
 import type { Plugin } from '../plugins/types.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -53,11 +53,11 @@ const ALL = 2147483647;
  * library's file, the admin's user.
  */
 export function withUsersTypes(schema: Schema): Schema {
-  const contentTypes = new Map(schema.contentTypes);
+  const contentTypes = withEveryCreator(schema.contentTypes);
   if (!contentTypes.has(USERS_UID)) for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
   if (!contentTypes.has(FILE_UID) && schema.files) contentTypes.set(FILE_UID, schema.files);
   if (!contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
-  return contentTypes.size === schema.contentTypes.size ? schema : { ...schema, contentTypes };
+  return { ...schema, contentTypes };
 }
 
 /**
