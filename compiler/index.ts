@@ -27,8 +27,8 @@ export interface CompilerOptions extends ReadLimits {
   preparedPages: number;
   maxParameters: number;
   /**
-   * `api.rest.strictParams`: the content API's reads and writes refuse a top-level query key Strapi 5.54
-   * does not know (checkStrictKeys). Set on the REST compiler only (users, upload and project reads skip it, as Strapi's).
+   * `api.rest.strictParams`: the content API's requests (`contentApi` calls) refuse a top-level query key
+   * Strapi 5.54 does not know (checkStrictKeys); project code's reads and writes do not.
    */
   strictKeys?: boolean;
   /** Largest list index a query string's arrays keep (qs's arrayLimit; 100, Strapi's REST parser's). */
@@ -123,20 +123,22 @@ export class Compiler {
 
   /**
    * A read plan for a list ('list') or one document ('one', by documentId or the single type's row).
-   * `access` names what the caller may read (its key is part of the cache keys: plans differ by it).
+   * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
+   * `contentApi`: a request of the content API, validated as Strapi's controller validates it (ReadLimits.contentApi).
    */
-  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite): ReadPlan {
+  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi = false): ReadPlan {
     const rc = this.renderCacheNow();
-    const key = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
+    // The content API's key differs: a plan made for project code must not skip its checks.
+    const key = `${rc ? 'r' : '-'}${contentApi ? 'c' : '-'}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
     }
     const parsed = this.parse(raw);
-    if (this.opts.strictKeys) checkStrictKeys(parsed);
+    if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed);
     const q = rewrite ? rewrite(parsed) : parsed;
     checkQueryParams(q);
-    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts, access?.canRead);
+    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, contentApi ? { ...this.opts, contentApi } : this.opts, access?.canRead);
     checkDocumentParams(q, shape);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
@@ -151,11 +153,11 @@ export class Compiler {
    * populate, fields, filters, `lookup`): a bad one is a 400 with nothing written, not after the write.
    * Answers the parsed query (the write reads its status and locale there).
    */
-  checkWriteQuery(ct: ContentType, raw: string): { [key: string]: QueryValue } {
+  checkWriteQuery(ct: ContentType, raw: string, contentApi = false): { [key: string]: QueryValue } {
     const q = this.parse(raw);
-    if (this.opts.strictKeys) checkStrictKeys(q);
+    if (contentApi && this.opts.strictKeys) checkStrictKeys(q);
     checkQueryParams(q);
-    buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.opts);
+    buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, contentApi ? { ...this.opts, contentApi } : this.opts);
     checkDocumentParams(q, 'one');
     return q;
   }

@@ -26,11 +26,13 @@ export interface ReadLimits {
    */
   rows?: boolean;
   /**
-   * The content API's reads (REST, and project code's validateQuery): Strapi's sanitizer there turns a
-   * nested `*` (`populate[author]=*`) into the target's populatable attributes, which its document
-   * service then refuses (PopulateParser.wildcard). Its users, upload and Query Engine reads skip both.
+   * A request of the content API (REST, or a project controller's validateQuery): Strapi's controller
+   * validates and sanitizes its query first, which refuses what its document service, called from project
+   * code, webhooks or core services, takes — a nested `*` it expands (PopulateParser.wildcard), a populate
+   * object under an attribute named `populate`, an indexed populate list past qs's arrayLimit. Per call
+   * (Compiler.read's `contentApi`): the same compiler serves both.
    */
-  expandsWildcard?: boolean;
+  contentApi?: boolean;
 }
 
 /** How many populates (lateral joins) a selection asks for, at every level. */
@@ -789,7 +791,7 @@ function asPopulate<T>(f: () => T): T {
 
 const QS_ARRAY_LIMIT = 100;
 
-function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<string, QueryValue | true> | '*' | null {
+function normalizePopulate(v: QueryValue | undefined, path: string | null, contentApi: boolean): Map<string, QueryValue | true> | '*' | null {
   if (v === undefined || v === '' || v === 'false') return null;
   if (v === '*' || v === 'true') return '*';
   const out = new Map<string, QueryValue | true>();
@@ -824,7 +826,7 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null): Map<
     const entries = Object.entries(v);
     // qs makes an object of an indexed list past its arrayLimit; Strapi 5.54 then names the cause
     // rather than reading `0`, `1`… as attributes (its populate traversal's own limit of 100).
-    if (entries.length > QS_ARRAY_LIMIT && entries.every(([k, x], i) => k === String(i) && typeof x === 'string')) {
+    if (contentApi && entries.length > QS_ARRAY_LIMIT && entries.every(([k, x], i) => k === String(i) && typeof x === 'string')) {
       throw validation(`Too many populate entries (${entries.length}). The maximum number of populate entries when using array notation is ${QS_ARRAY_LIMIT}. Consider using object notation (populate[field]=true), nested population, or reducing the number of fields.`, { source: 'query', param: 'populate' });
     }
     if (entries.every(([k]) => !/^\d+$/.test(k))) OBJECT_FORM.add(out);
@@ -894,7 +896,7 @@ export class PopulateParser {
    * ("Invalid key avatar at author.avatar", without source or param). Nothing left: populated as `true`.
    */
   private wildcard(a: Attribute | 'localizations', owner: ContentType | null, path: string): void {
-    if (!this.converting || !this.limits.expandsWildcard || this.open) return;
+    if (!this.converting || !this.limits.contentApi || this.open) return;
     const names = a === 'localizations' ? this.expanded(owner ?? undefined)
       : a.kind === 'component' ? this.schema.components.get(a.component)?.attributes.filter((x) => this.survives(x)).map((x) => x.name)
       : this.expanded(a.kind === 'media' ? this.schema.files : (a.kind === 'relation' || a.kind === 'morph') && a.target ? this.schema.contentTypes.get(a.target) : undefined);
@@ -920,7 +922,7 @@ export class PopulateParser {
 
   forType(ct: ContentType, sel: Selection, v: QueryValue | undefined, depth: number, path: string | null, status: 'published' | 'draft', owner: string | null = path): void {
     if (isDotNotation(v)) checkDotPaths(this.schema, ct, v, owner);
-    const spec = normalizePopulate(v, path);
+    const spec = normalizePopulate(v, path, !!this.limits.contentApi);
     if (!spec) return;
     if (depth > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
@@ -992,7 +994,7 @@ export class PopulateParser {
    */
   private related(target: ContentType, o: Obj, depth: number, path: string, status: 'published' | 'draft', nested: PopulateParser): { select: Selection; where: Filter | null; sort: SortTerm[] } {
     const select = asPopulate(() => selection(target, o.fields, null, this.open));
-    checkPopulateNamedAttribute(target, o.populate, o, path);
+    if (this.limits.contentApi) checkPopulateNamedAttribute(target, o.populate, o, path);
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
     const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null, this.open))) : null;
     const sort = asPopulate(() => parseSort(this.schema, target, o.sort, this.open));
@@ -1095,9 +1097,9 @@ export class PopulateParser {
       if (parsed) sel.where = joinedNot(parsed);
     }
     const at = nestedPath(o, path);
-    checkPopulateNamedAttribute(comp, o.populate, o, path);
+    if (this.limits.contentApi) checkPopulateNamedAttribute(comp, o.populate, o, path);
     if (!lenient && isDotNotation(o.populate)) checkDotPaths(this.schema, comp, o.populate);
-    const spec = normalizePopulate(o.populate, at);
+    const spec = normalizePopulate(o.populate, at, !!this.limits.contentApi);
     if (!spec) return sel;
     if (depth + 1 > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });

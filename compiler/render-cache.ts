@@ -96,6 +96,11 @@ export function cacheTableOf(schema: Schema, model: ContentType | null): CacheTa
   return t;
 }
 
+/** Drops every entry of a cache table (a statement this server cannot see into may have changed any row without its `updated_at`). */
+export function clearCacheSql(t: CacheTable): string {
+  return `delete from ${t.table}`;
+}
+
 /** One cache table per content-type, and one for files. */
 export function cacheTables(schema: Schema): CacheTable[] {
   return [...[...schema.contentTypes.values()].map((ct) => cacheTableOf(schema, ct)), cacheTableOf(schema, null)];

@@ -74,7 +74,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const customReads = config.db.customPlanRows > 0 ? pool(databaseUrl, config.db.poolSize, true, 'force_custom_plan', 'fastrapi-custom-plans') : undefined;
   const sizes = new TableSizes(db, config.db.customPlanRows);
   sizes.start();
-  const compiler = new Compiler(schema, { ...config.api.rest, expandsWildcard: true, strictKeys: config.api.rest.strictParams, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge, keyedColumns: keyedColumns(opts.keyedColumns ?? []) });
+  const compiler = new Compiler(schema, { ...config.api.rest, strictKeys: config.api.rest.strictParams, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge, keyedColumns: keyedColumns(opts.keyedColumns ?? []) });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const lookups: AuthLookups = {
@@ -161,7 +161,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       let statements = 0;
       if (project === undefined) await projectReady.catch(() => { /* answered below, as without global middlewares */ });
       // `count` is set after the literal: a function written in it would get its name defined per request (tsx keeps names).
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: noCount, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: noCount, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal, contentApi: true };
       ctx.count = (n) => { statements += n; };
       // The project's global middlewares run around everything (no response cache: they may decide per request).
       if (project?.global) {

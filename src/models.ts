@@ -209,15 +209,15 @@ function creatorsOf(ct: ContentType): RelationAttr[] {
 }
 
 /**
- * The project's content-types as Strapi's database layer sees them: createdBy and updatedBy are relations
- * of every one (`populate: true` of the Query Engine reads them), whatever `populateCreatorFields` says.
- * Copies: the content API's types keep their own.
+ * Content-types as Strapi's database layer sees them: createdBy and updatedBy are relations of every one
+ * (the project's, users-permissions', the media library's, the admin's; `populate: true` of the Query
+ * Engine reads them), whatever `populateCreatorFields` says. Copies: the content API's types keep their own.
  */
 export function withEveryCreator(contentTypes: Map<string, ContentType>): Map<string, ContentType> {
   const out = new Map(contentTypes);
   if (!out.has(ADMIN_UID)) out.set(ADMIN_UID, adminUsersModel());
   for (const [uid, ct] of contentTypes) {
-    if (!uid.startsWith('api::') || ct.creators) continue;
+    if (ct.creators) continue;
     const creators = creatorsOf(ct);
     out.set(uid, { ...ct, creators, byName: new Map([...ct.byName, ...creators.map((a) => [a.name, a] as const)]) });
   }

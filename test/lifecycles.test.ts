@@ -103,8 +103,8 @@ module.exports = {
   });
 
   test('the rest of strapi.db names itself', async () => {
-    const dir = index(`module.exports = { register({ strapi }) { strapi.db.connection('tags'); } };`);
-    await assert.rejects(startTestServer({ modelsDir: dir }), /strapi\.db\.connection is not supported by this server/);
+    const dir = index(`module.exports = { register({ strapi }) { strapi.db.transaction(async () => {}); } };`);
+    await assert.rejects(startTestServer({ modelsDir: dir }), /strapi\.db\.transaction is not supported by this server/);
   });
 });
 

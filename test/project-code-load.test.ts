@@ -56,7 +56,7 @@ for (const workers of ['0', '1']) {
       assert.equal(thrown.status, 418);
       assert.deepEqual(thrown.body, { data: null, error: { status: 418, name: 'ImATeapotError', message: 'short and stout' } });
       const unsupported = await s.fetchJson('GET', '/api/tags-unsupported', undefined, null);
-      assert.equal(unsupported.status, 500, 'strapi.db.connection throws, naming itself (logged)');
+      assert.equal(unsupported.status, 500, 'knex\'s query builder (strapi.db.connection(table)) throws, naming itself (logged)');
     });
 
     test('a route whose middleware is Strapi\'s own is closed, naming the file', async () => {

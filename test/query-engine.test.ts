@@ -124,3 +124,22 @@ test('50 clients linking rows at once, on two nodes: every link made once, the o
   assert.equal(new Set(tags).size, tags.length, 'no tag linked twice');
   assert.deepEqual(links.map((r) => Number(r.tag_ord)), links.map((_, i) => i + 1));
 });
+
+test('a write by strapi.db.connection.raw (its rows keep their updatedAt) is seen by the next reads: the renders are dropped', async () => {
+  const s = server();
+  const sql = s.sql();
+  await sql`update categories set description = 'Before raw', updated_at = now() where slug = 'databases'`;
+  await s.server.renderCacheReady();
+  // Until the background refresh has rendered the row again: reads then copy its render.
+  for (let i = 0; ; i++) {
+    const [r] = await sql`select count(*)::int as n from fastrapi.categories x join categories t on t.id = x.id where t.slug = 'databases' and x.updated_at = t.updated_at`;
+    if (r.n > 0) break;
+    assert.ok(i < 400, 'the render cache never rendered the row');
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  const read = async () => ((await s.fetchJson('GET', '/api/categories?filters[slug][$eq]=databases', undefined, null)).body as { data: Array<{ description: string }> }).data[0].description;
+  assert.equal(await read(), 'Before raw');
+  const r = await s.fetchJson('POST', '/api/articles-engine-raw', undefined, null);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(await read(), 'Set by raw SQL');
+});

@@ -472,6 +472,16 @@ test('fileInfo matches the files let in as Strapi 5.54\'s upload (checked live):
   assert.equal(bad.body.error.message, 'fileInfo.focalPoint.x must be less than or equal to 100');
   const bad2 = await upload([text('one.txt'), text('two.txt')], { fileInfo: '[{},{"focalPoint":{"x":200,"y":1}}]' });
   assert.equal(bad2.body.error.message, 'fileInfo[1].focalPoint.x must be less than or equal to 100');
+  await refusal([text('one.txt')], '5', 'object', '5');
+  // An edit (`?id=`, no file) is checked on the text as sent: its cast error shows the text.
+  const edit = async (fileInfo: string) => call<FileRecord & ErrorBody>('POST', `/api/upload?id=${one.body[0].id}`, form([], { fileInfo }));
+  const listEdit = await edit('[{"name":"x"}]');
+  assert.equal(listEdit.status, 400, listEdit.text);
+  assert.equal(listEdit.body.error.message, 'fileInfo must be a `object` type, but the final value was: `null` (cast from the value `"[{"name":"x"}]"`).');
+  assert.equal((await edit('5')).body.error.message, 'fileInfo must be a `object` type, but the final value was: `null` (cast from the value `"5"`).');
+  const renamed = await edit('{"name":"renamed"}');
+  assert.equal(renamed.status, 200, renamed.text);
+  assert.equal(renamed.body.name, 'renamed');
 });
 
 test('an empty file is no file: "Files are empty" (Strapi 5.54, checked live)', async () => {

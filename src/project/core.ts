@@ -118,7 +118,7 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
     async validateQuery(ctx: LinkedContext) {
       const l = link(ctx);
       const id = ct.kind === 'collectionType' ? ctx.params.id : undefined;
-      l.rest.compiler.read(ct, id === undefined && ct.kind === 'collectionType' ? 'list' : 'one', ctx.querystring, id, l.rest.access);
+      l.rest.compiler.read(ct, id === undefined && ct.kind === 'collectionType' ? 'list' : 'one', ctx.querystring, id, l.rest.access, undefined, true);
     },
     async validateInput(data: unknown) {
       if (!data || typeof data !== 'object' || Array.isArray(data)) throw validation('Missing "data" payload in the request body');

@@ -53,11 +53,11 @@ const ALL = 2147483647;
  * library's file, the admin's user.
  */
 export function withUsersTypes(schema: Schema): Schema {
-  const contentTypes = withEveryCreator(schema.contentTypes);
+  const contentTypes = new Map(schema.contentTypes);
   if (!contentTypes.has(USERS_UID)) for (const ct of Object.values(pluginTypes())) contentTypes.set(ct.uid, ct);
   if (!contentTypes.has(FILE_UID) && schema.files) contentTypes.set(FILE_UID, schema.files);
   if (!contentTypes.has(ADMIN_UID)) contentTypes.set(ADMIN_UID, adminUsersModel());
-  return { ...schema, contentTypes };
+  return { ...schema, contentTypes: withEveryCreator(contentTypes) };
 }
 
 /**

@@ -1,7 +1,8 @@
 // The `strapi` object a project's code receives (and the registries behind strapi.controller/service/
 // middleware/policy): documents(uid) reads, service, controller, contentType(s), components, config.get,
-// log, db.query (./query-engine.ts), db.lifecycles. A property this server does not implement throws at its
-// first use, naming itself ("strapi.db.connection is not supported by this server"), never a silent undefined.
+// log, db.query (./query-engine.ts), db.lifecycles, db.connection.raw (./knex-raw.ts). A property this server does not implement throws at its
+// first use, naming itself ("strapi.db.transaction is not supported by this server"), never a silent undefined.
+import { knexConnection } from './knex-raw.ts';
 import { Lifecycles } from './lifecycles.ts';
 import type { Config } from '../../config.ts';
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
@@ -293,6 +294,7 @@ export class ProjectStrapi {
       db: strictObject({
         lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles'),
         query: (uid: string) => this.query(uid),
+        connection: knexConnection(() => this.deps.base()),
       }, 'strapi.db'),
       [BUILD]: (f: CoreFactory) => this.build(f),
     };
@@ -338,6 +340,6 @@ export interface StrapiApi {
   policy(uid: string): PolicyHandler | undefined;
   customFields: { register(customField: unknown): void };
   plugin(name: string): { service(name: string): unknown };
-  db: { lifecycles: { subscribe(subscriber: unknown): void }; query(uid: string): QueryRepository };
+  db: { lifecycles: { subscribe(subscriber: unknown): void }; query(uid: string): QueryRepository; connection: ReturnType<typeof knexConnection> };
   [BUILD]: (f: CoreFactory) => Methods;
 }

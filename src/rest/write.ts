@@ -42,7 +42,7 @@ export interface WriteContext extends ReadContext {
  */
 function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Record<string, unknown>; p: WriteParams } {
   const body = requestBody(task);
-  const query = ctx.compiler.checkWriteQuery(ct, task.query);
+  const query = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
   // A list passes Strapi's object check (lodash isObject) and fails its body schema's cast to an object.
   if (Array.isArray(data)) {
@@ -269,7 +269,7 @@ export async function singleDocumentId(ctx: WriteContext, ct: ContentType): Prom
  * anything to delete (single types included).
  */
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
-  const params = ctx.compiler.checkWriteQuery(ct, task.query);
+  const params = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
   // Strapi 5.54's document service refuses it (a bare Error there: a 500); nothing is deleted either way.
   if (ct.draftAndPublish && params.status === 'draft') throw validation('Cannot delete a draft document');
   const asked = typeof params.locale === 'string' && params.locale !== '' ? params.locale : ctx.schema.defaultLocale;

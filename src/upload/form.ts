@@ -8,8 +8,11 @@ import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipa
 export interface Incoming { filename: string; contentType: string | null; data: Buffer }
 export interface FileInfo { name?: string | null; alternativeText?: string | null; caption?: string | null; focalPoint?: { x: number; y: number } | null }
 export interface Target { ref: string; refId: string; field: string }
-/** `fileInfo`: its JSON as Strapi's upload reads it, a list when the field is repeated (undefined: none). */
-export interface UploadForm { files: Incoming[]; fileInfo: unknown; target: Target | null }
+/**
+ * `fileInfo`: its JSON as Strapi's upload reads it, a list when the field is repeated (undefined: none);
+ * `fileInfoGiven`: as sent (a field's text), what an edit without files is checked on.
+ */
+export interface UploadForm { files: Incoming[]; fileInfo: unknown; fileInfoGiven: unknown; target: Target | null }
 
 const INFO_KEYS = ['name', 'alternativeText', 'caption'] as const;
 
@@ -94,19 +97,27 @@ export function uploadInfos(value: unknown, refused: ReadonlySet<number>, count:
     if (!Array.isArray(v)) throw shapeError('array', v);
     return v.map((x, i) => checkInfo(x, `fileInfo[${i}]`));
   }
-  if (Array.isArray(v)) throw shapeError('object', v);
+  if (v !== undefined && v !== null && (typeof v !== 'object' || Array.isArray(v))) throw shapeError('object', v);
   return [checkInfo(v, 'fileInfo')];
 }
 
-/** `POST /api/upload?id=` without files: the one fileInfo that edits the record. */
-export function editInfo(value: unknown): FileInfo {
-  return Array.isArray(value) ? checkInfo(value[0], 'fileInfo[0]') : checkInfo(value, 'fileInfo');
+/**
+ * `POST /api/upload?id=` without files: the fileInfo that edits the record. Strapi reads it as sent (no
+ * upload parses it first): a field's text must be an object's JSON, and its cast error shows the text.
+ */
+export function editInfo(given: unknown, parsed: unknown): FileInfo {
+  if (parsed === undefined || parsed === null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw shapeError('object', given);
+  return checkInfo(parsed, 'fileInfo');
 }
 
 /** Reads the body; one that is not multipart has no files (Strapi then answers "Files are empty"). */
 export function readForm(task: Task): UploadForm {
   const boundary = boundaryOf(task.contentType);
-  if (!boundary || !task.body) return { files: [], fileInfo: jsonInfo(task), target: null };
+  if (!boundary || !task.body) {
+    const given = jsonInfo(task);
+    return { files: [], fileInfo: given === undefined ? undefined : parsedInfo([given]), fileInfoGiven: given, target: null };
+  }
   let parts: Part[];
   try { parts = parseMultipart(task.body, boundary); } catch (e) {
     if (e instanceof MultipartError) throw validation(e.message, {});
@@ -125,7 +136,7 @@ export function readForm(task: Task): UploadForm {
   const { ref, refId, field } = Object.fromEntries(fields);
   // Strapi links the files only when all three are given; with one or two of them it is a plain upload (checked live).
   const target = ref && refId && field ? { ref, refId, field } : null;
-  return { files, fileInfo: parsedInfo(infos), target };
+  return { files, fileInfo: parsedInfo(infos), fileInfoGiven: infos.length > 1 ? infos : infos[0], target };
 }
 
 /** `POST /api/upload?id=` without files may carry fileInfo in a JSON body. */
@@ -133,5 +144,5 @@ function jsonInfo(task: Task): unknown {
   if (!task.body || !/json/i.test(task.contentType ?? '')) return undefined;
   const body = parseJson(Buffer.from(task.body).toString('utf8'), 'body');
   const info = body && typeof body === 'object' ? (body as Record<string, unknown>).fileInfo : undefined;
-  return info === undefined ? undefined : parsedInfo([info]);
+  return info;
 }

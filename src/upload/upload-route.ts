@@ -49,7 +49,7 @@ export async function postUpload(ctx: RestContext, deps: UploadDeps, task: Task)
   const id = idParam(ctx, task);
   const form = readForm(task);
   if (form.files.length === 0) {
-    if (id !== null) return updateInfo(ctx, deps, id, editInfo(form.fileInfo));
+    if (id !== null) return updateInfo(ctx, deps, id, editInfo(form.fileInfoGiven, form.fileInfo));
     throw validation('Files are empty');
   }
   // Strapi's body parser keeps no empty file (checked live: a 0-byte upload is "Files are empty").
