@@ -143,3 +143,14 @@ test('a write by strapi.db.connection.raw (its rows keep their updatedAt) is see
   assert.equal(r.status, 200, r.text);
   assert.equal(await read(), 'Set by raw SQL');
 });
+
+test('project code\'s reads take a nested * the content API refuses (its sanitizer alone expands it)', async () => {
+  const r = await server().fetchJson('GET', '/api/articles-engine-code-populate', undefined, null);
+  assert.equal(r.status, 200, r.text);
+  const b = r.body as { viaService: Array<{ title: string; seo: unknown }>; viaDocuments: { title: string; seo: unknown } };
+  assert.ok(b.viaService[0] && 'seo' in b.viaService[0], r.text);
+  assert.ok('seo' in b.viaDocuments, r.text);
+  const rest = await server().fetchJson('GET', '/api/articles?fields[0]=title&populate[seo]=*', undefined, null);
+  assert.equal(rest.status, 400, 'the content API refuses it');
+  assert.equal((rest.body as { error: { message: string } }).error.message, 'Invalid key shareImage at seo.shareImage');
+});
