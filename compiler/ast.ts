@@ -138,6 +138,8 @@ export interface ReadQuery {
   documentParam: number | null;
   /** The rows' status; null: every row (ReadLimits.rows). */
   status: 'published' | 'draft' | null;
+  /** The Query Engine's rows (ReadLimits.rows): its localizations are the document's other rows, any locale or status. */
+  rows?: boolean;
   /** Param index of the locale that localized targets of non-localized rows keep to (GraphQL; 0: every locale). */
   relLocaleParam: number;
 }

@@ -3,7 +3,7 @@
 // page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
-import { buildReadQuery, checkStrictKeys, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
+import { QS_ARRAY_LIMIT, buildReadQuery, checkStrictKeys, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
 import { numericSearch } from './search.ts';
 import { compileRead, filterSql, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
@@ -112,7 +112,7 @@ export class Compiler {
 
   parse(raw: string): { [k: string]: QueryValue } {
     try {
-      return parseQueryString(raw, { depth: 20, arrayLimit: this.opts.arrayLimit ?? 100, parameterLimit: this.opts.maxParameters, prototypeKeys: 'reject' });
+      return parseQueryString(raw, { depth: 20, arrayLimit: this.opts.arrayLimit ?? QS_ARRAY_LIMIT, parameterLimit: this.opts.maxParameters, prototypeKeys: 'reject' });
     } catch (e) {
       if (e instanceof QueryStringError) throw validation(e.message, { source: 'query' });
       // `filters[constructor]=…` would otherwise be dropped silently (qs's rule): refused by name instead.

@@ -789,7 +789,8 @@ function asPopulate<T>(f: () => T): T {
   }
 }
 
-const QS_ARRAY_LIMIT = 100;
+/** qs's arrayLimit in Strapi's query parser (strapi::query), and its populate traversal's own limit. */
+export const QS_ARRAY_LIMIT = 100;
 
 function normalizePopulate(v: QueryValue | undefined, path: string | null, contentApi: boolean): Map<string, QueryValue | true> | '*' | null {
   if (v === undefined || v === '' || v === 'false') return null;
@@ -1285,7 +1286,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
   return {
     query: {
-      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status,
+      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status, rows,
       relLocaleParam: params.relLocale,
     },
     params: params.values,

@@ -682,11 +682,12 @@ class Gen extends RowGen {
     return conds;
   }
 
-  /** The Query Engine's reads (ReadLimits.rows): rows of every status, so the query has none. */
-  private get rows(): boolean { return this.query.status === null; }
+  /** The Query Engine's reads (ReadLimits.rows). */
+  private get rows(): boolean { return !!this.query.rows; }
 
   private localizationsWhere(own: ContentType, src: string, a: string, where: Filter | null, level: Step[] = this.steps): string {
-    // Strapi's database layer: every other row of the document (any locale, any status) but the level's own rows.
+    // Strapi's database layer: every other row of the document (any locale, any status) but the level's own
+    // rows (`found` reads the page's rows, `pg`, at every level: the root's too, unlike notInLevel's).
     if (this.rows) return `where ${a}.${R.documentId} = ${src}.${R.documentId}${where ? ` and ${this.filter(where, a, own.uid)}` : ''} and not ${this.found((row) => `${row}.id = ${a}.id`, level)}`;
     const status = own.draftAndPublish && this.query.status ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
     const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';

@@ -215,7 +215,7 @@ function creatorsOf(ct: ContentType): RelationAttr[] {
  */
 export function withEveryCreator(contentTypes: Map<string, ContentType>): Map<string, ContentType> {
   const out = new Map(contentTypes);
-  if (!out.has(ADMIN_UID)) out.set(ADMIN_UID, adminUsersModel());
+  if (!out.has(ADMIN_UID)) throw new Error('withEveryCreator: the types must hold admin::user, the creators\' target');
   for (const [uid, ct] of contentTypes) {
     if (ct.creators) continue;
     const creators = creatorsOf(ct);
