@@ -43,6 +43,18 @@ describe('the project\'s config files, read', () => {
     ]);
   });
 
+  test('config/api.js rest.strictParams is api.rest.strictParams', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = tempDir('fastrapi-strict-');
+    mkdirSync(join(dir, 'config'));
+    mkdirSync(join(dir, 'src', 'api'), { recursive: true });
+    writeFileSync(join(dir, 'config', 'api.js'), 'module.exports = { rest: { strictParams: true, defaultLimit: 10 } };');
+    const p = await readProjectConfig(dir, {});
+    assert.deepEqual(p?.overrides.api, { rest: { strictParams: true, defaultLimit: 10 } });
+    assert.deepEqual(p?.ignored, []);
+  });
+
   test('config/env/<NODE_ENV>/ merged over config/', async () => {
     const p = await readProjectConfig(PROJECT, { NODE_ENV: 'production' });
     assert.deepEqual(p?.overrides.api, { rest: { defaultLimit: 3, maxLimit: 4, withCount: true } });
