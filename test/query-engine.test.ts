@@ -62,6 +62,7 @@ test('what the Query Engine is not run for here is refused naming it; the plugin
   assert.match(b.unknownMethod!.message, /strapi\.db\.query\('api::article\.article'\)\.clone is not supported by this server/);
   assert.match(b.unknownModel!.message, /no model api::nope\.nope/);
   assert.match(b.groupBy!.message, /the parameter "groupBy" is not supported by this server/);
+  assert.deepEqual([b.starPopulate, b.namePopulate], [{ name: 'Error', message: 'Populate must be an object' }, { name: 'Error', message: 'Populate must be an object' }]);
   assert.match(b.undefinedWhere!.message, /Undefined binding\(s\) detected: where\.resetPasswordToken is undefined/);
   assert.match(b.undefinedUpdate!.message, /Undefined binding\(s\) detected: where\.slug is undefined/);
   assert.ok((r.body as { unlocalized: number }).unlocalized > 0);

@@ -35,6 +35,9 @@ const withIds = (fields: unknown): string[] | undefined => (fields === undefined
 
 /** A Content API populate in the Query Engine's words (Strapi's query-params transform): fields → select, filters → where, sort → orderBy. */
 function enginePopulate(p: unknown): unknown {
+  // The entity service converts before its Query Engine call: `*` is every relation, a string its names.
+  if (p === '*') return true;
+  if (typeof p === 'string') return p.split(',').map((s) => s.trim());
   return isObj(p) ? Object.fromEntries(Object.entries(p).map(([k, v]) => [k, isObj(v) ? engineSpec(v) : v])) : p;
 }
 

@@ -98,12 +98,13 @@ function targetOf(schema: Schema, model: ContentType | Component | null, name: s
   return null;
 }
 
-/** `populate` in the Query Engine's forms (true, '*', a name, a list, an object of per-attribute specs) as the Content API's. */
+/** `populate` in the Query Engine's forms (true, a list of names or paths, an object of per-attribute specs) as the Content API's. */
 function populateOf(schema: Schema, model: ContentType | Component | null, populate: unknown): unknown {
-  if (populate === true || populate === '*') return '*';
+  if (populate === true) return '*';
+  // Strapi's database layer takes no string (not `'*'`, not a name): its processPopulate throws this.
+  if (typeof populate === 'string') throw new Error('Populate must be an object');
   // What is not a relation, component, media or zone of the model is skipped, as Strapi's processPopulate skips it.
   const linked = (k: string) => isLinked(model, k);
-  if (typeof populate === 'string') populate = populate.split(',');
   if (Array.isArray(populate)) return populate.filter((x) => typeof x === 'string' && linked(x.split('.')[0]));
   if (!isObj(populate)) return populate;
   const out: Obj = {};
