@@ -121,6 +121,11 @@ export class Compiler {
     }
   }
 
+  /** The limits a call parses with: a content-API request's add Strapi's controller checks (ReadLimits.contentApi). */
+  private limitsFor(contentApi: boolean): CompilerOptions {
+    return contentApi ? { ...this.opts, contentApi } : this.opts;
+  }
+
   /**
    * A read plan for a list ('list') or one document ('one', by documentId or the single type's row).
    * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
@@ -138,7 +143,7 @@ export class Compiler {
     if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed);
     const q = rewrite ? rewrite(parsed) : parsed;
     checkQueryParams(q);
-    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, contentApi ? { ...this.opts, contentApi } : this.opts, access?.canRead);
+    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(contentApi), access?.canRead);
     checkDocumentParams(q, shape);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
@@ -157,7 +162,7 @@ export class Compiler {
     const q = this.parse(raw);
     if (contentApi && this.opts.strictKeys) checkStrictKeys(q);
     checkQueryParams(q);
-    buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, contentApi ? { ...this.opts, contentApi } : this.opts);
+    buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(contentApi));
     checkDocumentParams(q, 'one');
     return q;
   }

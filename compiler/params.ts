@@ -757,6 +757,9 @@ function nestedPath(parent: Obj, path: string): string | null {
   return isObj(parent.populate) || DOTTED.has(parent) ? path : null;
 }
 
+/** The keys a populated attribute's object takes beside attribute names (Strapi's populate keywords). */
+const POPULATE_KEYWORDS = new Set(['populate', 'fields', 'filters', 'sort', 'count', 'on']);
+
 /**
  * A type or component with an attribute named `populate`: Strapi 5.54's populate traversal then takes a
  * nested `populate` object there for that attribute, not for its keyword, and its validator refuses the
@@ -765,7 +768,7 @@ function nestedPath(parent: Obj, path: string): string | null {
 function checkPopulateNamedAttribute(owner: ContentType | Component, populate: QueryValue | undefined, parent: Obj, path: string): void {
   if (!owner.byName.has('populate') || !isObj(populate) || DOTTED.has(parent)) return;
   for (const key of Object.keys(populate)) {
-    if (['on', 'count', 'sort', 'filters', 'fields', 'populate'].includes(key) || BOOLEAN_LIKE.has(key)) continue;
+    if (POPULATE_KEYWORDS.has(key) || BOOLEAN_LIKE.has(key)) continue;
     throw invalidKey('populate', key, owner.byName.has(key) ? `${path}.populate.${key}` : `${path}.populate`);
   }
 }
@@ -881,7 +884,7 @@ export class PopulateParser {
   anyStatus = false;
 
   /** Private and password attributes selected and filtered on at every level (ReadLimits.rows). */
-  open = false;
+  private get open(): boolean { return !!this.limits.rows; }
 
   /** `publicationFilter`: Strapi applies its cohort to every populated draft & publish type too. */
   publication: PublicationMode | null = null;
@@ -896,24 +899,29 @@ export class PopulateParser {
    * it may not read), and the document service refuses the first key left as an unknown operator
    * ("Invalid key avatar at author.avatar", without source or param). Nothing left: populated as `true`.
    */
-  private wildcard(a: Attribute | 'localizations', owner: ContentType | null, path: string): void {
-    if (!this.converting || !this.limits.contentApi || this.open) return;
-    const names = a === 'localizations' ? this.expanded(owner ?? undefined)
-      : a.kind === 'component' ? this.schema.components.get(a.component)?.attributes.filter((x) => this.survives(x)).map((x) => x.name)
-      : this.expanded(a.kind === 'media' ? this.schema.files : (a.kind === 'relation' || a.kind === 'morph') && a.target ? this.schema.contentTypes.get(a.target) : undefined);
-    const key = names?.[0];
+  private wildcard(target: ContentType | Component | undefined, path: string): void {
+    if (!this.converting || !this.limits.contentApi || this.open || !target) return;
+    const key = this.expanded(target)[0];
     if (key) this.converting.params ??= validation(`Invalid key ${key} at ${path}.${key}`, { key, path: `${path}.${key}` });
   }
 
-  /** A content-type's attributes the sanitizer's expansion of `*` keeps, in its schema's order (creators, then localizations, come last). */
-  private expanded(t: ContentType | undefined): string[] | undefined {
-    if (!t) return undefined;
+  /** What a `*` under an attribute of this kind expands into: its target's attributes (a file's for media). */
+  private targetOf(a: Attribute): ContentType | Component | undefined {
+    if (a.kind === 'component') return this.schema.components.get(a.component);
+    if (a.kind === 'media') return this.schema.files;
+    return (a.kind === 'relation' || a.kind === 'morph') && a.target ? this.schema.contentTypes.get(a.target) : undefined;
+  }
+
+  /** The attributes the sanitizer's expansion of `*` keeps, in the schema's order (a content-type's creators, then localizations, come last). */
+  private expanded(t: ContentType | Component): string[] {
     const names = t.attributes.filter((x) => this.survives(x)).map((x) => x.name);
+    if (!('kind' in t)) return names;
     for (const c of t.creators ?? []) names.push(c.name);
     if (t.localized && this.canRead(t.uid)) names.push('localizations');
     return names;
   }
 
+  /** Left after the sanitizer: no private attribute, no relation to a type the caller may not read (creators always). */
   private survives(x: Attribute): boolean {
     if (x.kind === 'scalar' || x.private) return false;
     if (x.kind === 'relation') return x.creator || this.canRead(x.target);
@@ -962,7 +970,7 @@ export class PopulateParser {
       if (a === 'localizations') {
         // A relation of the type to itself in Strapi's model: its fields, filters, sort and populate apply.
         const o = isObj(sub) ? sub : {};
-        if (sub === '*') this.wildcard(a, ct, subPath);
+        if (sub === '*') this.wildcard(ct, subPath);
         for (const k of Object.keys(o)) if (!['populate', 'fields', 'filters', 'sort'].includes(k)) throw invalidKey('populate', k, subPath);
         sel.populate.push({ kind: 'localizations', ...this.related(ct, o, depth, subPath, status, this) });
         continue;
@@ -979,7 +987,6 @@ export class PopulateParser {
   private scratch(converting: Conversion | null): PopulateParser {
     const p = new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting);
     p.anyStatus = this.anyStatus;
-    p.open = this.open;
     return p;
   }
 
@@ -1007,12 +1014,12 @@ export class PopulateParser {
   /** `owner`: the uid of the content-type or component the attribute belongs to. */
   private attribute(owner: string, a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (given === '*' && a.kind === 'morph' && !a.target) return null;
-    if (given === '*' && a.kind !== 'dynamiczone') this.wildcard(a, null, path);
+    if (given === '*' && a.kind !== 'dynamiczone') this.wildcard(this.targetOf(a), path);
     const sub = given === '*' ? true : given;
     const o: Obj = isObj(sub) ? sub : {};
     if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
     for (const k of Object.keys(o)) {
-      if (!['populate', 'fields', 'filters', 'sort', 'count', 'on'].includes(k)) throw invalidKey('populate', k, path);
+      if (!POPULATE_KEYWORDS.has(k)) throw invalidKey('populate', k, path);
     }
     // Strapi 5.54's populate validator, at any populated attribute: `count` is boolean-like, `on` an
     // object whose keys name models (content-types or components).
@@ -1275,7 +1282,6 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const publication = rows ? null : publicationMode(q);
   const populate = new PopulateParser(schema, params, limits, canRead);
   populate.anyStatus = rows || ct.uid === USERS_TYPE;
-  populate.open = rows;
   populate.publication = publication;
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;

@@ -610,7 +610,7 @@ class Gen extends RowGen {
       case 'localizations': {
         const own = ct!;
         // Asked for every locale at once (`locale=*`), Strapi answers each entry's localizations empty.
-        if (this.query.ct.localized && !this.query.localeParam && !this.rows) return `select '[]'::text as v`;
+        if (this.everyLocale) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
@@ -684,6 +684,9 @@ class Gen extends RowGen {
 
   /** The Query Engine's reads (ReadLimits.rows). */
   private get rows(): boolean { return !!this.query.rows; }
+
+  /** A content API read of every locale at once (`locale=*`): its localizations are empty. */
+  private get everyLocale(): boolean { return this.query.ct.localized && !this.query.localeParam && !this.rows; }
 
   private localizationsWhere(own: ContentType, src: string, a: string, where: Filter | null, level: Step[] = this.steps): string {
     // Strapi's database layer: every other row of the document (any locale, any status) but the level's own
@@ -860,7 +863,7 @@ class Gen extends RowGen {
     return (src) => {
       const a = this.alias();
       // Asked for every locale at once (`locale=*`), no localizations are read.
-      if (this.query.ct.localized && !this.query.localeParam && !this.rows) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
+      if (this.everyLocale) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
       return { sql: `from ${q(own.table)} ${a} ${this.localizationsWhere(own, src, a, where, level)}`, alias: a };
     };
   }

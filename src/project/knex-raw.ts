@@ -13,7 +13,6 @@ export interface RawResult {
   fields: Array<{ name: string; dataTypeID: number; tableID: number; columnID: number }>;
 }
 
-const notSupported = (what: string) => new TypeError(`${what} is not supported by this server (only strapi.db.connection.raw(sql, bindings) is)`);
 
 /** knex's identifier quoting: `a.b` → `"a"."b"`, `*` kept. */
 function identifier(name: unknown): string {
@@ -45,23 +44,27 @@ export function knexBindings(sql: string, bindings: unknown): { text: string; pa
     if (i !== bindings.length) throw new Error(`Expected ${i} bindings, saw ${bindings.length}`);
     return { text, params };
   }
+  // One value that is no plain object (a string, a number, a Date) is a list of one, as knex takes it.
   const proto = typeof bindings === 'object' ? Object.getPrototypeOf(bindings) : undefined;
   if (proto !== Object.prototype && proto !== null) return knexBindings(sql, [bindings]);
-  {
-    const named = bindings as Record<string, unknown>;
-    const text = sql.replace(/\\?(:(\w+):(?=::)|:(\w+):(?!:)|:(\w+))/g, (m, _all, idCast: string | undefined, id: string | undefined, key: string | undefined) => {
-      if (m.startsWith('\\')) return m.slice(1);
-      const name = idCast ?? id ?? key!;
-      if (!Object.prototype.hasOwnProperty.call(named, name)) return m;
-      return idCast !== undefined || id !== undefined ? identifier(named[name]) : value(named[name]);
-    });
-    return { text, params };
-  }
+  const named = bindings as Record<string, unknown>;
+  const text = sql.replace(/\\?(:(\w+):(?=::)|:(\w+):(?!:)|:(\w+))/g, (m, _all, idCast: string | undefined, id: string | undefined, key: string | undefined) => {
+    if (m.startsWith('\\')) return m.slice(1);
+    const name = idCast ?? id ?? key!;
+    if (!Object.prototype.hasOwnProperty.call(named, name)) return m;
+    return idCast !== undefined || id !== undefined ? identifier(named[name]) : value(named[name]);
+  });
+  return { text, params };
 }
 
-/** `strapi.db.connection`: a function as knex is (calling it would start a query builder), with `raw`. */
+/**
+ * `strapi.db.connection`: a function as knex is (calling it would start a query builder), with `raw`.
+ * Its other members name themselves through strapi.ts's strictObject, as the rest of `strapi` does.
+ */
 export function knexConnection(ctx: () => RestContext): ((table?: unknown) => never) & { raw(sql: string, bindings?: unknown): Promise<RawResult> } {
-  const connection = (table?: unknown): never => { throw notSupported(`strapi.db.connection(${typeof table === 'string' ? `'${table}'` : ''}) (knex's query builder)`); };
+  const connection = (table?: unknown): never => {
+    throw new TypeError(`strapi.db.connection(${typeof table === 'string' ? `'${table}'` : ''}) (knex's query builder) is not supported by this server (only strapi.db.connection.raw(sql, bindings) is)`);
+  };
   const raw = async (sql: string, bindings?: unknown): Promise<RawResult> => {
     if (typeof sql !== 'string') throw new TypeError('strapi.db.connection.raw: the statement must be a string');
     const { text, params } = knexBindings(sql, bindings);
@@ -79,13 +82,8 @@ export function knexConnection(ctx: () => RestContext): ((table?: unknown) => ne
       command: result.command,
       rowCount: result.count ?? result.length,
       rows: [...result] as Array<Record<string, unknown>>,
-      fields: (result.columns ?? []).map((c) => ({ name: c.name, dataTypeID: c.type, tableID: c.table, columnID: c.number })),
+      fields: (result.columns ?? []).map((col) => ({ name: col.name, dataTypeID: col.type, tableID: col.table, columnID: col.number })),
     };
   };
-  return new Proxy(Object.assign(connection, { raw }), {
-    get(target, prop, receiver) {
-      if (typeof prop === 'symbol' || prop in target) return Reflect.get(target, prop, receiver);
-      throw notSupported(`strapi.db.connection.${prop}`);
-    },
-  });
+  return Object.assign(connection, { raw });
 }

@@ -294,7 +294,7 @@ export class ProjectStrapi {
       db: strictObject({
         lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles'),
         query: (uid: string) => this.query(uid),
-        connection: knexConnection(() => this.deps.base()),
+        connection: strictObject(knexConnection(() => this.deps.base()), 'strapi.db.connection'),
       }, 'strapi.db'),
       [BUILD]: (f: CoreFactory) => this.build(f),
     };

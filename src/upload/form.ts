@@ -143,6 +143,5 @@ export function readForm(task: Task): UploadForm {
 function jsonInfo(task: Task): unknown {
   if (!task.body || !/json/i.test(task.contentType ?? '')) return undefined;
   const body = parseJson(Buffer.from(task.body).toString('utf8'), 'body');
-  const info = body && typeof body === 'object' ? (body as Record<string, unknown>).fileInfo : undefined;
-  return info;
+  return body && typeof body === 'object' ? (body as Record<string, unknown>).fileInfo : undefined;
 }
