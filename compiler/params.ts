@@ -5,7 +5,7 @@ import type { QueryValue } from './querystring.ts';
 import type {
   Attribute, ComponentAttr, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
-import { morphLinkable, visibleScalars } from './schema.ts';
+import { morphLinkable, visibleScalars, zoneComponents } from './schema.ts';
 import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from './ast.ts';
 import { PUBLICATION_MODES, pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
@@ -1081,7 +1081,7 @@ export class PopulateParser {
           // 5.54 takes only `*` there (its validator refuses anything else for a dynamic zone or morphTo).
           // (A dotted path through the zone, `blocks.label`, was checked with the whole string: checkDotPaths.)
           if (o.populate !== undefined && o.populate !== '*' && !(DOTTED.has(o) && Array.isArray(o.populate))) throw invalidKey('populate', 'populate', path);
-          for (const uid of a.components) {
+          for (const uid of zoneComponents(this.schema, a)) {
             const comp = this.schema.components.get(uid)!;
             on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue, filters: undefined as unknown as QueryValue }, depth, path, status, true));
           }

@@ -203,6 +203,23 @@ export function isToMany(a: Attribute): boolean {
     (a.kind === 'component' && a.repeatable) || a.kind === 'dynamiczone';
 }
 
+const zoneReads = new WeakMap<DynamicZoneAttr, string[]>();
+
+/**
+ * The components a zone read without fragments (`populate=*`, `true`) answers: its own list, then every
+ * other component of the app. Strapi 5.54 lets a draft hold any component (its validator checks the app's
+ * list, not the zone's) and loads a zone's rows whatever their component, so a component taken out of a
+ * zone's list stays readable where it was stored.
+ */
+export function zoneComponents(schema: Schema, a: DynamicZoneAttr): string[] {
+  let out = zoneReads.get(a);
+  if (!out) {
+    out = [...a.components, ...[...schema.components.keys()].filter((uid) => !a.components.includes(uid))];
+    zoneReads.set(a, out);
+  }
+  return out;
+}
+
 /** Strapi's default column naming: camelCase attribute → snake_case column. */
 export function snake(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9_]/g, '_').toLowerCase();

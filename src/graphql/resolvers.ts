@@ -53,7 +53,7 @@ function scalar(name: string, description: string): GraphQLScalarType {
 
 /**
  * A dynamic zone's input, as Strapi's: an object naming its component by `__typename` (any component of
- * the app; the writer then checks it against the zone's list), else refused with Strapi's words, which
+ * the app, as its REST validator takes: src/rest/validate.ts), else refused with Strapi's words, which
  * list the zone's own components (checked live: `__component` is refused here).
  */
 function zoneInputScalar(name: string, members: string[], known: ReadonlySet<string>): GraphQLScalarType {

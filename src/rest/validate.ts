@@ -321,7 +321,10 @@ export class BodyValidator {
         if (!Array.isArray(given)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
         given.forEach((item, i) => {
           const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
-          const comp = typeof uid === 'string' && a.components.includes(uid) ? this.schema.components.get(uid) : undefined;
+          // Any component of the app is taken, as Strapi 5.54's validator (yup `oneOf` every registered
+          // component): one outside the zone's list is stored on the draft and read back, and its publish
+          // leaves it out (checked live; see Writer.cloneOwned).
+          const comp = typeof uid === 'string' ? this.schema.components.get(uid) : undefined;
           if (uid === undefined || uid === null) {
             // Checked live: Strapi names the missing key, then fails building its relation store.
             this.err([...path, String(i), '__component'], `${yupPath(path)}[${i}].__component is a required field`, undefined, false);
@@ -331,14 +334,21 @@ export class BodyValidator {
           if (!comp) {
             // Strapi checks an unknown uid against every component of the app (in its registry's order),
             // then fails its relation processing on it: see run().
-            // A component the zone does not take (but the app has) is refused with the zone's list.
-            const known = typeof uid === 'string' && this.schema.components.has(uid);
-            const names = known ? a.components : [...this.schema.components.keys()].sort().reverse();
+            const names = [...this.schema.components.keys()].sort().reverse();
             this.err([...path, String(i), '__component'], `${yupPath(path)}[${i}].__component must be one of the following values: ${names.join(', ')}`, uid);
-            if (!known) this.unknownComponent = true;
+            this.unknownComponent = true;
             return;
           }
-          const c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']);
+          // Strapi validates such a component as the draft's only: its publish reads the draft through the
+          // zone's list, so a publish never checks it (checked live: a missing required value passes).
+          const draft = this.draft;
+          if (this.ct.draftAndPublish && !a.components.includes(comp.uid)) this.draft = true;
+          let c: ComponentValue | null;
+          try {
+            c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']);
+          } finally {
+            this.draft = draft;
+          }
           if (c) field.items.push(c);
         });
         if (!this.draft && a.min !== undefined && given.length < a.min && (a.required || given.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, this.echo(a, v));

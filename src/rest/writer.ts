@@ -332,8 +332,8 @@ export class Writer {
     const cmps = W.cmpsTableOf(model);
     if (!cmps) return;
     const newOwner = new Map(pairs);
-    const rows = (await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [pairs.map((p) => p[0])]))
-      .filter((r) => !fields || fields.has(r.field));
+    const rows = zoneMembers(model, (await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [pairs.map((p) => p[0])]))
+      .filter((r) => !fields || fields.has(r.field)));
     if (!rows.length) return;
     const byType = new Map<string, number[]>();
     for (const r of rows) {
@@ -374,6 +374,29 @@ export class Writer {
     }
     return out;
   }
+}
+
+/**
+ * A copy's `_cmps` entries: a zone keeps only the components it lists. Strapi's validator lets a draft
+ * hold any component of the app, and its publish (a copy of the draft read with the zone's own
+ * components) leaves the others out and numbers what is left from 1 (checked live on 5.54).
+ */
+function zoneMembers<R extends { entity: number; cmp: number; type: string; field: string; ord: number | null }>(model: ContentType | Component, rows: R[]): R[] {
+  const lists = new Map(model.attributes.flatMap((a) => (a.kind === 'dynamiczone' ? [[a.name, a.components] as const] : [])));
+  if (!lists.size || rows.every((r) => lists.get(r.field)?.includes(r.type) ?? true)) return rows;
+  const left = rows.filter((r) => lists.get(r.field)?.includes(r.type) ?? true);
+  const dropped = new Set(rows.filter((r) => !left.includes(r)).map((r) => `${r.entity}:${r.field}`));
+  const next = new Map<string, number>();
+  const ordered = [...left].sort((x, y) => (x.ord ?? 0) - (y.ord ?? 0) || Number(x.cmp) - Number(y.cmp));
+  const ord = new Map<R, number>();
+  for (const r of ordered) {
+    const key = `${r.entity}:${r.field}`;
+    if (!dropped.has(key)) continue;
+    const n = (next.get(key) ?? 0) + 1;
+    next.set(key, n);
+    ord.set(r, n);
+  }
+  return left.map((r) => (ord.has(r) ? { ...r, ord: ord.get(r)! } : r));
 }
 
 /** Strapi's media categories: images, videos, audios by MIME family; files is everything else. */
