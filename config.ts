@@ -157,6 +157,10 @@ export const ConfigSchema = Type.Object({
       /** Strapi's `api.rest.strictParams`: an unknown top-level query key on a content-type route is a 400. */
       strictParams: Type.Boolean(),
     }),
+    documents: Type.Object({
+      /** Strapi's `api.documents.strictParams`: a status or locale (and, for project code, a page) the document service cannot use is a 400. */
+      strictParams: Type.Boolean(),
+    }),
   }),
   i18n: Type.Object({
     defaultLocale: Type.String({ minLength: 2 }),
@@ -357,6 +361,7 @@ export const defaults: Config = {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
       planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000, rowCounters: true, strictParams: false,
     },
+    documents: { strictParams: false },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
   upload: {
@@ -461,6 +466,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['RENDER_CACHE_REFRESH', 'api.rest.renderCacheRefresh', 'int'],
   ['ROW_COUNTERS', 'api.rest.rowCounters', 'bool'],
   ['REST_STRICT_PARAMS', 'api.rest.strictParams', 'bool'],
+  ['DOCUMENTS_STRICT_PARAMS', 'api.documents.strictParams', 'bool'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
   ['LOCALES', 'i18n.locales', 'list'],
   ['UPLOAD_DIR', 'upload.folder', 'string'],

@@ -8,6 +8,7 @@ import { numericSearch } from './search.ts';
 import { compileRead, filterSql, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
 import { checkQueryParams } from './query-schema.ts';
+import { checkStrictDocumentParams } from './document-params.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { pageBounds, type Pagination, type ReadQuery } from './ast.ts';
 
@@ -31,6 +32,12 @@ export interface CompilerOptions extends ReadLimits {
    * Strapi 5.54 does not know (checkStrictKeys); project code's reads and writes do not.
    */
   strictKeys?: boolean;
+  /**
+   * `api.documents.strictParams`: a status or locale the document service cannot use is a 400, after the
+   * query's own checks (compiler/document-params.ts). Set on the compilers whose reads are the document
+   * service's (REST routes, project code's `strapi.documents`), not users-permissions' or upload's.
+   */
+  strictDocuments?: boolean;
   /** Largest list index a query string's arrays keep (qs's arrayLimit; 100, Strapi's REST parser's). */
   arrayLimit?: number;
   /** Largest response data in bytes (bigger → 400 naming http.maxResponseSize); unset = none. */
@@ -99,7 +106,10 @@ export function shapeKey(ct: ContentType, kind: string, q: { [k: string]: QueryV
   // withCount shape the SQL.
   const p = pagination && typeof pagination === 'object' && !Array.isArray(pagination) ? pagination : {};
   const pmode = ['page', 'pageSize', 'start', 'limit'].filter((k) => k in p).join() + ':' + String((p as Record<string, unknown>).withCount ?? '');
-  return `${ct.uid}|${kind}|${pmode}|${locale === '*' ? '*' : ''}|${JSON.stringify(mask(rest, false, ''))}`;
+  // A list of locales is one `in` of that many (a list of one real locale reads as it: buildReadQuery).
+  const one = Array.isArray(locale) && locale.length === 1 && typeof locale[0] === 'string' && locale[0] !== '' && locale[0] !== '*';
+  const lk = locale === '*' ? '*' : Array.isArray(locale) && !one ? `[${locale.length}]` : '';
+  return `${ct.uid}|${kind}|${pmode}|${lk}|${JSON.stringify(mask(rest, false, ''))}`;
 }
 
 export class Compiler {
@@ -143,8 +153,9 @@ export class Compiler {
     if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed);
     const q = rewrite ? rewrite(parsed) : parsed;
     checkQueryParams(q);
-    const { query, params } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(contentApi), access?.canRead);
+    const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(contentApi), access?.canRead);
     checkDocumentParams(q, shape);
+    this.documentChecks(q, localeError);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
       compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
@@ -158,13 +169,20 @@ export class Compiler {
    * populate, fields, filters, `lookup`): a bad one is a 400 with nothing written, not after the write.
    * Answers the parsed query (the write reads its status and locale there).
    */
-  checkWriteQuery(ct: ContentType, raw: string, contentApi = false): { [key: string]: QueryValue } {
+  checkWriteQuery(ct: ContentType, raw: string, contentApi = false): { query: { [key: string]: QueryValue }; documentChecks: () => void } {
     const q = this.parse(raw);
     if (contentApi && this.opts.strictKeys) checkStrictKeys(q);
     checkQueryParams(q);
-    buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(contentApi));
+    const { localeError } = buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(contentApi));
     checkDocumentParams(q, 'one');
-    return q;
+    // Strapi's document service checks its status and locale after the controller's checks of the body.
+    return { query: q, documentChecks: () => this.documentChecks(q, localeError) };
+  }
+
+  /** The document service's last checks of a query: `api.documents.strictParams`, then a locale it cannot look up. */
+  private documentChecks(q: { [key: string]: QueryValue }, localeError: ApiError | null): void {
+    if (this.opts.strictDocuments) checkStrictDocumentParams({ status: q.status, locale: q.locale });
+    if (localeError) throw localeError;
   }
 
   /**
@@ -184,6 +202,9 @@ export class Compiler {
     checkQueryParams(q);
     return buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts).query;
   }
+
+  /** `api.documents.strictParams` (CompilerOptions.strictDocuments). */
+  get strictDocuments(): boolean { return !!this.opts.strictDocuments; }
 
   /** Whether `table` counts as large now (planFor). */
   largeTable(table: string): boolean { return this.opts.largeTable?.(table) ?? false; }

@@ -1255,26 +1255,37 @@ export interface ReadRequest {
   documentId?: string;
 }
 
-export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits, canRead?: CanRead): { query: ReadQuery; params: unknown[] } {
-  const loc = q.locale;
+export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits, canRead?: CanRead): { query: ReadQuery; params: unknown[]; localeError: ApiError | null } {
+  const rows = !!limits.rows;
+  // A list of locales (`locale[0]=en&locale[1]=fr`) is Strapi's multi-locale lookup on a localized type's
+  // list: its rows in any of them (`locale in (…)`; one real locale reads as that locale). One document's
+  // lookup takes a string only: refused after every other check of the query, as its document service
+  // does (checked live). Other types pass it over.
+  const list = ct.localized && !rows && Array.isArray(q.locale) && q.locale.every((l) => typeof l === 'string') ? q.locale as string[] : null;
+  const loc = list?.length === 1 && list[0] !== '' && list[0] !== '*' && req.shape === 'list' ? list[0] : q.locale;
   const params = new ParamBuilder(typeof loc === 'string' && loc !== '*' && loc !== '' ? loc : schema.defaultLocale);
+  // Strapi reads anything but the string `published` (a list, an object) as a draft lookup (checked live).
   const rawStatus = q.status;
   const status: 'published' | 'draft' = rawStatus === undefined || rawStatus === 'published' ? 'published' : 'draft';
-  const rows = !!limits.rows;
   let localeParam: number | null = null;
+  let locales: string[] | null = null;
+  // A locale of no usable form on a localized type (an object: a 500 in Strapi 5.54) is refused after
+  // every other check of the query.
+  let badLocale = false;
   if (ct.localized && !rows) {
     if (loc === undefined || loc === '') localeParam = params.push(schema.defaultLocale);
-    else if (loc !== '*') {
-      if (typeof loc !== 'string') throw validation('Invalid locale parameter', { source: 'query', param: 'locale' });
-      localeParam = params.push(loc);
-    }
+    else if (typeof loc === 'string') { if (loc !== '*') localeParam = params.push(loc); }
+    else if (list) locales = list;
+    else { badLocale = true; localeParam = params.push(schema.defaultLocale); }
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
   const select = selection(ct, q.fields, null, rows);
   const parsed = q.filters !== undefined ? new FilterParser(schema, params, 'filters', canRead).parse(q.filters, typeScope(ct, null, rows)) : null;
   const filtered = parsed && joinedNot(parsed);
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
-  const where = filtered && search ? { t: 'and' as const, items: [filtered, search] } : filtered ?? search;
+  const inLocales = locales && req.shape === 'list' ? new FilterParser(schema, params, 'filters').parse({ locale: { $in: locales } }, typeScope(ct, null, rows)) : null;
+  const parts = [filtered, search, inLocales].filter((f): f is Filter => !!f);
+  const where = parts.length > 1 ? { t: 'and' as const, items: parts } : parts[0] ?? null;
   const sort = parseSort(schema, ct, q.sort, rows);
   // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
   // selects its sort columns first, and the answer keeps that order (checked live).
@@ -1290,7 +1301,11 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
+  // The document service's own refusals of the locale, which its caller makes after its other checks.
+  const localeError = locales && req.shape === 'one' ? validation(`Invalid locale param ${String(locales)} provided. Document locales must be strings.`)
+    : badLocale ? validation('Invalid locale parameter: expected a string or a list of strings', { source: 'query', param: 'locale' }) : null;
   return {
+    localeError,
     query: {
       ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status, rows,
       relLocaleParam: params.relLocale,

@@ -19,9 +19,7 @@ export const QueryParamsSchema = Type.Object({
   }, { additionalProperties: true })),
   fields: Type.Optional(Type.Union([Str, StrList, Type.Object({}, { additionalProperties: Str })])),
   populate: Type.Optional(Type.Union([Str, StrList, Obj])),
-  locale: Type.Optional(Str),
   _q: Type.Optional(Str),
-  status: Type.Optional(Str),
 }, { additionalProperties: true });
 
 const check = Compile(QueryParamsSchema);
@@ -29,7 +27,7 @@ const check = Compile(QueryParamsSchema);
 const EXPECTED: Record<string, string> = {
   filters: 'expected an object', sort: 'expected a string, a list or an object', pagination: 'expected an object of strings',
   fields: 'expected a string or a list of strings',
-  locale: 'expected a string', status: 'expected a string', _q: 'expected a string',
+  _q: 'expected a string',
 };
 
 /** Throws Strapi's 400 ValidationError naming the first parameter whose form is wrong. */

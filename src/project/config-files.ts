@@ -115,6 +115,9 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
       withCount: (b) => set('api.rest.withCount', bool(b)),
       strictParams: (b) => set('api.rest.strictParams', bool(b)),
     }),
+    documents: (x) => each('api', x, {
+      strictParams: (b) => set('api.documents.strictParams', bool(b)),
+    }),
   });
 
   // The admin panel is Strapi's; only the API tokens' salt concerns this server.

@@ -4,6 +4,7 @@
 // Strapi's; there are no permission checks (the caller's code sanitizes, as in Strapi).
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
+import { checkStrictDocumentParams } from '../../compiler/document-params.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
 import type { RestContext } from '../rest/router.ts';
@@ -293,8 +294,10 @@ export function documentService(ctx: RestContext, ct: ContentType, around?: Arou
           if (Array.isArray(p?.fields) && !p.fields.includes('documentId')) p.fields.push('documentId');
           return out;
         } : fn;
+        // `api.documents.strictParams` refuses the call's status, locale and page before it runs.
+        const checked = ctx.compiler.strictDocuments ? async (p: Params) => { checkStrictDocumentParams(p ?? {}); return call(p); } : call;
         // Errors reach the project's code named as Strapi's (`e.name` is 'ValidationError', not 'Error').
-        return (p: Params = {}) => (around ? around(prop, p, call) : call(p)).catch((e: unknown) => { throw strapiNamed(e); });
+        return (p: Params = {}) => (around ? around(prop, p, checked) : checked(p)).catch((e: unknown) => { throw strapiNamed(e); });
       }
       if (prop === 'then') return undefined;
       if (!ct.draftAndPublish && (prop === 'publish' || prop === 'unpublish' || prop === 'discardDraft')) return undefined;

@@ -74,7 +74,7 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
   };
   // The document service has no default or maximum page and counts only when asked.
   const docs = new Compiler(schema, { ...config.api.rest, defaultLimit: ALL, maxLimit: ALL, withCount: false, maxResponseSize: config.http.maxResponseSize,
-    renderCacheGate: () => at().compiler.renderCacheNow() });
+    strictDocuments: config.api.documents.strictParams, renderCacheGate: () => at().compiler.renderCacheNow() });
   // The Query Engine's: the same, reading rows of every status and locale with their private attributes.
   const rowsSchema = withUsersTypes(schema);
   const added = new Set([...rowsSchema.contentTypes.values()].filter((ct) => !schema.contentTypes.has(ct.uid)).map((ct) => ct.table));

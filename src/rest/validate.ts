@@ -123,21 +123,7 @@ export class BodyValidator {
 
   run(data: Record<string, unknown>, existing: ExistingComponents): Normalized {
     const out: Normalized = { columns: new Map(), media: [], components: [], relations: [], morphs: [], fileIds: new Set(), mediaValues: [], mediaTypes: [], uniques: [] };
-    for (const key of Object.keys(data)) {
-      const a = this.ct.byName.get(key);
-      // Strapi's content API takes no morphToOne in a body (checked live): its link is set by plugins.
-      if (a?.readOnly || (a?.kind === 'morph' && a.relation === 'morphToOne')) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
-      if (!a || key === 'id' || key === 'documentId') {
-        if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
-        // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
-        // timestamps are not writable.
-        // `localizations` is an attribute of localized types only (elsewhere refused as any unknown key).
-        if (key === 'publishedAt' || key === 'locale' || (key === 'localizations' && this.ct.localized)) continue;
-        // Strapi's own attributes (the creator fields relate to admin users): refused naming themselves.
-        if (['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations'].includes(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
-        throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
-      }
-    }
+    this.checkKeys(data);
     for (const a of this.ct.attributes) {
       const present = Object.prototype.hasOwnProperty.call(data, a.name);
       let v = data[a.name];
@@ -155,6 +141,25 @@ export class BodyValidator {
     else if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
     if (this.parseError && !this.errors.length) throw this.parseError;
     return out;
+  }
+
+  /** The body's top-level keys as Strapi's controller checks them: an unknown or read-only one is a 400 naming it. */
+  checkKeys(data: Record<string, unknown>): void {
+    for (const key of Object.keys(data)) {
+      const a = this.ct.byName.get(key);
+      // Strapi's content API takes no morphToOne in a body (checked live): its link is set by plugins.
+      if (a?.readOnly || (a?.kind === 'morph' && a.relation === 'morphToOne')) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
+      if (!a || key === 'id' || key === 'documentId') {
+        if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
+        // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
+        // timestamps are not writable.
+        // `localizations` is an attribute of localized types only (elsewhere refused as any unknown key).
+        if (key === 'publishedAt' || key === 'locale' || (key === 'localizations' && this.ct.localized)) continue;
+        // Strapi's own attributes (the creator fields relate to admin users): refused naming themselves.
+        if (['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations'].includes(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
+        throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
+      }
+    }
   }
 
   /**

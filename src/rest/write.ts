@@ -42,7 +42,7 @@ export interface WriteContext extends ReadContext {
  */
 function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Record<string, unknown>; p: WriteParams } {
   const body = requestBody(task);
-  const query = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
+  const { query, documentChecks } = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
   const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
   // A list passes Strapi's object check (lodash isObject) and fails its body schema's cast to an object.
   if (Array.isArray(data)) {
@@ -50,6 +50,13 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Rec
     throw validation(message, { errors: [{ path: [], message, name: 'ValidationError', value: null }] });
   }
   if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
+  try {
+    documentChecks();
+  } catch (e) {
+    // Strapi's controller refuses a body's unknown key before its document service looks at the query.
+    new BodyValidator(ctx.schema, ct, true).checkKeys(data as Record<string, unknown>);
+    throw e;
+  }
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
@@ -269,7 +276,8 @@ export async function singleDocumentId(ctx: WriteContext, ct: ContentType): Prom
  * anything to delete (single types included).
  */
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
-  const params = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
+  const { query: params, documentChecks } = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
+  documentChecks();
   // Strapi 5.54's document service refuses it (a bare Error there: a 500); nothing is deleted either way.
   if (ct.draftAndPublish && params.status === 'draft') throw validation('Cannot delete a draft document');
   const asked = typeof params.locale === 'string' && params.locale !== '' ? params.locale : ctx.schema.defaultLocale;
