@@ -203,6 +203,15 @@ export function isToMany(a: Attribute): boolean {
     (a.kind === 'component' && a.repeatable) || a.kind === 'dynamiczone';
 }
 
+/**
+ * The components in Strapi's registry order (`Object.keys(strapi.components)`): its loader globs the
+ * components folder, which yields the files last name first. Its validator lists them in this order, and
+ * GraphQL's GenericMorph union names them so.
+ */
+export function registryOrder(schema: Schema): string[] {
+  return [...schema.components.keys()].sort().reverse();
+}
+
 const zoneReads = new WeakMap<DynamicZoneAttr, string[]>();
 
 /**

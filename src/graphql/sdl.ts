@@ -1,6 +1,7 @@
 // The Shadow CRUD schema as SDL, generated from the models with Strapi's names (v5 shape: flat types
 // addressed by documentId, `<plural>_connection`, relation fields plus `<relation>_connection`).
 import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
+import { registryOrder } from '../../compiler/schema.ts';
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
@@ -547,7 +548,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; v4Compat
 }`);
   }
 
-  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
+  const morph = [...registryOrder(schema).map((uid) => componentTypeName(schema.components.get(uid)!)), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
     ...[...schema.contentTypes.values()].map(typeName)];
   unions.set('GenericMorph', morph);
   out.push(`union GenericMorph = ${morph.join(' | ')}`);

@@ -3,6 +3,7 @@
 // `<Type>EntityResponseCollection {data, meta}`; relations and media answer with the same wrappers;
 // documents are addressed by numeric `id` and read with `publicationState`.
 import type { Attribute, ScalarAttr, Schema } from '../../compiler/schema.ts';
+import { registryOrder } from '../../compiler/schema.ts';
 import { isExtended } from '../models.ts';
 import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import {
@@ -351,7 +352,7 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
     m.push(`  delete${n}(id: ID!${loc}): ${n}EntityResponse`);
     if (ct.localized) m.push(`  create${n}Localization(id: ID, data: ${n}Input, locale: I18NLocaleCode): ${n}EntityResponse`);
   }
-  const morph = [...[...schema.components.values()].map(componentTypeName), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
+  const morph = [...registryOrder(schema).map((uid) => componentTypeName(schema.components.get(uid)!)), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
     ...[...schema.contentTypes.values()].map(typeName)];
   unions.set('GenericMorph', morph);
   out.push(`union GenericMorph = ${morph.join(' | ')}`);

@@ -1,6 +1,7 @@
 // Validates a create/update body against the model, with Strapi's (yup's) messages, and turns it into
 // storable values: column values, component JSON, relation operations and media ids.
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr, MorphAttr } from '../../compiler/schema.ts';
+import { registryOrder } from '../../compiler/schema.ts';
 import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
 
 export interface RelationOp {
@@ -339,7 +340,7 @@ export class BodyValidator {
           if (!comp) {
             // Strapi checks an unknown uid against every component of the app (in its registry's order),
             // then fails its relation processing on it: see run().
-            const names = [...this.schema.components.keys()].sort().reverse();
+            const names = registryOrder(this.schema);
             this.err([...path, String(i), '__component'], `${yupPath(path)}[${i}].__component must be one of the following values: ${names.join(', ')}`, uid);
             this.unknownComponent = true;
             return;
