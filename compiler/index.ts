@@ -151,7 +151,7 @@ export class Compiler {
     }
     const parsed = this.parse(raw);
     if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed);
-    const q = rewrite ? rewrite(parsed) : parsed;
+    const q = this.documentParams(rewrite ? rewrite(parsed) : parsed);
     checkQueryParams(q);
     const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(contentApi), access?.canRead);
     checkDocumentParams(q, shape);
@@ -170,13 +170,25 @@ export class Compiler {
    * Answers the parsed query (the write reads its status and locale there).
    */
   checkWriteQuery(ct: ContentType, raw: string, contentApi = false): { query: { [key: string]: QueryValue }; documentChecks: () => void } {
-    const q = this.parse(raw);
+    const q = this.documentParams(this.parse(raw));
     if (contentApi && this.opts.strictKeys) checkStrictKeys(q);
     checkQueryParams(q);
     const { localeError } = buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(contentApi));
     checkDocumentParams(q, 'one');
     // Strapi's document service checks its status and locale after the controller's checks of the body.
     return { query: q, documentChecks: () => this.documentChecks(q, localeError) };
+  }
+
+  /**
+   * A query as `api.documents.strictParams` hands it on (checked live): a locale list keeps its non-empty
+   * strings, and an empty locale (or a list left empty) is as if not given. Unchanged without it. (An empty
+   * status is dropped there too, which leaves the document service's default, a draft: as '' reads here.)
+   */
+  private documentParams(q: { [key: string]: QueryValue }): { [key: string]: QueryValue } {
+    if (!this.opts.strictDocuments) return q;
+    if (Array.isArray(q.locale)) q.locale = q.locale.filter((l) => typeof l === 'string' && l !== '');
+    if (q.locale === '' || (Array.isArray(q.locale) && !q.locale.length)) delete q.locale;
+    return q;
   }
 
   /** The document service's last checks of a query: `api.documents.strictParams`, then a locale it cannot look up. */
