@@ -160,6 +160,8 @@ export const ConfigSchema = Type.Object({
     documents: Type.Object({
       /** Strapi's `api.documents.strictParams`: a status or locale (and, for project code, a page) the document service cannot use is a 400. */
       strictParams: Type.Boolean(),
+      /** Strapi's `api.documents.strictRelations`: a required relation or media must hold something in an entry written as published. */
+      strictRelations: Type.Boolean(),
     }),
   }),
   i18n: Type.Object({
@@ -361,7 +363,7 @@ export const defaults: Config = {
       defaultLimit: 25, maxLimit: 100, withCount: true, maxPopulateDepth: 6, maxRelationRows: 1000, maxPopulate: 250,
       planCacheSize: 2000, preparedPages: 8, maxParameters: 1000, renderCache: true, renderCacheRefresh: 1000, rowCounters: true, strictParams: false,
     },
-    documents: { strictParams: false },
+    documents: { strictParams: false, strictRelations: false },
   },
   i18n: { defaultLocale: 'en', locales: ['en', 'fr'] },
   upload: {
@@ -467,6 +469,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['ROW_COUNTERS', 'api.rest.rowCounters', 'bool'],
   ['REST_STRICT_PARAMS', 'api.rest.strictParams', 'bool'],
   ['DOCUMENTS_STRICT_PARAMS', 'api.documents.strictParams', 'bool'],
+  ['DOCUMENTS_STRICT_RELATIONS', 'api.documents.strictRelations', 'bool'],
   ['DEFAULT_LOCALE', 'i18n.defaultLocale', 'string'],
   ['LOCALES', 'i18n.locales', 'list'],
   ['UPLOAD_DIR', 'upload.folder', 'string'],

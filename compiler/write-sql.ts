@@ -356,3 +356,23 @@ export function engineDelete(ct: ContentType, where: string): string {
 
 /** The media links of removed rows (`$1` their type's uid, `$2` their ids), which no foreign key removes (Strapi's deleteRelations does). */
 export const engineMediaLinks = `delete from ${q(FILES.related)} where ${q(FILES.relatedType)} = $1 and ${q(FILES.relatedId)} = any($2::int[])`;
+
+// ---------------------------------------------------------------- required links (api.documents.strictRelations)
+
+/** The id a relation's entry shows in an error for a document it names: its published row first. */
+export const documentRowId = (ct: ContentType): string =>
+  `select id from ${q(ct.table)} where ${R.documentId} = $1 order by ${R.publishedAt} is null, id limit 1`;
+
+/**
+ * How many of row $1's links through `j` a published copy keeps: to a type without draft & publish, every
+ * one; to a draft & publish type, those whose document has a published version (in the linked row's locale).
+ */
+export function keptLinks(j: JoinTable, target: ContentType): string {
+  const published = target.draftAndPublish
+    ? ` and exists (select 1 from ${q(target.table)} p where p.${R.documentId} = t.${R.documentId} and p.${R.publishedAt} is not null and p.${R.locale} is not distinct from t.${R.locale})`
+    : '';
+  return `select count(*)::int as n from ${q(j.table)} l join ${q(target.table)} t on t.id = l.${q(j.target)} where l.${q(j.source)} = $1${published}`;
+}
+
+/** How many files row $1 of type $2 holds in field $3. */
+export const mediaLinkCount = `select count(*)::int as n from ${FILES.related} where ${FILES.relatedId} = $1 and ${FILES.relatedType} = $2 and ${FILES.field} = $3`;

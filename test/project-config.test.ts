@@ -43,7 +43,7 @@ describe('the project\'s config files, read', () => {
     ]);
   });
 
-  test('config/api.js rest.strictParams is api.rest.strictParams, documents.strictParams api.documents.strictParams; strictRelations is not built', async () => {
+  test('config/api.js rest.strictParams is api.rest.strictParams, documents.strictParams and strictRelations api.documents.*', async () => {
     const { mkdirSync, writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
     const dir = tempDir('fastrapi-strict-');
@@ -51,8 +51,8 @@ describe('the project\'s config files, read', () => {
     mkdirSync(join(dir, 'src', 'api'), { recursive: true });
     writeFileSync(join(dir, 'config', 'api.js'), 'module.exports = { rest: { strictParams: true, defaultLimit: 10 }, documents: { strictParams: true, strictRelations: true } };');
     const p = await readProjectConfig(dir, {});
-    assert.deepEqual(p?.overrides.api, { rest: { strictParams: true, defaultLimit: 10 }, documents: { strictParams: true } });
-    assert.deepEqual(p?.ignored, ['config/api: strictRelations']);
+    assert.deepEqual(p?.overrides.api, { rest: { strictParams: true, defaultLimit: 10 }, documents: { strictParams: true, strictRelations: true } });
+    assert.deepEqual(p?.ignored, []);
   });
 
   test('config/env/<NODE_ENV>/ merged over config/', async () => {

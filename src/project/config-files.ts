@@ -117,6 +117,7 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
     }),
     documents: (x) => each('api', x, {
       strictParams: (b) => set('api.documents.strictParams', bool(b)),
+      strictRelations: (b) => set('api.documents.strictRelations', bool(b)),
     }),
   });
 

@@ -118,6 +118,50 @@ export class BodyValidator {
    */
   constructor(private schema: Schema, private ct: ContentType, private creating: boolean, private locale: string | null = null, private draft = false) {}
 
+  /**
+   * `api.documents.strictRelations`: a required relation or media must hold something when the entry is
+   * written as published. A type without draft & publish is checked here, on the body (the document
+   * service's validation of what it writes); a draft & publish type's published copy is checked on the
+   * draft as written, by the writer (src/rest/required-links.ts). Without it they are never required.
+   */
+  strictRelations = false;
+  /** Values of failed required links that name documents: their ids are filled in by the caller (requiredLinkIds). */
+  readonly unresolved: ShownLink[] = [];
+
+  /** Whether a required relation or media is checked here (see strictRelations). */
+  private linkRequired(a: Attribute): boolean {
+    return this.strictRelations && !this.draft && !this.ct.draftAndPublish && a.required && (a.kind === 'relation' || a.kind === 'media');
+  }
+
+  /** A required relation or media given a value that writes nothing (Strapi's relationRequiredFails). */
+  private requiredLink(a: RelationAttr | MediaAttr, v: unknown, path: string[]): void {
+    if (!this.linkRequired(a)) return;
+    const toOne = a.kind === 'relation' ? !a.toMany : !a.multiple;
+    if (!linkRequiredFails(this.creating, v, toOne)) return;
+    this.err(path, `${a.name} must be defined.`, this.shownLink(a, v));
+  }
+
+  /**
+   * The value as Strapi's error shows it, after its document service turned the payload into its
+   * relation form: a list is `{ set: [...] }`, every entry `{ id }` (a document named by documentId is
+   * resolved later: `unresolved`).
+   */
+  private shownLink(a: RelationAttr | MediaAttr, v: unknown): unknown {
+    if (v === null || v === undefined) return v;
+    const entry = (e: unknown): unknown => {
+      if (typeof e === 'number') return { id: e };
+      const o = isRecord(e) ? e : null;
+      const documentId = typeof e === 'string' ? e : typeof o?.documentId === 'string' ? o.documentId : null;
+      if (documentId === null) return o && o.id !== undefined ? { id: o.id } : e;
+      const shown: Record<string, unknown> = { id: null };
+      if (a.kind === 'relation') this.unresolved.push({ target: a.target, documentId, shown });
+      return shown;
+    };
+    if (Array.isArray(v)) return { set: v.map(entry) };
+    if (!isRecord(v)) return { set: [entry(v)] };
+    return Object.fromEntries(Object.entries(v).map(([k, list]) => [k, Array.isArray(list) && ['connect', 'disconnect', 'set'].includes(k) ? list.map(entry) : list]));
+  }
+
   private err(path: string[], message: string, value?: unknown, withValue = true): void {
     this.errors.push(withValue ? { path, message, name: 'ValidationError', value } : { path, message, name: 'ValidationError' });
   }
@@ -242,10 +286,15 @@ export class BodyValidator {
   /** A required value the stored draft lacks (storedDraftErrors). */
   requireStored(a: Attribute): void { this.requiredMessage(a, [a.name]); }
 
-  private missing(a: Attribute): void {
+  private missing(a: Attribute, path: string[] = [a.name]): void {
+    // Relations and media are required only under strictRelations (absent: no value shown).
+    if (a.kind === 'relation' || a.kind === 'media' || a.kind === 'morph') {
+      if (this.linkRequired(a)) this.err(path, `${a.name} must be defined.`, undefined, false);
+      return;
+    }
     // A draft skips required attributes, except lists (zones, repeatable components) that have no default.
     if (this.draft && !(a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable))) return;
-    this.requiredMessage(a, [a.name]);
+    this.requiredMessage(a, path);
   }
 
   /**
@@ -273,6 +322,7 @@ export class BodyValidator {
         return;
       }
       case 'media': {
+        this.requiredLink(a, v, path);
         const m = this.mediaValue(a, v, path);
         if (!m) return;
         // Ids a list or connect names must exist (a disconnect's need not: checked live).
@@ -287,6 +337,7 @@ export class BodyValidator {
         return;
       }
       case 'relation': {
+        this.requiredLink(a, v, path);
         const op = this.relation(a, v, path);
         if (op) row.relations.push(op);
         return;
@@ -397,8 +448,8 @@ export class BodyValidator {
         }
         if (prev) continue;
         if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
-        // As for the entry's own attributes (see missing()).
-        if (a.required && !(this.draft && !(a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable)))) this.requiredMessage(a, [...path, a.name]);
+        // As for the entry's own attributes.
+        if (a.required) this.missing(a, [...path, a.name]);
       }
     } finally { if (!prev) this.insideNew--; }
     return result;
@@ -664,6 +715,32 @@ function invalidBodyKey(key: string, path: string[]): ApiError {
 function checkOptions(options: unknown, path: string[]): void {
   if (!isRecord(options)) return;
   for (const k of Object.keys(options)) if (k !== 'strict') throw invalidBodyKey(k, path);
+}
+
+/** A value of a failed required link naming a document: `shown.id` is its row's id once looked up. */
+export interface ShownLink { target: string; documentId: string; shown: Record<string, unknown> }
+
+/**
+ * Strapi 5.54's relationRequiredFails: whether a required relation or media value leaves it empty. A
+ * create needs something attached; an update fails only on a value that empties it (null, [], `set: []`,
+ * or a to-one's disconnect alone); `connect: []` alone changes nothing.
+ */
+function linkRequiredFails(creating: boolean, v: unknown, toOne: boolean): boolean {
+  const disconnectOnly = isRecord(v) && v.set == null && !(v.connect != null && (!Array.isArray(v.connect) || v.connect.length > 0))
+    && v.disconnect != null && (!Array.isArray(v.disconnect) || v.disconnect.length > 0);
+  if (creating && disconnectOnly) return true;
+  if (!creating) {
+    if (v === undefined) return false;
+    if (disconnectOnly) return toOne;
+    if (isRecord(v) && v.connect != null && v.set == null && Array.isArray(v.connect) && v.connect.length === 0) return false;
+  }
+  if (v === null || v === undefined) return true;
+  if (Array.isArray(v)) return v.length === 0;
+  if (isRecord(v)) {
+    if (v.connect != null) return Array.isArray(v.connect) && v.connect.length === 0;
+    if (v.set != null) return Array.isArray(v.set) && v.set.length === 0;
+  }
+  return false;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -21,6 +21,7 @@ import { Writer, type VersionRow } from './writer.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
 import { RowHooks, columnsOnly } from './write-hooks.ts';
+import { checkPublishedLinks, showLinkIds } from './required-links.ts';
 
 export interface WriteContext extends ReadContext {
   schema: Schema; config: Config; compiler: Compiler; db: Db;
@@ -66,7 +67,7 @@ interface WriteParams { publish: boolean; locale: string | null }
  * A body as Strapi's document service checks it: a draft & publish type writes its draft first (draft
  * rules: errors there are the only ones reported), then validates again to publish (full rules).
  */
-function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents): Normalized {
+async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents): Promise<Normalized> {
   if (ct.draftAndPublish) {
     const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
     const n = draft.run(data, existing);
@@ -74,7 +75,9 @@ function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: 
     if (!p.publish) return n;
   }
   const v = new BodyValidator(ctx.schema, ct, creating, p.locale);
+  v.strictRelations = ctx.config.api.documents.strictRelations;
   const n = v.run(data, existing);
+  if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, (text, params) => ctx.db.unsafe(text, params as never[]), v.unresolved);
   throwIfErrors(v.errors);
   return n;
 }
@@ -104,6 +107,7 @@ async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) =
   try {
     await retried(() => ctx.db.begin(async (tx) => {
       const w = committed = new Writer(ctx.schema, tx, ct, ctx.config.api.rest.renderCache);
+      w.strictRelations = ctx.config.api.documents.strictRelations;
       if (ctx.lifecycles?.active(ct.uid)) w.hooks = new RowHooks(ctx.lifecycles, ctx.compiler, ct, (t, p, prepare) => w.run(t, p, prepare));
       try {
         await fn(w);
@@ -179,6 +183,8 @@ async function createVersion(w: Writer, ct: ContentType, n: Normalized, document
 
 /** The draft `row` published (its published version replaced), as Strapi's publish: one entry.publish. */
 async function publish(w: Writer, row: VersionRow, previous: VersionRow[], documentId: string): Promise<void> {
+  // Strapi's publish validates the draft as written (its required links: api.documents.strictRelations).
+  if (w.strictRelations) await checkPublishedLinks(w.schema, w, w.ct, row.id);
   if (w.hooks) await w.hooks.publish(documentId, row, previous, () => w.publish(row, previous), (r, cols) => w.updateRow(r, columnsOnly(cols)));
   else await w.publish(row, previous);
   w.events.push({ event: 'entry.publish', documentId, locale: row.locale, published: true });
@@ -186,7 +192,7 @@ async function publish(w: Writer, row: VersionRow, previous: VersionRow[], docum
 
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
   const { data, p } = writeInput(ctx, ct, task);
-  const n = validateBody(ctx, ct, true, p, data, new Map());
+  const n = await validateBody(ctx, ct, true, p, data, new Map());
   const documentId = newDocumentId();
   await transaction(ctx, ct, async (w) => {
     await w.check(n, documentId, p.locale);
@@ -212,7 +218,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
   if (!draft) {
     // A new localization of the document: non-localized attributes come from an existing locale.
-    const n = validateBody(ctx, ct, true, p, data, new Map());
+    const n = await validateBody(ctx, ct, true, p, data, new Map());
     const given = new Set(n.columns.keys());
     await w.sharedValues(rows[0].id, n);
     await w.check(n, documentId, p.locale);
@@ -222,7 +228,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
-  const n = validateBody(ctx, ct, false, p, data, existing);
+  const n = await validateBody(ctx, ct, false, p, data, existing);
   const missing = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.required && !(a.name in data)) : [];
   if (missing.length) {
     const cols = missing.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
@@ -256,7 +262,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
       await updateIn(ctx, w, ct, p, data, documentId);
       return;
     }
-    const n = validateBody(ctx, ct, true, p, data, new Map());
+    const n = await validateBody(ctx, ct, true, p, data, new Map());
     documentId = newDocumentId();
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);

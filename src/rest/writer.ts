@@ -29,6 +29,8 @@ export class Writer {
   private morphWriter: MorphWriter;
   /** Rows of the content-type this transaction wrote: their render-cache entries are renewed before commit. */
   private touched = new Set<number>();
+  /** `api.documents.strictRelations`: a publish checks the draft's required links first (src/rest/required-links.ts). */
+  strictRelations = false;
   constructor(readonly schema: Schema, private tx: TransactionSql, readonly ct: ContentType, private renderCache = false) {
     this.relationWriter = new RelationWriter(schema, ct, (text, params) => this.run(text, params));
     this.morphWriter = new MorphWriter(schema, ct, (text, params) => this.run(text, params));

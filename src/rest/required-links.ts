@@ -1,0 +1,44 @@
+// `api.documents.strictRelations` (Strapi 5.54): a required relation or media must hold something in an
+// entry written as published. A type without draft & publish is checked on the body (src/rest/validate.ts
+// BodyValidator); a draft & publish type's published copy on the draft as written, before it is copied —
+// what Strapi's publish validates: links to draft & publish targets without a published version do not
+// count (its publish drops them). Both answer Strapi's `<name> must be defined.` with the value its
+// validation saw (checked live: test/fixtures/strict-relations).
+import type { ContentType, Schema } from '../../compiler/schema.ts';
+import * as W from '../../compiler/write-sql.ts';
+import { fieldErrors, type FieldError } from '../../compiler/errors.ts';
+import type { ShownLink } from './validate.ts';
+import type { Writer } from './writer.ts';
+
+type Run = <T>(text: string, params: unknown[]) => Promise<T[]>;
+
+/** Fills in the row ids of the documents a failed required link's value names (Strapi shows `{ id }`). */
+export async function showLinkIds(schema: Schema, run: Run, unresolved: ShownLink[]): Promise<void> {
+  for (const u of unresolved) {
+    const target = schema.contentTypes.get(u.target);
+    if (!target) continue;
+    const [row] = await run<{ id: number }>(W.documentRowId(target), [u.documentId]);
+    if (row) u.shown.id = Number(row.id);
+  }
+}
+
+/** Throws Strapi's ValidationError when draft row `id` leaves a required relation or media of `ct` empty for its published copy. */
+export async function checkPublishedLinks(schema: Schema, w: Writer, ct: ContentType, id: number): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const a of ct.attributes) {
+    if (!a.required || (a.kind !== 'relation' && a.kind !== 'media')) continue;
+    let n = 0;
+    if (a.kind === 'media') {
+      [{ n }] = await w.run<{ n: number }>(W.mediaLinkCount, [id, ct.uid, a.name]);
+    } else {
+      const target = schema.contentTypes.get(a.target);
+      if (!target || a.creator) continue;
+      [{ n }] = await w.run<{ n: number }>(W.keptLinks(a.join, target), [id]);
+    }
+    if (n > 0) continue;
+    // The draft as Strapi's publish reads it: a to-one link is null, a list `{ set: [] }`.
+    const toMany = a.kind === 'relation' ? a.toMany : a.multiple;
+    errors.push({ path: [a.name], message: `${a.name} must be defined.`, name: 'ValidationError', value: toMany ? { set: [] } : null });
+  }
+  if (errors.length) throw fieldErrors(errors);
+}
