@@ -1081,7 +1081,9 @@ export class PopulateParser {
           // 5.54 takes only `*` there (its validator refuses anything else for a dynamic zone or morphTo).
           // (A dotted path through the zone, `blocks.label`, was checked with the whole string: checkDotPaths.)
           if (o.populate !== undefined && o.populate !== '*' && !(DOTTED.has(o) && Array.isArray(o.populate))) throw invalidKey('populate', 'populate', path);
-          for (const uid of zoneComponents(this.schema, a)) {
+          // Only a draft can hold a component outside the zone's list (a publish leaves them out): a published
+          // read names the zone's own, so its statement stays the size of the zone.
+          for (const uid of status === 'draft' ? zoneComponents(this.schema, a) : a.components) {
             const comp = this.schema.components.get(uid)!;
             on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue, filters: undefined as unknown as QueryValue }, depth, path, status, true));
           }

@@ -6,7 +6,7 @@
 // computed from validated pagination (pageBounds()), written into the text so the planner sees them.
 import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, DynamicZoneAttr, MediaAttr, MorphAttr } from './schema.ts';
 import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
-import { visibleScalars, zoneComponents } from './schema.ts';
+import { visibleScalars } from './schema.ts';
 import { readTables } from './tables.ts';
 import { searchDocument } from './search.ts';
 import type { ComponentSelection, FieldRef, Filter, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from './ast.ts';
@@ -170,10 +170,10 @@ const isDefaultComponent = (sel: ComponentSelection) => {
 };
 
 /** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
-function cachedComponent(schema: Schema, ct: ContentType, p: Populate): ComponentAttr | DynamicZoneAttr | null {
+function cachedComponent(ct: ContentType, p: Populate): ComponentAttr | DynamicZoneAttr | null {
   if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && !p.key && isDefaultComponent(p.select) ? p.attr : null;
   if (p.kind === 'dynamiczone') {
-    return ct.byName.get(p.attr.name) === p.attr && p.on.size === zoneComponents(schema, p.attr).length && [...p.on.values()].every(isDefaultComponent) ? p.attr : null;
+    return ct.byName.get(p.attr.name) === p.attr && p.on.size === p.attr.components.length && [...p.on.values()].every(isDefaultComponent) ? p.attr : null;
   }
   return null;
 }
@@ -182,7 +182,7 @@ function cachedComponent(schema: Schema, ct: ContentType, p: Populate): Componen
 export function defaultComponentPopulate(schema: Schema, a: ComponentAttr | DynamicZoneAttr): Populate {
   const sel = (c: Component): ComponentSelection => ({ component: c, fields: visibleScalars(c.attributes), populate: [] });
   if (a.kind === 'component') return { kind: 'component', attr: a, select: sel(schema.components.get(a.component)!) };
-  return { kind: 'dynamiczone', attr: a, on: new Map(zoneComponents(schema, a).map((uid) => [uid, sel(schema.components.get(uid)!)])) };
+  return { kind: 'dynamiczone', attr: a, on: new Map(a.components.map((uid) => [uid, sel(schema.components.get(uid)!)])) };
 }
 
 /** A content-type's default selection (all visible scalars, timestamps, locale), without populate. */
@@ -431,7 +431,7 @@ class RowGen extends FilterGen {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
-      const kept = cache && ct ? cachedComponent(this.schema, ct, p) : null;
+      const kept = cache && ct ? cachedComponent(ct, p) : null;
       if (kept) return `${key}, coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`;
       const joined = this.joinedPopulate(p, ct, alias, joins);
       if (joined !== null) return `${key}, ${joined}`;

@@ -271,7 +271,7 @@ describe('populate', () => {
     // Components and zones come from their tables through the owner's _cmps rows, in `order`.
     assert.match(p.sql.text, new RegExp(String.raw`from "articles_cmps" ck\d+ join "components_shared_seos" k(\d+) on k\1\.id = ck\1\."cmp_id"${OBJ} where ck\1\."entity_id" = t0\.id and ck\1\."field" = 'seo' and ck\1\."component_type" = 'shared\.seo' order by ck\1\."order", ck\1\.id limit 1`));
     assert.match(p.sql.text, new RegExp(String.raw`when 'shared\.quote' then \(select .* from "components_shared_quotes" k(\d+)${OBJ} where k\1\.id = c\d+\."cmp_id"\)`));
-    assert.match(p.sql.text, /from "articles_cmps" (c\d+) where \1\."entity_id" = t0\.id and \1\."field" = 'blocks' and \1\."component_type" in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider', 'shared\.seo'\) order by \1\."order", \1\.id/);
+    assert.match(p.sql.text, /from "articles_cmps" (c\d+) where \1\."entity_id" = t0\.id and \1\."field" = 'blocks' and \1\."component_type" in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider'\) order by \1\."order", \1\.id/);
     // A dynamic-zone entry names its component after its populated values.
     assert.ok(p.sql.text.includes(`',"__component":"shared.quote"}'`));
     const author = query.select.populate.find((x) => x.kind === 'relation' && x.attr.name === 'author');
@@ -347,9 +347,10 @@ describe('populate', () => {
     assert.match(p.sql.text, /select row_to_json\((o\d+)\)::text from "files_related_mph" mf(\d+) join "files" f\2 on f\2\.id = mf\2\."file_id" cross join lateral \(select f\2\.id as "id", f\2\.document_id as "documentId", f\2\.url as "url"\) \1 where mf\2\."related_id" = t0\.id and mf\2\."related_type" = 'api::article\.article' and mf\2\."field" = 'cover' order by mf\2\."order", mf\2\.id limit 1/);
   });
 
-  test('dynamic zone: shared populate applies to every component (the zone\'s, then the app\'s others, which a draft may hold); `on` lists only the named ones', () => {
+  test('dynamic zone: shared populate applies to every component (published: the zone\'s list; a draft may hold others of the app); `on` lists only the named ones', () => {
     const shared = plan('articles', 'populate[blocks][populate]=*').sql.text;
-    assert.match(shared, /in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider', 'shared\.seo'\)/);
+    assert.match(plan('articles', 'populate[blocks][populate]=*&status=draft').sql.text, /in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider', 'shared\.seo'\)/);
+    assert.match(shared, /in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider'\)/);
     const on = plan('articles', 'populate[blocks][on][shared.quote][fields][0]=title&populate[blocks][on][shared.media][populate]=*').sql.text;
     assert.match(on, /in \('shared\.quote', 'shared\.media'\)/);
     assert.ok(!on.includes("'shared.slider'"));
@@ -803,7 +804,7 @@ describe('render cache', () => {
     // The zone is written where Strapi's populate puts it: after the others when the page's rows hold
     // components (its second round trip), in its place otherwise — decided once over the page (pg).
     assert.match(text, /^with pg as materialized \(select z\.id, z\.document_id, z\.locale from \(select r0\.\* from "articles" r0 /);
-    assert.match(text, /select case when \(case when exists \(select 1 from pg g\d+ where true and exists \(select 1 from "articles_cmps" c\d+ where c\d+\."entity_id" = g\d+\.id and c\d+\."field" = 'blocks' and c\d+\."component_type" in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider', 'shared\.seo'\)\)\) then 2 else 1 end\) = 1 then concat\(/);
+    assert.match(text, /select case when \(case when exists \(select 1 from pg g\d+ where true and exists \(select 1 from "articles_cmps" c\d+ where c\d+\."entity_id" = g\d+\.id and c\d+\."field" = 'blocks' and c\d+\."component_type" in \('shared\.rich-text', 'shared\.quote', 'shared\.media', 'shared\.slider'\)\)\) then 2 else 1 end\) = 1 then concat\(/);
     assert.match(text, /',"seo":', [^]*',"blocks":', [^]*',"localizations":', p\d+\.v, '}'\) else concat\([^]*',"localizations":', p\d+\.v, ',"blocks":', coalesce\(t0r\."p_blocks"/);
   });
 

@@ -67,7 +67,8 @@ interface WriteParams { publish: boolean; locale: string | null }
  * A body as Strapi's document service checks it: a draft & publish type writes its draft first (draft
  * rules: errors there are the only ones reported), then validates again to publish (full rules).
  */
-async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents): Promise<Normalized> {
+/** `run`: the statement runner of the write's transaction when there is one (a lookup must not take a second connection). */
+async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer): Promise<Normalized> {
   if (ct.draftAndPublish) {
     const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
     const n = draft.run(data, existing);
@@ -77,7 +78,7 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   const v = new BodyValidator(ctx.schema, ct, creating, p.locale);
   v.strictRelations = ctx.config.api.documents.strictRelations;
   const n = v.run(data, existing);
-  if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, (text, params) => ctx.db.unsafe(text, params as never[]), v.unresolved);
+  if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, (text, params) => (w ? w.run(text, params) as never : ctx.db.unsafe(text, params as never[])), v.unresolved);
   throwIfErrors(v.errors);
   return n;
 }
@@ -218,7 +219,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
   if (!draft) {
     // A new localization of the document: non-localized attributes come from an existing locale.
-    const n = await validateBody(ctx, ct, true, p, data, new Map());
+    const n = await validateBody(ctx, ct, true, p, data, new Map(), w);
     const given = new Set(n.columns.keys());
     await w.sharedValues(rows[0].id, n);
     await w.check(n, documentId, p.locale);
@@ -228,7 +229,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
-  const n = await validateBody(ctx, ct, false, p, data, existing);
+  const n = await validateBody(ctx, ct, false, p, data, existing, w);
   const missing = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.required && !(a.name in data)) : [];
   if (missing.length) {
     const cols = missing.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
@@ -262,7 +263,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
       await updateIn(ctx, w, ct, p, data, documentId);
       return;
     }
-    const n = await validateBody(ctx, ct, true, p, data, new Map());
+    const n = await validateBody(ctx, ct, true, p, data, new Map(), w);
     documentId = newDocumentId();
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
