@@ -3,7 +3,7 @@
 // page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
-import { QS_ARRAY_LIMIT, buildReadQuery, checkStrictKeys, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
+import { QS_ARRAY_LIMIT, buildReadQuery, checkStrictKeys, onlyLocale, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
 import { numericSearch } from './search.ts';
 import { compileRead, filterSql, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
@@ -107,8 +107,7 @@ export function shapeKey(ct: ContentType, kind: string, q: { [k: string]: QueryV
   const p = pagination && typeof pagination === 'object' && !Array.isArray(pagination) ? pagination : {};
   const pmode = ['page', 'pageSize', 'start', 'limit'].filter((k) => k in p).join() + ':' + String((p as Record<string, unknown>).withCount ?? '');
   // A list of locales is one `in` of that many (a list of one real locale reads as it: buildReadQuery).
-  const one = Array.isArray(locale) && locale.length === 1 && typeof locale[0] === 'string' && locale[0] !== '' && locale[0] !== '*';
-  const lk = locale === '*' ? '*' : Array.isArray(locale) && !one ? `[${locale.length}]` : '';
+  const lk = locale === '*' ? '*' : Array.isArray(locale) && onlyLocale(locale) === null ? `[${locale.length}]` : '';
   return `${ct.uid}|${kind}|${pmode}|${lk}|${JSON.stringify(mask(rest, false, ''))}`;
 }
 

@@ -1257,6 +1257,11 @@ export interface ReadRequest {
   documentId?: string;
 }
 
+/** A `locale` list of one real locale (not '' or '*'), which a list read takes as that locale; else null. */
+export function onlyLocale(locale: unknown): string | null {
+  return Array.isArray(locale) && locale.length === 1 && typeof locale[0] === 'string' && locale[0] !== '' && locale[0] !== '*' ? locale[0] : null;
+}
+
 export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits, canRead?: CanRead): { query: ReadQuery; params: unknown[]; localeError: ApiError | null } {
   const rows = !!limits.rows;
   // A list of locales (`locale[0]=en&locale[1]=fr`) is Strapi's multi-locale lookup on a localized type's
@@ -1264,7 +1269,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // lookup takes a string only: refused after every other check of the query, as its document service
   // does (checked live). Other types pass it over.
   const list = ct.localized && !rows && Array.isArray(q.locale) && q.locale.every((l) => typeof l === 'string') ? q.locale as string[] : null;
-  const loc = list?.length === 1 && list[0] !== '' && list[0] !== '*' && req.shape === 'list' ? list[0] : q.locale;
+  const loc = (list && req.shape === 'list' ? onlyLocale(list) : null) ?? q.locale;
   const params = new ParamBuilder(typeof loc === 'string' && loc !== '*' && loc !== '' ? loc : schema.defaultLocale);
   // Strapi reads anything but the string `published` (a list, an object) as a draft lookup (checked live).
   const rawStatus = q.status;

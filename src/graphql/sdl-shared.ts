@@ -1,6 +1,7 @@
 // SDL both GraphQL shapes share: the locale scalar, users-permissions auth types and PaginationArg.
 import type { Attribute, ContentType, ScalarAttr, Schema } from '../../compiler/schema.ts';
-import { FILTER_INPUT } from './names.ts';
+import { registryOrder } from '../../compiler/schema.ts';
+import { FILTER_INPUT, componentTypeName, typeName } from './names.ts';
 // Only v5 gives the logged-in user a documentId.
 export const sharedAuthSdl = (withDocumentId: boolean): string => `"""A string used to identify an i18n locale"""
 scalar I18NLocaleCode
@@ -171,3 +172,12 @@ export function roleOthers(roles: ContentType): Attribute[] {
 
 /** users-permissions' own permission attributes; the others a project's extension added (scalars only, src/models.ts). */
 const PERMISSION_OWN = new Set(['action', 'role']);
+
+/**
+ * GenericMorph's members as Strapi's schema names them: the components in its registry order, the plugins'
+ * types, then the content-types.
+ */
+export function genericMorphMembers(schema: Schema): string[] {
+  return [...registryOrder(schema).map((uid) => componentTypeName(schema.components.get(uid)!)), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
+    ...[...schema.contentTypes.values()].map(typeName)];
+}

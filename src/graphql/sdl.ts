@@ -1,11 +1,10 @@
 // The Shadow CRUD schema as SDL, generated from the models with Strapi's names (v5 shape: flat types
 // addressed by documentId, `<plural>_connection`, relation fields plus `<relation>_connection`).
 import type { Attribute, ScalarAttr, ScalarType, Schema } from '../../compiler/schema.ts';
-import { registryOrder } from '../../compiler/schema.ts';
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
-import { roleOthers, withRecordAttributes, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs } from './sdl-shared.ts';
+import { roleOthers, withRecordAttributes, withRoleScalars, ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, genericMorphMembers } from './sdl-shared.ts';
 import { FILE_UID, LOCALE_UID, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { isExtended } from '../models.ts';
 
@@ -548,8 +547,7 @@ export function buildSdlV5(schema: Schema, opts: { shadowCRUD: boolean; v4Compat
 }`);
   }
 
-  const morph = [...registryOrder(schema).map((uid) => componentTypeName(schema.components.get(uid)!)), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
-    ...[...schema.contentTypes.values()].map(typeName)];
+  const morph = genericMorphMembers(schema);
   unions.set('GenericMorph', morph);
   out.push(`union GenericMorph = ${morph.join(' | ')}`);
 

@@ -3,14 +3,13 @@
 // `<Type>EntityResponseCollection {data, meta}`; relations and media answer with the same wrappers;
 // documents are addressed by numeric `id` and read with `publicationState`.
 import type { Attribute, ScalarAttr, Schema } from '../../compiler/schema.ts';
-import { registryOrder } from '../../compiler/schema.ts';
 import { isExtended } from '../models.ts';
 import { USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import {
   FILTER_INPUT, OUTPUT_SCALAR, componentTypeName, dynamicZoneUnion, enumTypeName, enumValueName, pluralQuery, singularQuery, targeted, typeName,
 } from './names.ts';
 import { SCALAR_DOCS, componentsAsAttributes, filterInput, usedScalars, type SdlResult } from './sdl.ts';
-import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRecordAttributes, withRoleScalars } from './sdl-shared.ts';
+import { ACCOUNT_MUTATIONS, USERS_PERMISSIONS_MUTATIONS, sharedAuthSdl, usersPermissionsInputs, withRecordAttributes, withRoleScalars, genericMorphMembers } from './sdl-shared.ts';
 
 const ARGS = (filters: string, publication: boolean) =>
   `(filters: ${filters}, pagination: PaginationArg = {}, sort: [String] = []${publication ? ', publicationState: PublicationState = LIVE' : ''})`;
@@ -352,8 +351,7 @@ export function buildSdlV4(schema: Schema, opts: { shadowCRUD: boolean; plugin?:
     m.push(`  delete${n}(id: ID!${loc}): ${n}EntityResponse`);
     if (ct.localized) m.push(`  create${n}Localization(id: ID, data: ${n}Input, locale: I18NLocaleCode): ${n}EntityResponse`);
   }
-  const morph = [...registryOrder(schema).map((uid) => componentTypeName(schema.components.get(uid)!)), 'UploadFile', 'I18NLocale', 'UsersPermissionsPermission', 'UsersPermissionsRole', 'UsersPermissionsUser',
-    ...[...schema.contentTypes.values()].map(typeName)];
+  const morph = genericMorphMembers(schema);
   unions.set('GenericMorph', morph);
   out.push(`union GenericMorph = ${morph.join(' | ')}`);
   q.push('  me: UsersPermissionsMe');

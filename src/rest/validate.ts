@@ -125,7 +125,7 @@ export class BodyValidator {
    * draft as written, by the writer (src/rest/required-links.ts). Without it they are never required.
    */
   strictRelations = false;
-  /** Values of failed required links that name documents: their ids are filled in by the caller (requiredLinkIds). */
+  /** Values of failed required links that name documents: their ids are filled in by the caller (src/rest/required-links.ts showLinkIds). */
   readonly unresolved: ShownLink[] = [];
 
   /** Whether a required relation or media is checked here (see strictRelations). */
