@@ -3,7 +3,7 @@
 // page, so queries that differ only in values share one SQL text and one prepared statement.
 import type { Schema, ContentType } from './schema.ts';
 import { parseQueryString, type QueryValue, QueryStringError, PrototypeKeyError } from './querystring.ts';
-import { QS_ARRAY_LIMIT, buildReadQuery, checkStrictKeys, onlyLocale, refuseTopLevelPage, type ReadLimits, type CanRead } from './params.ts';
+import { QS_ARRAY_LIMIT, buildReadQuery, checkStrictKeys, onlyLocale, refuseTopLevelPage, type ReadLimits, type CanRead, type RouteQueryParams } from './params.ts';
 import { numericSearch } from './search.ts';
 import { compileRead, filterSql, type CompiledRead } from './sql.ts';
 import { Lru, StatementCache } from './cache.ts';
@@ -70,6 +70,14 @@ export function planFor(sql: CompiledRead, query: { shape: 'list' | 'one'; where
  * Strapi's database-query spelling: top-level `start`/`limit`, no default limit). Deterministic: plans
  * are cached by the raw text, so one Compiler instance must always use the same rewrite for a type.
  */
+/**
+ * A read or write of the content API (its request checked as Strapi's controller checks it: true, or the
+ * route's own params when the project added some), or of project code (false).
+ */
+export type ContentApi = boolean | RouteQueryParams;
+const ownParams = (c: ContentApi): RouteQueryParams | undefined => (typeof c === 'object' ? c : undefined);
+const apiKey = (c: ContentApi): string => (typeof c === 'object' ? `c${c.id}` : c ? 'c' : '-');
+
 export type QueryRewrite = (q: { [k: string]: QueryValue }) => { [k: string]: QueryValue };
 
 export interface ReadPlan {
@@ -140,19 +148,20 @@ export class Compiler {
    * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
    * `contentApi`: a request of the content API, validated as Strapi's controller validates it (ReadLimits.contentApi).
    */
-  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi = false): ReadPlan {
+  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi: ContentApi = false): ReadPlan {
     const rc = this.renderCacheNow();
-    // The content API's key differs: a plan made for project code must not skip its checks.
-    const key = `${rc ? 'r' : '-'}${contentApi ? 'c' : '-'}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
+    // The content API's key differs: a plan made for project code must not skip its checks (nor one made
+    // for a route with its own params another route's).
+    const key = `${rc ? 'r' : '-'}${apiKey(contentApi)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
     }
     const parsed = this.parse(raw);
-    if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed);
+    if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed, ownParams(contentApi));
     const q = this.documentParams(rewrite ? rewrite(parsed) : parsed);
     checkQueryParams(q);
-    const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(contentApi), access?.canRead);
+    const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(!!contentApi), access?.canRead);
     checkDocumentParams(q, shape);
     this.documentChecks(q, localeError);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
@@ -168,11 +177,11 @@ export class Compiler {
    * populate, fields, filters, `lookup`): a bad one is a 400 with nothing written, not after the write.
    * Answers the parsed query (the write reads its status and locale there).
    */
-  checkWriteQuery(ct: ContentType, raw: string, contentApi = false): { query: { [key: string]: QueryValue }; documentChecks: () => void } {
+  checkWriteQuery(ct: ContentType, raw: string, contentApi: ContentApi = false): { query: { [key: string]: QueryValue }; documentChecks: () => void } {
     const q = this.documentParams(this.parse(raw));
-    if (contentApi && this.opts.strictKeys) checkStrictKeys(q);
+    if (contentApi && this.opts.strictKeys) checkStrictKeys(q, ownParams(contentApi));
     checkQueryParams(q);
-    const { localeError } = buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(contentApi));
+    const { localeError } = buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(!!contentApi));
     checkDocumentParams(q, 'one');
     // Strapi's document service checks its status and locale after the controller's checks of the body.
     return { query: q, documentChecks: () => this.documentChecks(q, localeError) };

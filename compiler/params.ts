@@ -1215,17 +1215,31 @@ function publicationMode(q: Obj): PublicationMode | null {
   throw validation("Invalid value for 'hasPublishedVersion'. Expected boolean or 'true'/'false' string.");
 }
 
-/** The top-level query keys Strapi 5.54's content API takes with `api.rest.strictParams` (ALLOWED_QUERY_PARAM_KEYS). */
-const STRICT_KEYS = new Set(['filters', 'sort', 'fields', 'populate', 'status', 'locale', 'page', 'pageSize', 'start', 'limit', '_q',
-  'publicationFilter', 'hasPublishedVersion', 'pagination', 'count', 'ordering']);
+/** The top-level query keys Strapi 5.54's content API takes with `api.rest.strictParams` (ALLOWED_QUERY_PARAM_KEYS), in its order. */
+export const STRICT_KEYS: readonly string[] = ['filters', 'sort', 'fields', 'populate', 'status', 'locale', 'page', 'pageSize', 'start', 'limit', '_q',
+  'publicationFilter', 'hasPublishedVersion', 'pagination', 'count', 'ordering'];
+const STRICT_KEY_SET = new Set(STRICT_KEYS);
+
+/**
+ * A route's own query params (a project's `strapi.contentAPI.addQueryParams`): `api.rest.strictParams` lets
+ * them through, and `check` refuses a value their schema does not take (after the unknown keys, before the
+ * rest of the query). `id` names the set in plan cache keys (src/project/content-api-params.ts).
+ */
+export interface RouteQueryParams {
+  readonly id: string;
+  readonly keys: ReadonlySet<string>;
+  check(q: Obj): void;
+}
 
 /**
  * `api.rest.strictParams`: any other top-level key is refused by name before the query is looked at
- * further (its publicationFilter's value alone is checked first; checked live).
+ * further (its publicationFilter's value alone is checked first; checked live), then the route's own
+ * params are checked.
  */
-export function checkStrictKeys(q: Obj): void {
+export function checkStrictKeys(q: Obj, own?: RouteQueryParams): void {
   if (q.publicationFilter !== undefined) publicationMode({ publicationFilter: q.publicationFilter });
-  for (const key of Object.keys(q)) if (!STRICT_KEYS.has(key)) throw invalidKey(key, key, null);
+  for (const key of Object.keys(q)) if (!STRICT_KEY_SET.has(key) && !own?.keys.has(key)) throw invalidKey(key, key, null);
+  own?.check(q);
 }
 
 /** `where` and a publicationFilter's cohort (a type without draft & publish has none). */

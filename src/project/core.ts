@@ -16,6 +16,8 @@ import type { Caller } from '../auth/permissions.ts';
 import type { KoaContext } from './ctx.ts';
 import { orNull, type Params } from './documents.ts';
 import { stringifyQuery } from './query.ts';
+import { BodyValidator } from '../rest/validate.ts';
+import { sanitizers, strictQuery } from './content-api-params.ts';
 
 /** What a request's ctx carries for the core actions: its REST context and what the caller may read. */
 export interface RequestLink {
@@ -113,18 +115,42 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
       return { data: v4Format.getStore() ? v4Data(schema, ct, data) : data, meta };
     },
     async sanitizeOutput(data: unknown, ctx: LinkedContext) { return sanitizeOutput(schema, ct.attributes, data, link(ctx).canRead, ct); },
-    async sanitizeInput(data: unknown) { return data; },
-    async sanitizeQuery(ctx: LinkedContext) { return structuredClone(ctx.query); },
+    async sanitizeInput(data: unknown, ctx: LinkedContext) {
+      if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
+      const own = link(ctx).rest.route ?? null;
+      const out = { ...(data as Record<string, unknown>) };
+      // Strapi's strictParams leaves out what is no attribute (the route's own params aside).
+      if (link(ctx).rest.config.api.rest.strictParams) for (const k of Object.keys(out)) if (!ct.byName.has(k) && !own?.inputKeys.has(k)) delete out[k];
+      sanitizers(own).input(out);
+      return out;
+    },
+    async sanitizeQuery(ctx: LinkedContext) {
+      const l = link(ctx);
+      const own = l.rest.route ?? null;
+      const q = structuredClone(ctx.query) as Record<string, unknown>;
+      sanitizers(own).query(q);
+      return (l.rest.config.api.rest.strictParams ? strictQuery(q, own) : q) as Params;
+    },
     async validateQuery(ctx: LinkedContext) {
       const l = link(ctx);
       const id = ct.kind === 'collectionType' ? ctx.params.id : undefined;
-      l.rest.compiler.read(ct, id === undefined && ct.kind === 'collectionType' ? 'list' : 'one', ctx.querystring, id, l.rest.access, undefined, true);
+      l.rest.compiler.read(ct, id === undefined && ct.kind === 'collectionType' ? 'list' : 'one', ctx.querystring, id, l.rest.access, undefined, l.rest.route ?? true);
     },
-    async validateInput(data: unknown) {
-      if (!data || typeof data !== 'object' || Array.isArray(data)) throw validation('Missing "data" payload in the request body');
+    /** Strapi's validateInput: the body's keys (the route's own params aside), then those params' values. */
+    async validateInput(data: unknown, ctx?: LinkedContext) {
+      if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
+      // A list is refused by the document service's cast (src/rest/write.ts), in Strapi's words.
+      if (Array.isArray(data)) return;
+      const own = ctx?.[LINK]?.rest.route ?? null;
+      const given = data as Record<string, unknown>;
+      new BodyValidator(schema, ct, true).checkKeys(own ? Object.fromEntries(Object.entries(given).filter(([k]) => !own.inputKeys.has(k))) : given);
+      own?.checkInput(given);
     },
   };
-  type Self = { validateQuery(c: LinkedContext): Promise<void>; sanitizeQuery(c: LinkedContext): Promise<Params>; sanitizeOutput(d: unknown, c: LinkedContext): Promise<unknown>; transformResponse(d: unknown, m?: unknown): Promise<unknown> };
+  type Self = {
+    validateQuery(c: LinkedContext): Promise<void>; sanitizeQuery(c: LinkedContext): Promise<Params>; sanitizeOutput(d: unknown, c: LinkedContext): Promise<unknown>; transformResponse(d: unknown, m?: unknown): Promise<unknown>;
+    validateInput(d: unknown, c: LinkedContext): Promise<void>; sanitizeInput(d: unknown, c: LinkedContext): Promise<unknown>;
+  };
   const read = async (self: Self, ctx: LinkedContext, one: boolean) => {
     await self.validateQuery(ctx);
     const q = await self.sanitizeQuery(ctx);
@@ -144,7 +170,8 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
     const q = await self.sanitizeQuery(ctx);
     const body = (ctx.request.body ?? {}) as { data?: unknown };
     if (!body.data || typeof body.data !== 'object') throw validation('Missing "data" payload in the request body');
-    const entity = await run(service() as WriteService, { ...q, data: body.data });
+    await self.validateInput(body.data, ctx);
+    const entity = await run(service() as WriteService, { ...q, data: await self.sanitizeInput(body.data, ctx) });
     if (entity === null || entity === undefined) return undefined;
     if (status !== 200) ctx.status = status;
     return self.transformResponse(await self.sanitizeOutput(entity, ctx));

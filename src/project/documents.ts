@@ -24,6 +24,8 @@ function strapiNamed(e: unknown): unknown {
 const QUERY_KEYS = ['filters', 'populate', 'fields', 'sort', 'locale', 'status', '_q'];
 /** Keys Strapi's document service takes that change nothing here. */
 const IGNORED = new Set(['lookup', 'hasPublishedVersion', 'withCount']);
+/** A key Strapi's document service reads that this server's does not: named, never passed over. */
+const UNSUPPORTED = new Set(['publicationFilter']);
 
 export interface DocumentService {
   findMany(params?: Params): Promise<unknown[]>;
@@ -127,8 +129,9 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
   for (const [k, v] of Object.entries(p)) {
     if (v === undefined || IGNORED.has(k)) continue;
     if (QUERY_KEYS.includes(k)) q[k] = v;
-    else if (k === 'start' || k === 'limit' || k === 'page' || k === 'pageSize' || k === 'pagination' || k === 'documentId') continue;
-    else throw new TypeError(`strapi.documents('${uid}').${method}: the parameter "${k}" is not supported by this server`);
+    else if (UNSUPPORTED.has(k)) throw new TypeError(`strapi.documents('${uid}').${method}: the parameter "${k}" is not supported by this server`);
+    // Pagination is read below; anything else is nothing to the document service (a route's own
+    // Content API params, say, which its middlewares may read): passed over, as Strapi's (checked live).
   }
   // The document service reads drafts unless told otherwise; a delete takes no default (Strapi refuses
   // only an explicit `status: 'draft'` there).

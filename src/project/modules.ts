@@ -3,6 +3,7 @@
 // A name this server does not implement throws at its first use, naming itself, rather than being undefined.
 import { createCoreController, createCoreRouter, createCoreService } from './factories.ts';
 import { errors } from './errors.ts';
+import { z as zodSubset } from './zod-subset.ts';
 
 const KEY = Symbol.for('fastrapi.project-modules');
 
@@ -23,6 +24,10 @@ function createPolicyContext(type: string, ctx: object): object {
   return Object.assign({ is: (t: string) => t === type, get type() { return type; } }, ctx);
 }
 
+/** `require('@strapi/utils').z`: the project's own Zod once its runtime found one (useZod), else this server's subset. */
+let zod: unknown = zodSubset;
+export function useZod(z: unknown): void { zod = z; }
+
 export function installModules(): void {
   const g = globalThis as { [KEY]?: unknown };
   if (g[KEY]) return;
@@ -30,6 +35,7 @@ export function installModules(): void {
     strapi: strict('@strapi/strapi', { factories: strict('@strapi/strapi factories', { createCoreRouter, createCoreController, createCoreService }) }),
     utils: strict('@strapi/utils', {
       errors,
+      get z() { return zod; },
       policy: { createPolicyContext, createPolicy: (o: { name?: string; handler: unknown; validator?: (c: unknown) => void }) => ({ name: o.name ?? 'unnamed', handler: o.handler, validator: o.validator }) },
     }),
   };

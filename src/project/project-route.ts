@@ -5,11 +5,12 @@ import type { Middleware } from './compose.ts';
 import type { RouteConfig } from './factories.ts';
 import type { CompiledPath } from './path.ts';
 import type { PolicyHandler } from './strapi.ts';
+import type { CoreAction, RouteParams } from '../rest/route-params.ts';
 
 export interface Policy { name: string; handler: PolicyHandler; config: Record<string, unknown> }
 
 /** A core action answered straight from the compiled statement (the controller's and service's own are Strapi's). */
-export type CoreAction = 'find' | 'findOne' | 'create' | 'update' | 'delete';
+export type { CoreAction };
 
 export interface ProjectRoute {
   method: string;
@@ -41,6 +42,8 @@ export interface ProjectRoute {
    * no policy or middleware, its default permission, no prefix): the core router answers it, untouched.
    */
   plain?: boolean;
+  /** The project's own Content API params the route takes (strapi.contentAPI.addQueryParams / addInputParams), or null. */
+  params?: RouteParams | null;
   /** Why this route cannot run here (a feature this server lacks): it answers 501 naming the file. */
   closed?: string;
   config: RouteConfig;

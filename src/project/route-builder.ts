@@ -2,7 +2,7 @@
 // compiles it, its scope (createRouteScopeGenerator), policies, middlewares and action resolved by name as
 // Strapi resolves them. Something named that does not exist stops the start naming the file; something of
 // Strapi's own that this server does not run closes the route (it answers 501 naming the file).
-import type { Schema } from '../../compiler/schema.ts';
+import type { ContentType, Schema } from '../../compiler/schema.ts';
 import type { KoaContext } from './ctx.ts';
 import type { Methods } from './core.ts';
 import { compose, type Middleware, type Next } from './compose.ts';
@@ -18,6 +18,12 @@ import { CORE_FUNCTIONS, type MiddlewareFactory, type PolicyHandler, type Projec
 const COLLECTION: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['findOne', 'GET', true], ['create', 'POST', false], ['update', 'PUT', true], ['delete', 'DELETE', true]];
 const SINGLE: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['update', 'PUT', false], ['delete', 'DELETE', false]];
 
+/** The routes Strapi's createCoreRouter makes for a type, by action (path as its router declares it). */
+export function coreRouteObjects(ct: ContentType): Array<[CoreAction, { method: string; path: string; handler: string; config: RouteConfig }]> {
+  const segment = ct.kind === 'singleType' ? ct.singularName : ct.pluralName;
+  return (ct.kind === 'singleType' ? SINGLE : COLLECTION).map(([action, method, withId]) => [action, { method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${ct.uid}.${action}`, config: {} }]);
+}
+
 export class RouteBuilder {
   /**
    * `viaDocuments`: the project registered document service middlewares, so core actions run Strapi's
@@ -29,11 +35,10 @@ export class RouteBuilder {
   coreRoutes(spec: CoreRouterSpec, apiName: string, file: string): ProjectRoute[] {
     const ct = this.schema.contentTypes.get(spec.uid);
     if (!ct || ct.builtin) throw new ProjectLoadError(`${file}: createCoreRouter names ${spec.uid}, which is no content-type of the project`);
-    const segment = ct.kind === 'singleType' ? ct.singularName : ct.pluralName;
     const out: ProjectRoute[] = [];
-    for (const [action, method, withId] of ct.kind === 'singleType' ? SINGLE : COLLECTION) {
+    for (const [action, route] of coreRouteObjects(ct)) {
       if (spec.except?.includes(action) || (spec.only && !spec.only.includes(action))) continue;
-      const r = this.route({ method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${spec.uid}.${action}`, config: spec.config[action] ?? {} }, spec.prefix ?? '', apiName, file);
+      const r = this.route({ ...route, config: spec.config[action] ?? {} }, spec.prefix ?? '', apiName, file);
       r.plain = !this.viaDocuments && !!r.core && !r.policies.length && !r.middlewares.length && !r.closed && !spec.prefix
         && r.scope?.length === 1 && r.scope[0] === `${spec.uid}.${action}`;
       out.push(r);
@@ -63,6 +68,8 @@ export class RouteBuilder {
       ...(plugin ? { plugin: plugin.name } : {}),
     };
     try {
+      // The project's own Content API params this route takes (its matchRoute sees the route as Strapi's does).
+      route.params = this.strapi.contentApiParams.forRoute({ ...r, info: plugin ? { pluginName: plugin.name } : { apiName } });
       route.policies = this.policies(config.policies ?? [], apiName, route, plugin);
       route.middlewares = this.middlewares(config.middlewares ?? [], route, plugin);
       if (plugin) this.pluginAction(route, handler, plugin);

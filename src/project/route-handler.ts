@@ -85,6 +85,8 @@ export class RouteHandler {
     });
     // The caller the plugin's native actions check their permission with: the request's, none behind `auth: false`.
     ctx[LINK] = { rest, task, canRead: rest.access!.canRead, caller: r.scope === null ? UNAUTHENTICATED : caller };
+    // The request's reads and writes take the route's own Content API params (the request's own context).
+    rest.route = r.params ?? null;
     ctx.state.route = { method: r.method, path: r.declared, handler: r.handler, config: r.config, info: r.plugin ? { pluginName: r.plugin, type: 'content-api' } : { apiName: r.apiName, type: 'content-api' } };
     if (caller) setState(ctx.state, caller, user);
     return ctx;

@@ -25,7 +25,8 @@ import type { GraphqlExtension } from './graphql-extension.ts';
 import { GRAPHQL_NAME } from './graphql-plugin-object.ts';
 import { pluginRoutes, usersGuard } from './plugin-routes.ts';
 import type { Match, ProjectRoute } from './project-route.ts';
-import { RouteBuilder } from './route-builder.ts';
+import { coreRouteObjects, RouteBuilder } from './route-builder.ts';
+import type { CoreAction, RouteParams } from '../rest/route-params.ts';
 import { RouteHandler } from './route-handler.ts';
 import { RouteTable } from './route-table.ts';
 import type { ProjectStrapi, StrapiDeps } from './strapi.ts';
@@ -69,6 +70,8 @@ export class ProjectRuntime {
    * and service through strapi.documents (never the compiled bytes), paths that cannot run them are closed.
    */
   readonly viaDocuments: boolean;
+  /** The project's own Content API params of the core routes answered without its code (none registered: null). */
+  readonly coreRouteParams: ((uid: string, action: CoreAction) => RouteParams | null) | null;
   /** GraphQL's v4-shaped Shadow CRUD, which cannot run the middlewares: its 501 naming the file, or null. */
   readonly shadowCrudClosed: ApiError | null;
   /** strapi.documents(uid) with the middlewares, for GraphQL's Shadow CRUD in Strapi 5's shape (null without middlewares). */
@@ -108,6 +111,7 @@ export class ProjectRuntime {
     this.controllers = new PluginControllers(strapi.api);
     const build = new RouteBuilder(schema, strapi, this.viaDocuments, this.controllers);
     const apis = apiRoutes(schema, code, build, strapi.api, this.viaDocuments);
+    this.coreRouteParams = coreRouteParams(schema, strapi);
     this.table = new RouteTable(apis.routed);
     for (const r of apis.routes) this.table.add(r);
     // Strapi registers the plugins' routes after the apis'.
@@ -150,4 +154,16 @@ export class ProjectRuntime {
 
   /** Gives the project's `strapi` database access through `base` (a REST context of the thread's app). */
   bind(base: () => RestContext): void { this.db.base = base; }
+}
+
+/** The params each core route of the project's types takes (the routes createCoreRouter makes), found once. */
+function coreRouteParams(schema: Schema, strapi: ProjectStrapi): ((uid: string, action: CoreAction) => RouteParams | null) | null {
+  if (strapi.contentApiParams.empty) return null;
+  const found = new Map<string, RouteParams | null>();
+  for (const ct of schema.contentTypes.values()) {
+    if (ct.builtin || !ct.uid.startsWith('api::')) continue;
+    const apiName = ct.uid.slice('api::'.length, ct.uid.indexOf('.'));
+    for (const [action, route] of coreRouteObjects(ct)) found.set(`${ct.uid}.${action}`, strapi.contentApiParams.forRoute({ ...route, info: { apiName } }));
+  }
+  return (uid, action) => found.get(`${uid}.${action}`) ?? null;
 }

@@ -22,6 +22,8 @@ import { coreController, coreService, type Methods } from './core.ts';
 import type { LoadedFile, ProjectCode } from './load.ts';
 import { ProjectLoadError } from './load.ts';
 import { ExtensionService, type ExtensionApi, type ProjectExtensions } from '../graphql/extension.ts';
+import { ContentApiParams, projectZod } from './content-api-params.ts';
+import { useZod } from './modules.ts';
 
 /** The functions of the core controllers and services: a route whose action and service are these is answered without them. */
 export const CORE_FUNCTIONS = new WeakSet<object>();
@@ -106,7 +108,14 @@ export class ProjectStrapi {
   /** The project's lifecycle hooks: its content-types' files, then what register()/bootstrap() subscribe. */
   readonly hooks: Lifecycles;
 
+  /** What register() gave strapi.contentAPI.addQueryParams / addInputParams (routes take them when built). */
+  readonly contentApiParams: ContentApiParams;
+
   constructor(private deps: StrapiDeps, code: ProjectCode) {
+    // The Zod of a project's params and of `require('@strapi/utils').z`: its own when installed.
+    const zod = projectZod(dirname(code.src));
+    useZod(zod);
+    this.contentApiParams = new ContentApiParams(() => zod);
     this.hooks = new Lifecycles((uid) => {
       const ct = deps.schema.contentTypes.get(uid)!;
       return { ...strapiModel(ct), singularName: ct.singularName, tableName: ct.table };
@@ -289,6 +298,7 @@ export class ProjectStrapi {
       policy: (uid: string) => this.policies.get(uid)?.handler,
       // What register() registers is read while the models load (./custom-fields.ts): a call at run time changes nothing here.
       customFields: { register: () => {} },
+      contentAPI: strictObject(this.contentApiParams.api(), 'strapi.contentAPI'),
       plugin: (name: string) => this.plugin(name),
       // Lifecycle subscriptions (src/project/lifecycles.ts); the rest of the database layer names itself.
       db: strictObject({
@@ -339,6 +349,7 @@ export interface StrapiApi {
   middleware(uid: string): MiddlewareFactory | undefined;
   policy(uid: string): PolicyHandler | undefined;
   customFields: { register(customField: unknown): void };
+  contentAPI: { addQueryParams(o: Record<string, unknown>): void; addInputParams(o: Record<string, unknown>): void };
   plugin(name: string): { service(name: string): unknown };
   db: { lifecycles: { subscribe(subscriber: unknown): void }; query(uid: string): QueryRepository; connection: ReturnType<typeof knexConnection> };
   [BUILD]: (f: CoreFactory) => Methods;

@@ -6,15 +6,14 @@ import { notFound } from '../../compiler/errors.ts';
 import { readStatement, type Db } from '../db/connect.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
+import { contentApi, type RouteParamsContext } from './route-params.ts';
 
-export interface ReadContext {
+export interface ReadContext extends RouteParamsContext {
   db: Db;
   compiler: Compiler;
   count: (n: number) => void;
   /** What the caller may populate (set once the caller is known). */
   access?: { key: string; canRead: (uid: string) => boolean };
-  /** A request of the content API: its query is validated as Strapi's controller validates it (not project code's reads). */
-  contentApi?: boolean;
   /** Tables the request's reads depended on (the response cache invalidates by them); undefined = not collected. */
   reads?: Set<string>;
   /** Where reads go (a read replica that has replayed every known write, else `primaryReads`), asked at each read. */
@@ -54,7 +53,7 @@ export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promi
 }
 
 export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access, undefined, ctx.contentApi);
+  const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access, undefined, contentApi(ctx, ct, 'find'));
   const row = (await planRow(ctx, plan))!;
   const total = plan.sql.withTotal ? Number(String(row[1])) : null;
   // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
@@ -64,7 +63,7 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 
 /** findOne by documentId, or the single type's document when documentId is undefined. */
 export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, undefined, ctx.contentApi);
+  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, undefined, contentApi(ctx, ct, ct.kind === 'singleType' ? 'find' : 'findOne'));
   const row = await planRow(ctx, plan);
   const data = row?.[0];
   if (!data) throw notFound();

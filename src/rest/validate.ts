@@ -103,6 +103,23 @@ const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
 /** A field's name in Strapi's (yup's) messages: `blocks[0].title`, `seo.metaTitle`. */
 const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
 
+/** Keys of a body that are no attribute but that checkKeys knows by name (taken, or refused naming themselves). */
+const NAMED_KEYS = new Set(['id', 'documentId', 'publishedAt', 'locale', 'localizations', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);
+
+/**
+ * `data` without the keys that are nothing of the type: Strapi's document service (project code's writes)
+ * passes over them where its content API refuses them (checked live).
+ */
+export function withoutUnknownKeys(ct: ContentType, data: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const k of Object.keys(data)) {
+    if (ct.byName.has(k) || NAMED_KEYS.has(k)) continue;
+    out ??= { ...data };
+    delete out[k];
+  }
+  return out ?? data;
+}
+
 export class BodyValidator {
   errors: FieldError[] = [];
   private unknownComponent = false;

@@ -16,12 +16,13 @@ import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, show, storedDraftErrors, throwIfErrors, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, show, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
 import { RowHooks, columnsOnly } from './write-hooks.ts';
 import { checkPublishedLinks, showLinkIds } from './required-links.ts';
+import { contentApi, routeParams, type CoreAction, type RouteParams } from './route-params.ts';
 
 export interface WriteContext extends ReadContext {
   schema: Schema; config: Config; compiler: Compiler; db: Db;
@@ -41,16 +42,21 @@ export interface WriteContext extends ReadContext {
  * A write's `data` and parameters, its query checked before them as Strapi's controller does (after the
  * body parser's syntax check, before `data` and the body's validation), so a bad query writes nothing.
  */
-function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Record<string, unknown>; p: WriteParams } {
+function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: CoreAction): { data: Record<string, unknown>; p: WriteParams } {
   const body = requestBody(task);
-  const { query, documentChecks } = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
-  const data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
+  const own = routeParams(ctx, ct, action);
+  const { query, documentChecks } = ctx.compiler.checkWriteQuery(ct, task.query, own ?? !!ctx.contentApi);
+  let data = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>).data : undefined;
   // A list passes Strapi's object check (lodash isObject) and fails its body schema's cast to an object.
   if (Array.isArray(data)) {
     const message = `this must be a \`object\` type, but the final value was: \`null\` (cast from the value \`${show(data)}\`).`;
     throw validation(message, { errors: [{ path: [], message, name: 'ValidationError', value: null }] });
   }
   if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
+  // The route's own body params: its other keys are checked first, then their values; the writer never sees them.
+  if (own?.inputKeys.size) data = ownInput(ctx, ct, own, data as Record<string, unknown>);
+  // Strapi's document service passes over what is no attribute (project code's writes).
+  else if (!ctx.contentApi) data = withoutUnknownKeys(ct, data as Record<string, unknown>);
   try {
     documentChecks();
   } catch (e) {
@@ -59,6 +65,15 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task): { data: Rec
     throw e;
   }
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
+}
+
+/** `data` without the route's own params, once Strapi's validateInput would have taken them (their values checked after the other keys). */
+function ownInput(ctx: WriteContext, ct: ContentType, own: RouteParams, data: Record<string, unknown>): Record<string, unknown> {
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) if (!own.inputKeys.has(k)) rest[k] = v;
+  new BodyValidator(ctx.schema, ct, true).checkKeys(rest);
+  own.checkInput(data);
+  return rest;
 }
 
 interface WriteParams { publish: boolean; locale: string | null }
@@ -192,7 +207,7 @@ async function publish(w: Writer, row: VersionRow, previous: VersionRow[], docum
 }
 
 export async function createDocument(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const { data, p } = writeInput(ctx, ct, task);
+  const { data, p } = writeInput(ctx, ct, task, 'create');
   const n = await validateBody(ctx, ct, true, p, data, new Map());
   const documentId = newDocumentId();
   await transaction(ctx, ct, async (w) => {
@@ -203,7 +218,7 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
 }
 
 export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
-  const { data, p } = writeInput(ctx, ct, task);
+  const { data, p } = writeInput(ctx, ct, task, 'update');
   let found = true;
   await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
   if (!found) throw notFound();
@@ -253,7 +268,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
  * before looking for the document, so concurrent first writes make one document, not one each.
  */
 export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
-  const { data, p } = writeInput(ctx, ct, task);
+  const { data, p } = writeInput(ctx, ct, task, 'update');
   let documentId = '';
   await transaction(ctx, ct, async (w) => {
     await w.lockSingleType();
@@ -283,7 +298,7 @@ export async function singleDocumentId(ctx: WriteContext, ct: ContentType): Prom
  * anything to delete (single types included).
  */
 export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string | undefined): Promise<Reply> {
-  const { query: params, documentChecks } = ctx.compiler.checkWriteQuery(ct, task.query, ctx.contentApi);
+  const { query: params, documentChecks } = ctx.compiler.checkWriteQuery(ct, task.query, contentApi(ctx, ct, 'delete'));
   documentChecks();
   // Strapi 5.54's document service refuses it (a bare Error there: a 500); nothing is deleted either way.
   if (ct.draftAndPublish && params.status === 'draft') throw validation('Cannot delete a draft document');
