@@ -148,11 +148,11 @@ export class Compiler {
    * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
    * `contentApi`: a request of the content API, validated as Strapi's controller validates it (ReadLimits.contentApi).
    */
-  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi: ContentApi = false): ReadPlan {
+  read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi: ContentApi = false, internal = false): ReadPlan {
     const rc = this.renderCacheNow();
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made
-    // for a route with its own params another route's).
-    const key = `${rc ? 'r' : '-'}${apiKey(contentApi)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
+    // for a route with its own params another route's, nor one of this server's own reads a caller's).
+    const key = `${rc ? 'r' : '-'}${internal ? 'i' : apiKey(contentApi)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
@@ -163,13 +163,21 @@ export class Compiler {
     checkQueryParams(q);
     const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(!!contentApi), access?.canRead);
     checkDocumentParams(q, shape);
-    this.documentChecks(q, localeError);
+    if (!internal) this.documentChecks(q, localeError);
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
       compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
     if (key) this.exact.set(key, plan);
     return plan;
+  }
+
+  /**
+   * One version row as this server reads it for itself (webhooks' and lifecycles' entries): the row's own
+   * stored locale, which `api.documents.strictParams` would refuse in a caller's query (`en_US`), is read.
+   */
+  readRow(ct: ContentType, raw: string, documentId?: string): ReadPlan {
+    return this.read(ct, 'one', raw, documentId, undefined, undefined, false, true);
   }
 
   /**

@@ -644,6 +644,16 @@ describe('plan cache', () => {
     assert.equal(new Compiler(schema, { ...OPTS, preparedPages: 0 }).read(ct('articles'), 'list', '').sql.prepare, false, '0: nothing prepared');
   });
 
+  test('api.documents.strictParams refuses a caller\'s locale of no BCP 47 form, never a row this server reads for itself', () => {
+    const c = new Compiler(schema, { ...OPTS, strictDocuments: true });
+    const a = ct('articles');
+    assert.throws(() => c.read(a, 'one', 'locale=en_US', 'abc'), (e: unknown) => e instanceof ApiError && /Locale must be a valid BCP 47 format/.test(e.message));
+    // Webhooks' and lifecycles' entries read the stored row's own locale (src/rest/version-row.ts).
+    const plan = c.readRow(a, 'status=draft&locale=en_US', 'abc');
+    assert.deepEqual(plan.params.includes('en_US'), true);
+    assert.throws(() => c.read(a, 'one', 'locale=en_US', 'abc'), ApiError, 'the row read leaves no plan that skips a caller\'s check');
+  });
+
   test('LIMIT and OFFSET in the text are exact integers: a page past them is a 400, as when PostgreSQL refused the parameter', () => {
     for (const q of ['pagination[page]=1e300', 'pagination[page]=99999999999999999999&pagination[pageSize]=100', 'pagination[start]=1e30&pagination[limit]=5']) {
       assert.deepEqual(queryError('articles', q), { status: 400, name: 'ValidationError', message: 'A number is out of range', details: {} }, q);

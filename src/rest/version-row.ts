@@ -15,7 +15,7 @@ export async function readVersion(compiler: Compiler, run: RunStatement, ct: Con
   if (ct.draftAndPublish) parts.push(`status=${v.published ? 'published' : 'draft'}`);
   if (ct.localized && v.locale !== null) parts.push(`locale=${encodeURIComponent(v.locale)}`);
   if (populate) parts.push(populate);
-  const plan = compiler.read(ct, 'one', parts.join('&'), ct.kind === 'singleType' ? undefined : v.documentId);
+  const plan = compiler.readRow(ct, parts.join('&'), ct.kind === 'singleType' ? undefined : v.documentId);
   const [row] = await run(plan.sql.text, plan.params, plan.sql.prepare);
   const data = row ? Object.values(row)[0] : null;
   if (data == null) return null;
