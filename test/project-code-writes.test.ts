@@ -88,6 +88,13 @@ test('30 parallel publish/unpublish of one document leave one draft and at most 
   assert.deepEqual(both.body, { documentId: id, entries: 2 });
   const left = await s.sql()`select count(*)::int as n from articles where document_id = ${id} and published_at is not null`;
   assert.equal(left[0].n, 0);
+  // A list of locales acts on each of them (Strapi's multiLocaleToLookup: locale in (…)), not the default one alone.
+  const listed = await s.fetchJson('POST', `/api/articles-toggle/${id}/publish?locale[0]=en&locale[1]=fr`, undefined, null);
+  assert.deepEqual(listed.body, { documentId: id, entries: 2 });
+  const onlyFr = await s.fetchJson('POST', `/api/articles-toggle/${id}/unpublish?locale[0]=fr`, undefined, null);
+  assert.deepEqual(onlyFr.body, { documentId: id, entries: 1 });
+  assert.deepEqual((await s.sql()`select locale from articles where document_id = ${id} and published_at is not null`).map((r) => r.locale), ['en']);
+  assert.deepEqual((await s.fetchJson('POST', `/api/articles-toggle/${id}/unpublish?locale[0]=en&locale[1]=fr`, undefined, null)).body, { documentId: id, entries: 1 });
 
   // With discardDraft in the mix (it removes a draft that has no published version left, as Strapi's):
   // never more than one draft or published row per locale, and a published row always has its draft.

@@ -181,8 +181,19 @@ export function documentService(ctx: RestContext, ct: ContentType, around?: Arou
     const q = documentQuery(uid, method, rest, { status: ct.draftAndPublish && status !== 'published' ? 'draft' : 'published' });
     return dataWriteTask(q, data);
   };
-  /** The locales a publish, unpublish or discardDraft acts on: the asked one (or '*'), else the default one. */
-  const locales = (p: Params): Locales => (ct.localized ? (typeof p.locale === 'string' && p.locale !== '' ? p.locale : ctx.schema.defaultLocale) : null);
+  /**
+   * The locales a publish, unpublish or discardDraft acts on: the asked one (or '*'), a list of them (Strapi's
+   * multiLocaleToLookup: `locale in (…)`; under strictParams, its non-empty strings, none being the default
+   * locale), else the default one.
+   */
+  const locales = (p: Params): Locales => {
+    if (!ct.localized) return null;
+    if (Array.isArray(p.locale)) {
+      const list = ctx.compiler.strictDocuments ? p.locale.filter((l) => typeof l === 'string' && l !== '') : p.locale;
+      if (list.length || !ctx.compiler.strictDocuments) return list.map(String);
+    }
+    return typeof p.locale === 'string' && p.locale !== '' ? p.locale : ctx.schema.defaultLocale;
+  };
   /** Throws Strapi's ValidationError when the draft in `locale` could not be published (read with every component). */
   const checkPublishable = async (documentId: string, locale: string | null, data?: Record<string, unknown>): Promise<void> => {
     const q = documentQuery(uid, 'publish', { status: 'draft', ...(locale === null ? {} : { locale }), populate: componentPopulate(ctx.schema, ct.attributes) });
@@ -223,7 +234,7 @@ export function documentService(ctx: RestContext, ct: ContentType, around?: Arou
       // Publishing validates the draft as a published entry, as Strapi's (REST's update checks only the body).
       if (ct.draftAndPublish && p.status === 'published' && p.data && typeof p.data === 'object') {
         const l = locales(p);
-        await checkPublishable(documentId, l === '*' ? ctx.schema.defaultLocale : l, p.data as Record<string, unknown>);
+        await checkPublishable(documentId, typeof l === 'string' && l !== '*' ? l : ctx.schema.defaultLocale, p.data as Record<string, unknown>);
       }
       return orNull(updateDocument(ctx, ct, task('update', p), documentId).then((r) => entries(parsed(r).data, p)));
     },
@@ -252,7 +263,8 @@ export function documentService(ctx: RestContext, ct: ContentType, around?: Arou
       const { status: _s, locale: _l, ...rest } = p;
       // The published versions as Strapi returns them: read (with the call's fields and populate) before they go.
       const ls = locales(p);
-      const before = ls === '*' ? await list({ ...rest, filters: { documentId }, locale: '*', status: 'published', sort: 'id:asc' }, 'unpublish') : null;
+      if (Array.isArray(ls) && !ls.length) return { documentId, entries: [] };
+      const before = ls === '*' || Array.isArray(ls) ? await list({ ...rest, filters: { documentId }, locale: ls, status: 'published', sort: 'id:asc' }, 'unpublish') : null;
       const found = before ? entries(before.data, p) as unknown[] : [await one({ ...rest, ...(ls === null ? {} : { locale: ls }), status: 'published' }, 'unpublish', documentId)].filter((e) => e !== null);
       const gone = new Set(await unpublishDocument(ctx, ct, documentId, ls));
       return { documentId, entries: found.filter((e) => gone.has((e as { id: number }).id)) };

@@ -324,9 +324,9 @@ export async function deleteDocument(ctx: WriteContext, ct: ContentType, task: T
   return noContent();
 }
 
-/** Locales a document-service call names: one locale (null on a type without i18n), or every one (`'*'`). */
-export type Locales = string | null | '*';
-const inLocales = (l: Locales) => (r: VersionRow) => l === '*' || r.locale === l;
+/** Locales a document-service call names: one locale (null on a type without i18n), a list of them, or every one (`'*'`). */
+export type Locales = string | readonly string[] | null | '*';
+const inLocales = (l: Locales) => (r: VersionRow) => l === '*' || (Array.isArray(l) ? l.includes(r.locale as string) : r.locale === l);
 
 /**
  * The document service's publish (project code's `strapi.documents(uid).publish`): each draft of `locales`
