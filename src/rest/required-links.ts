@@ -4,7 +4,7 @@
 // what Strapi's publish validates: links to draft & publish targets without a published version do not
 // count (its publish drops them). Both answer Strapi's `<name> must be defined.` with the value its
 // validation saw (checked live: test/fixtures/strict-relations).
-import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { fieldErrors, type FieldError } from '../../compiler/errors.ts';
 import type { ShownLink } from './validate.ts';
@@ -22,14 +22,36 @@ export async function showLinkIds(schema: Schema, run: Run, unresolved: ShownLin
   }
 }
 
-/** Throws Strapi's ValidationError when draft row `id` leaves a required relation or media of `ct` empty for its published copy. */
+/**
+ * Throws Strapi's ValidationError when draft row `id` leaves a required relation or media of `ct` empty for
+ * its published copy, its components' (and zones') included: `["box", "person"]`, `["boxes", "1", "person"]`
+ * (checked live), in the order of the attributes.
+ */
 export async function checkPublishedLinks(schema: Schema, w: Writer, ct: ContentType, id: number): Promise<void> {
   const errors: FieldError[] = [];
-  for (const a of ct.attributes) {
+  await checkModel(schema, w, ct, id, [], errors);
+  if (errors.length) throw fieldErrors(errors);
+}
+
+async function checkModel(schema: Schema, w: Writer, model: ContentType | Component, id: number, path: string[], errors: FieldError[]): Promise<void> {
+  const table = holdsRequiredLinks(schema, model, true) ? W.cmpsTableOf(model) : null;
+  const entries = table ? await w.run<{ cmp: number; type: string; field: string }>(W.cmpsOf(table), [[id]]) : [];
+  for (const a of model.attributes) {
+    if (a.kind === 'component' || a.kind === 'dynamiczone') {
+      let i = 0;
+      for (const e of entries) {
+        if (e.field !== a.name) continue;
+        const c = schema.components.get(e.type);
+        const at = a.kind === 'component' && !a.repeatable ? [...path, a.name] : [...path, a.name, String(i)];
+        i++;
+        if (c && holdsRequiredLinks(schema, c)) await checkModel(schema, w, c, Number(e.cmp), at, errors);
+      }
+      continue;
+    }
     if (!a.required || (a.kind !== 'relation' && a.kind !== 'media')) continue;
     let n = 0;
     if (a.kind === 'media') {
-      [{ n }] = await w.run<{ n: number }>(W.mediaLinkCount, [id, ct.uid, a.name]);
+      [{ n }] = await w.run<{ n: number }>(W.mediaLinkCount, [id, model.uid, a.name]);
     } else {
       const target = schema.contentTypes.get(a.target);
       if (!target || a.creator) continue;
@@ -38,7 +60,21 @@ export async function checkPublishedLinks(schema: Schema, w: Writer, ct: Content
     if (n > 0) continue;
     // The draft as Strapi's publish reads it: a to-one link is null, a list `{ set: [] }`.
     const toMany = a.kind === 'relation' ? a.toMany : a.multiple;
-    errors.push({ path: [a.name], message: `${a.name} must be defined.`, name: 'ValidationError', value: toMany ? { set: [] } : null });
+    errors.push({ path: [...path, a.name], message: `${a.name} must be defined.`, name: 'ValidationError', value: toMany ? { set: [] } : null });
   }
-  if (errors.length) throw fieldErrors(errors);
+}
+
+/** Whether a model's components (or, unless `nested`, the model itself) hold a required relation or media: only those are read. */
+function holdsRequiredLinks(schema: Schema, model: ContentType | Component, nested = false, seen = new Set<string>()): boolean {
+  if (seen.has(model.uid)) return false;
+  seen.add(model.uid);
+  for (const a of model.attributes) {
+    if (!nested && a.required && (a.kind === 'relation' || a.kind === 'media')) return true;
+    const uids = a.kind === 'component' ? [a.component] : a.kind === 'dynamiczone' ? a.components : [];
+    for (const uid of uids) {
+      const c = schema.components.get(uid);
+      if (c && holdsRequiredLinks(schema, c, false, seen)) return true;
+    }
+  }
+  return false;
 }
