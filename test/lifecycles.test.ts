@@ -103,8 +103,8 @@ module.exports = {
   });
 
   test('the rest of strapi.db names itself', async () => {
-    const dir = index(`module.exports = { register({ strapi }) { strapi.db.transaction(async () => {}); } };`);
-    await assert.rejects(startTestServer({ modelsDir: dir }), /strapi\.db\.transaction is not supported by this server/);
+    const dir = index(`module.exports = { register({ strapi }) { strapi.db.metadata.get('api::tag.tag'); } };`);
+    await assert.rejects(startTestServer({ modelsDir: dir }), /strapi\.db\.metadata is not supported by this server/);
   });
 });
 

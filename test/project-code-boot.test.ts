@@ -61,7 +61,7 @@ describe('a project whose src/index or config/middlewares cannot run does not st
   test('the database in register() (not ready there, as in Strapi)', () =>
     refused(index("register({ strapi }) { strapi.documents('api::tag.tag').findMany(); }"), /src\/index\.js: register\(\) failed: Error: the database is not ready while register\(\) runs/));
   test('what strapi does not support names itself', async () => {
-    await refused(index("bootstrap({ strapi }) { strapi.db.transaction(async () => {}); }"), /src\/index\.js: bootstrap\(\) failed: TypeError: strapi\.db\.transaction is not supported by this server/);
+    await refused(index("async bootstrap({ strapi }) { await strapi.db.transaction(); }"), /src\/index\.js: bootstrap\(\) failed: TypeError: strapi\.db\.transaction\(\) without a callback \(a knex transaction to pass around\) is not supported by this server/);
     await refused(index("register({ strapi }) { strapi.documents.use('not a function'); }"), /src\/index\.js: register\(\) failed: TypeError: strapi\.documents\.use: a middleware must be a function/);
     await refused(index("register({ strapi }) { strapi.plugin('i18n').service('locales'); }"), /strapi\.plugin\('i18n'\) is not supported by this server/);
     await refused(index("async bootstrap({ strapi }) { await strapi.service('plugin::users-permissions.role').find(); }"), /strapi\.service\('plugin::users-permissions\.role'\) is not supported by this server/);

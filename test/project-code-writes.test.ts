@@ -113,3 +113,26 @@ test('30 parallel publish/unpublish of one document leave one draft and at most 
   const orphansAfter = await s.sql()`select count(*)::int as n from components_shared_seos s where not exists (select 1 from articles_cmps c where c.cmp_id = s.id)`;
   assert.equal(orphansAfter[0].n, 0);
 });
+
+test('strapi.db.transaction: its writes commit together or not at all, its reads see them, nested calls join it', async () => {
+  const call = async (name: string, mode: string, q = '') => (await s.fetchJson('POST', `/api/articles-transaction/${name}/${mode}${q}`, undefined, null)).body;
+  assert.deepEqual(await call('txok', 'ok'), { out: { inside: 2, nested: true }, after: 2, committed: true, rolledBack: false, outside: false });
+  assert.deepEqual(await call('txthrow', 'throw'), { out: { thrown: 'Error', message: 'the callback failed' }, after: 0, committed: false, rolledBack: true, outside: false });
+  assert.deepEqual(await call('txrb', 'rollback'), { out: { inside: 2, nested: true }, after: 0, committed: false, rolledBack: true, outside: false });
+  assert.deepEqual(await call('txnest', 'nested'), { out: { thrown: 'Error', message: 'the inner callback failed' }, after: 0, committed: false, rolledBack: true, outside: false });
+});
+
+test('50 parallel transactions writing one document: none hangs or fails, every write lands once', async () => {
+  const created = await s.fetchJson('POST', '/api/articles', { data: { title: 'Tx target', slug: 'tx-target' } }, TOKEN);
+  const id = (created.body as { data: { documentId: string } }).data.documentId;
+  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+    s.fetchJson('POST', `/api/articles-transaction/par${i}/ok?article=${id}`, undefined, null)));
+  assert.deepEqual(answers.filter((a) => a.status !== 200 || (a.body as { committed?: boolean }).committed !== true).map((a) => a.body), []);
+  const [{ n }] = await s.sql()`select count(*)::int as n from tags where name like 'par%'`;
+  assert.equal(n, 100);
+  const rows = await s.sql()`select published_at is not null as published, count(*)::int as n from articles where document_id = ${id} and locale = 'en' group by 1 order by 1`;
+  assert.deepEqual(rows.map((r) => [r.published, r.n]), [[false, 1], [true, 1]]);
+  const [{ title }] = await s.sql()`select title from articles where document_id = ${id} and published_at is not null`;
+  assert.match(title as string, /^par\d+ title$/);
+});
+

@@ -17,6 +17,7 @@ import { loadLifecycles } from './lifecycles.ts';
 import { loadProject, type ProjectCode } from './load.ts';
 import { ProjectRuntime, type DbSlot } from './runtime.ts';
 import { ProjectStrapi, type StrapiDeps } from './strapi.ts';
+import { transactional } from './transaction.ts';
 
 /**
  * Loads the project's code (null when there is none), runs src/index's register() with the project's
@@ -83,7 +84,11 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
     maxRelationRows: ALL, maxParameters: 1_000_000, arrayLimit: 1_000_000, maxPopulate: undefined,
     renderCacheGate: () => at().compiler.renderCacheNow() });
   if (!config.projectCode) return Promise.resolve(null);
-  return projectRuntime(schema, { schema, config, base: at, documents: () => ({ ...at(), compiler: docs }), rows: () => ({ ...at(), compiler: rows, schema: rowsSchema }), rowsSchema }, () => loadProject(config.modelsDir), db);
+    // Each context follows strapi.db.transaction at every use (src/project/transaction.ts).
+  return projectRuntime(schema, {
+    schema, config, base: () => transactional(at()), documents: () => transactional({ ...at(), compiler: docs }),
+    rows: () => transactional({ ...at(), compiler: rows, schema: rowsSchema }), rowsSchema,
+  }, () => loadProject(config.modelsDir), db);
 }
 
 /**

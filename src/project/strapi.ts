@@ -1,7 +1,8 @@
 // The `strapi` object a project's code receives (and the registries behind strapi.controller/service/
 // middleware/policy): documents(uid) reads, service, controller, contentType(s), components, config.get,
-// log, db.query (./query-engine.ts), db.lifecycles, db.connection.raw (./knex-raw.ts). A property this server does not implement throws at its
-// first use, naming itself ("strapi.db.transaction is not supported by this server"), never a silent undefined.
+// log, db.query (./query-engine.ts), db.lifecycles, db.connection.raw (./knex-raw.ts), db.transaction (./transaction.ts).
+// A property this server does not implement throws at its first use, naming itself ("strapi.plugin('i18n') is
+// not supported by this server"), never a silent undefined.
 import { knexConnection } from './knex-raw.ts';
 import { Lifecycles } from './lifecycles.ts';
 import type { Config } from '../../config.ts';
@@ -24,6 +25,7 @@ import { ProjectLoadError } from './load.ts';
 import { ExtensionService, type ExtensionApi, type ProjectExtensions } from '../graphql/extension.ts';
 import { ContentApiParams, projectZod } from './content-api-params.ts';
 import { useZod } from './modules.ts';
+import { inTransaction, transaction } from './transaction.ts';
 
 /** The functions of the core controllers and services: a route whose action and service are these is answered without them. */
 export const CORE_FUNCTIONS = new WeakSet<object>();
@@ -305,6 +307,8 @@ export class ProjectStrapi {
         lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles'),
         query: (uid: string) => this.query(uid),
         connection: strictObject(knexConnection(() => this.deps.base()), 'strapi.db.connection'),
+        transaction: (cb: unknown) => transaction(this.deps.base, cb, strictObject({}, 'strapi.db.transaction\'s trx (a knex transaction)')),
+        inTransaction: () => inTransaction(),
       }, 'strapi.db'),
       [BUILD]: (f: CoreFactory) => this.build(f),
     };

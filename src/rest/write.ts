@@ -36,6 +36,13 @@ export interface WriteContext extends ReadContext {
   webhooks?: Webhooks;
   /** The project's lifecycle hooks (src/project/lifecycles.ts), called in each write's transaction. */
   lifecycles?: Lifecycles;
+  /**
+   * Set within project code's strapi.db.transaction (src/project/transaction.ts): `db` is its connection and
+   * a write joins it. Writes of one document then skip this thread's turns: an earlier write of the
+   * transaction holds the document's lock until it commits, and a write waiting its turn on that lock would
+   * hold up the transaction's next write of it for ever.
+   */
+  inTransaction?: boolean;
 }
 
 /**
@@ -117,7 +124,7 @@ function writeParams(ctx: WriteContext, ct: ContentType, q: { [key: string]: Que
  * rolls everything back: it runs again, from the start, after the other committed.
  */
 async function transaction(ctx: WriteContext, ct: ContentType, fn: (w: Writer) => Promise<void>, documentId: string | null = null): Promise<void> {
-  if (documentId !== null) return inTurn(documentLockKey(ct, documentId), () => transaction(ctx, ct, fn));
+  if (documentId !== null && !ctx.inTransaction) return inTurn(documentLockKey(ct, documentId), () => transaction(ctx, ct, fn));
   let n = 0;
   let committed: Writer | null = null;
   try {
