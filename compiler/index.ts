@@ -66,11 +66,6 @@ export function planFor(sql: CompiledRead, query: { shape: 'list' | 'one'; where
 }
 
 /**
- * Turns a route's own query parameters into the content API's before validation (the users routes take
- * Strapi's database-query spelling: top-level `start`/`limit`, no default limit). Deterministic: plans
- * are cached by the raw text, so one Compiler instance must always use the same rewrite for a type.
- */
-/**
  * A read or write of the content API (its request checked as Strapi's controller checks it: true, or the
  * route's own params when the project added some), or of project code (false).
  */
@@ -78,6 +73,11 @@ export type ContentApi = boolean | RouteQueryParams;
 const ownParams = (c: ContentApi): RouteQueryParams | undefined => (typeof c === 'object' ? c : undefined);
 const apiKey = (c: ContentApi): string => (typeof c === 'object' ? `c${c.id}` : c ? 'c' : '-');
 
+/**
+ * Turns a route's own query parameters into the content API's before validation (the users routes take
+ * Strapi's database-query spelling: top-level `start`/`limit`, no default limit). Deterministic: plans
+ * are cached by the raw text, so one Compiler instance must always use the same rewrite for a type.
+ */
 export type QueryRewrite = (q: { [k: string]: QueryValue }) => { [k: string]: QueryValue };
 
 export interface ReadPlan {

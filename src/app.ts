@@ -161,7 +161,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       let statements = 0;
       if (project === undefined) await projectReady.catch(() => { /* answered below, as without global middlewares */ });
       // `count` is set after the literal: a function written in it would get its name defined per request (tsx keeps names).
-      const ctx: RestContext = { db, compiler, schema, auth, config, count: noCount, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal, contentApi: true, coreRouteParams: project?.coreRouteParams };
+      const ctx: RestContext = { db, compiler, schema, auth, config, count: noCount, onWrite, webhooks, lifecycles: project?.hooks, shadowCrudClosed: project?.shadowCrudClosed, shadowDocuments: project?.shadowDocuments, userDocuments: project?.userDocuments, reader, primaryReads, customReads, signal: task.signal, contentApi: true, coreRouteParams: project?.coreRouteParams, route: undefined };
       ctx.count = (n) => { statements += n; };
       // The project's global middlewares run around everything (no response cache: they may decide per request).
       if (project?.global) {

@@ -136,3 +136,13 @@ test('50 parallel transactions writing one document: none hangs or fails, every 
   assert.match(title as string, /^par\d+ title$/);
 });
 
+test('strapi.documents reads hasPublishedVersion and publicationFilter as Strapi\'s document service does, and refuses lookup', async () => {
+  await s.fetchJson('POST', '/api/articles?status=draft', { data: { title: 'Cohort draft', slug: 'cohort-draft' } }, TOKEN);
+  await s.fetchJson('POST', '/api/articles', { data: { title: 'Cohort published', slug: 'cohort-published' } }, TOKEN);
+  const r = await s.fetchJson('GET', '/api/articles-cohorts/Cohort', undefined, null);
+  assert.deepEqual(r.body, {
+    neverPublished: ['Cohort draft'], published: ['Cohort published'], filter: ['Cohort draft'],
+    lookup: { thrown: 'ValidationError', message: "Invalid params: 'lookup'", details: {} },
+  });
+});
+

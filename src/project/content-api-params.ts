@@ -62,9 +62,6 @@ export class ContentApiParams {
   /** Nothing registered: no route has params of its own. */
   get empty(): boolean { return !this.query.length && !this.input.length; }
 
-  /** Every registered query param: the document service passes them over, as Strapi's. */
-  get queryNames(): ReadonlySet<string> { return new Set(this.query.map((r) => r.param)); }
-
   /** `strapi.contentAPI` of the project. */
   api(): { addQueryParams(o: Record<string, unknown>): void; addInputParams(o: Record<string, unknown>): void } {
     return {
@@ -83,6 +80,8 @@ export class ContentApiParams {
   private addQuery(param: string, o: unknown): void {
     const r = this.resolve(o);
     assertQueryParamSchema(r.schema, param);
+    // A Zod-like object without safeParse would fail at every request instead (Strapi checks it too).
+    if (typeof r.schema?.safeParse !== 'function') throw new Error(`contentAPI.addQueryParams: param "${param}" schema must be a Zod schema`);
     if (STRICT_KEYS.includes(param)) throw new Error(`contentAPI.addQueryParams: param "${param}" is reserved by Strapi; use a different name`);
     if (this.query.some((x) => x.param === param)) throw new Error(`contentAPI.addQueryParams: param "${param}" has already been added`);
     this.query.push({ ...r, param });
@@ -90,25 +89,62 @@ export class ContentApiParams {
 
   private addInput(param: string, o: unknown): void {
     const r = this.resolve(o);
-    // Strapi builds the route's body schema with it (z.object), which only a Zod schema survives.
-    if (typeof r.schema?.safeParse !== 'function') throw new Error(`contentAPI.addInputParams: param "${param}" schema must be a Zod schema`);
     if (RESERVED_INPUT.includes(param)) throw new Error(`contentAPI.addInputParams: param "${param}" is reserved by Strapi; use a different name`);
     if (this.input.some((x) => x.param === param)) throw new Error(`contentAPI.addInputParams: param "${param}" has already been added`);
+    // Strapi builds the route's body schema with it (z.object), which only a Zod schema survives.
+    if (typeof r.schema?.safeParse !== 'function') throw new Error(`contentAPI.addInputParams: param "${param}" schema must be a Zod schema`);
     this.input.push({ ...r, param });
   }
 
-  /** The params `route` takes (its matchRoute asked once, at start), or null when none. */
+  /**
+   * The params `route` takes (its matchRoute asked once, at start; the route as Strapi hands it, see
+   * strapiRoute), or null when none: what its own `request` schema declares, then the registered ones.
+   */
   forRoute(route: StrapiRoute): RouteParams | null {
-    if (this.empty) return null;
+    const declared = declaredParams(route);
+    if (this.empty && !declared.query.length && !declared.input.length) return null;
     const takes = (r: Registered) => !r.matchRoute || !!r.matchRoute(route);
     const query = this.query.filter(takes);
     const input = this.input.filter(takes);
-    if (!query.length && !input.length) return null;
-    const key = `${query.map((r) => r.param).join(',')}|${input.map((r) => r.param).join(',')}`;
+    const where = `route ${String(route.method)} ${String(route.path)}`;
+    for (const r of query) if (declared.query.some((d) => d.param === r.param)) throw new Error(`contentAPI.addQueryParams: param "${r.param}" already exists on ${where}`);
+    for (const r of input) if (declared.input.some((d) => d.param === r.param)) throw new Error(`contentAPI.addInputParams: param "${r.param}" already exists on ${where}`);
+    if (!query.length && !input.length && !declared.query.length && !declared.input.length) return null;
+    // Routes taking the same registered params share one set (its id keys the compiler's plans); a route's
+    // own schemas make a set of its own.
+    if (declared.query.length || declared.input.length) return new OwnParams(`r${this.sets.size + ++this.own}`, [...declared.query, ...query], [...declared.input, ...input]);
+    const key = JSON.stringify([query.map((r) => r.param), input.map((r) => r.param)]);
     let set = this.sets.get(key);
     if (!set) this.sets.set(key, set = new OwnParams(String(this.sets.size), query, input));
     return set;
   }
+
+  private own = 0;
+}
+
+/** What a route's own `request` declares beyond Strapi's keys: query params, and root keys of `data` but `data`. */
+function declaredParams(route: StrapiRoute): { query: Registered[]; input: Registered[] } {
+  const request = route.request as { query?: Record<string, unknown>; body?: Record<string, unknown> } | undefined;
+  const schemaOf = (s: unknown): ParamSchema | null => (s && typeof (s as ParamSchema).safeParse === 'function' ? s as ParamSchema : null);
+  const query = Object.entries(request?.query ?? {}).flatMap(([param, s]) => (STRICT_KEYS.includes(param) || !schemaOf(s) ? [] : [{ param, schema: schemaOf(s)! }]));
+  const shape = (request?.body?.['application/json'] as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+  const input = Object.entries(shape).flatMap(([param, s]) => (param === 'data' || !schemaOf(s) ? [] : [{ param, schema: schemaOf(s)! }]));
+  return { query, input };
+}
+
+/**
+ * A route as Strapi hands it to matchRoute: its router's route with `info` (`{ apiName }` or
+ * `{ pluginName }`) and, for a string handler, `config.auth.scope` defaulted to the handler's permission
+ * (createRouteScopeGenerator; `auth: false` kept).
+ */
+export function strapiRoute(r: Record<string, unknown>, info: Record<string, string>, namespace: string): StrapiRoute {
+  const config = { ...((r.config ?? {}) as Record<string, unknown>) };
+  if (typeof r.handler === 'string' && config.auth !== false) {
+    const prefix = namespace.endsWith('::') ? namespace : `${namespace}.`;
+    const auth = (config.auth ?? {}) as Record<string, unknown>;
+    config.auth = { ...auth, scope: auth.scope ?? [`${r.handler.startsWith(prefix) ? '' : prefix}${r.handler}`] };
+  }
+  return { ...r, config, info };
 }
 
 /** One route's own params. */

@@ -119,8 +119,9 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
       if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
       const own = link(ctx).rest.route ?? null;
       const out = { ...(data as Record<string, unknown>) };
-      // Strapi's strictParams leaves out what is no attribute (the route's own params aside).
-      if (link(ctx).rest.config.api.rest.strictParams) for (const k of Object.keys(out)) if (!ct.byName.has(k) && !own?.inputKeys.has(k)) delete out[k];
+      // Strapi's strictParams leaves out what is no attribute (the route's own params aside); it always leaves out id and documentId.
+      const strict = link(ctx).rest.config.api.rest.strictParams;
+      for (const k of Object.keys(out)) if (k === 'id' || k === 'documentId' || (strict && !ct.byName.has(k) && !own?.inputKeys.has(k))) delete out[k];
       sanitizers(own).input(out);
       return out;
     },
@@ -143,7 +144,11 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
       if (Array.isArray(data)) return;
       const own = ctx?.[LINK]?.rest.route ?? null;
       const given = data as Record<string, unknown>;
-      new BodyValidator(schema, ct, true).checkKeys(own ? Object.fromEntries(Object.entries(given).filter(([k]) => !own.inputKeys.has(k))) : given);
+      // Keys the route's body schema has: its own params, and on a core create or update its `data`.
+      const handler = ctx?.state.route?.handler;
+      const core = handler === `${ct.uid}.create` || handler === `${ct.uid}.update`;
+      const taken = (k: string) => !ct.byName.has(k) && (!!own?.inputKeys.has(k) || (core && k === 'data'));
+      new BodyValidator(schema, ct, true).checkKeys(Object.fromEntries(Object.entries(given).filter(([k]) => !taken(k))));
       own?.checkInput(given);
     },
   };

@@ -3,7 +3,7 @@
 // service has no default or maximum page and never counts unless asked). Its default status is `draft`, as
 // Strapi's; there are no permission checks (the caller's code sanitizes, as in Strapi).
 import type { Attribute, Component, ContentType, Schema } from '../../compiler/schema.ts';
-import { ApiError } from '../../compiler/errors.ts';
+import { ApiError, validation } from '../../compiler/errors.ts';
 import { checkStrictDocumentParams } from '../../compiler/document-params.ts';
 import { findMany, findOne } from '../rest/read.ts';
 import { bodyText, type Reply } from '../rest/reply.ts';
@@ -21,11 +21,9 @@ function strapiNamed(e: unknown): unknown {
   return e;
 }
 
-const QUERY_KEYS = ['filters', 'populate', 'fields', 'sort', 'locale', 'status', '_q'];
+const QUERY_KEYS = ['filters', 'populate', 'fields', 'sort', 'locale', 'status', '_q', 'publicationFilter', 'hasPublishedVersion'];
 /** Keys Strapi's document service takes that change nothing here. */
-const IGNORED = new Set(['lookup', 'hasPublishedVersion', 'withCount']);
-/** A key Strapi's document service reads that this server's does not: named, never passed over. */
-const UNSUPPORTED = new Set(['publicationFilter']);
+const IGNORED = new Set(['withCount']);
 
 export interface DocumentService {
   findMany(params?: Params): Promise<unknown[]>;
@@ -129,7 +127,8 @@ export function documentQuery(uid: string, method: string, p: Params, extra: Par
   for (const [k, v] of Object.entries(p)) {
     if (v === undefined || IGNORED.has(k)) continue;
     if (QUERY_KEYS.includes(k)) q[k] = v;
-    else if (UNSUPPORTED.has(k)) throw new TypeError(`strapi.documents('${uid}').${method}: the parameter "${k}" is not supported by this server`);
+    // Strapi's document service keeps `lookup` for itself.
+    else if (k === 'lookup') throw validation("Invalid params: 'lookup'");
     // Pagination is read below; anything else is nothing to the document service (a route's own
     // Content API params, say, which its middlewares may read): passed over, as Strapi's (checked live).
   }
@@ -183,8 +182,8 @@ export function documentService(ctx: RestContext, ct: ContentType, around?: Arou
   };
   /**
    * The locales a publish, unpublish or discardDraft acts on: the asked one (or '*'), a list of them (Strapi's
-   * multiLocaleToLookup: `locale in (…)`; under strictParams, its non-empty strings, none being the default
-   * locale), else the default one.
+   * multiLocaleToLookup: `locale in (…)`; under strictParams, its non-empty strings, and when none is left
+   * the default locale), else the default one.
    */
   const locales = (p: Params): Locales => {
     if (!ct.localized) return null;

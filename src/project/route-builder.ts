@@ -13,15 +13,20 @@ import type { ExtendedPlugin } from './plugin-extension.ts';
 import type { PluginControllers } from './plugin-controllers.ts';
 import type { CoreAction, Policy, ProjectRoute } from './project-route.ts';
 import { routeShapeError } from './route-schema.ts';
+import { strapiRoute } from './content-api-params.ts';
 import { CORE_FUNCTIONS, type MiddlewareFactory, type PolicyHandler, type ProjectStrapi } from './strapi.ts';
 
 const COLLECTION: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['findOne', 'GET', true], ['create', 'POST', false], ['update', 'PUT', true], ['delete', 'DELETE', true]];
 const SINGLE: Array<[CoreAction, string, boolean]> = [['find', 'GET', false], ['update', 'PUT', false], ['delete', 'DELETE', false]];
 
 /** The routes Strapi's createCoreRouter makes for a type, by action (path as its router declares it). */
-export function coreRouteObjects(ct: ContentType): Array<[CoreAction, { method: string; path: string; handler: string; config: RouteConfig }]> {
+export function coreRouteObjects(ct: ContentType): Array<[CoreAction, { method: string; path: string; handler: string; config: RouteConfig; request: Record<string, unknown> }]> {
   const segment = ct.kind === 'singleType' ? ct.singularName : ct.pluralName;
-  return (ct.kind === 'singleType' ? SINGLE : COLLECTION).map(([action, method, withId]) => [action, { method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${ct.uid}.${action}`, config: {} }]);
+  // `request` as Strapi's core routes have one (their query's and body's schemas; a matchRoute may look).
+  return (ct.kind === 'singleType' ? SINGLE : COLLECTION).map(([action, method, withId]) => [action, {
+    method, path: `/${segment}${withId ? '/:id' : ''}`, handler: `${ct.uid}.${action}`, config: {},
+    request: method === 'POST' || method === 'PUT' ? { query: {}, body: { 'application/json': {} } } : { query: {} },
+  }]);
 }
 
 export class RouteBuilder {
@@ -69,7 +74,7 @@ export class RouteBuilder {
     };
     try {
       // The project's own Content API params this route takes (its matchRoute sees the route as Strapi's does).
-      route.params = this.strapi.contentApiParams.forRoute({ ...r, info: plugin ? { pluginName: plugin.name } : { apiName } });
+      route.params = this.strapi.contentApiParams.forRoute(plugin ? strapiRoute(r, { pluginName: plugin.name }, `plugin::${plugin.name}`) : strapiRoute(r, { apiName }, `api::${apiName}`));
       route.policies = this.policies(config.policies ?? [], apiName, route, plugin);
       route.middlewares = this.middlewares(config.middlewares ?? [], route, plugin);
       if (plugin) this.pluginAction(route, handler, plugin);

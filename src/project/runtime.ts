@@ -18,7 +18,7 @@ import type { KoaState } from './ctx.ts';
 import { documentsClosed } from './document-paths.ts';
 import { GlobalChain } from './global.ts';
 import type { Lifecycles } from './lifecycles.ts';
-import type { LoadedFile, ProjectCode } from './load.ts';
+import { ProjectLoadError, type LoadedFile, type ProjectCode } from './load.ts';
 import { PluginControllers } from './plugin-controllers.ts';
 import type { ExtendedPlugin } from './plugin-extension.ts';
 import type { GraphqlExtension } from './graphql-extension.ts';
@@ -26,6 +26,7 @@ import { GRAPHQL_NAME } from './graphql-plugin-object.ts';
 import { pluginRoutes, usersGuard } from './plugin-routes.ts';
 import type { Match, ProjectRoute } from './project-route.ts';
 import { coreRouteObjects, RouteBuilder } from './route-builder.ts';
+import { strapiRoute } from './content-api-params.ts';
 import type { CoreAction, RouteParams } from '../rest/route-params.ts';
 import { RouteHandler } from './route-handler.ts';
 import { RouteTable } from './route-table.ts';
@@ -111,7 +112,7 @@ export class ProjectRuntime {
     this.controllers = new PluginControllers(strapi.api);
     const build = new RouteBuilder(schema, strapi, this.viaDocuments, this.controllers);
     const apis = apiRoutes(schema, code, build, strapi.api, this.viaDocuments);
-    this.coreRouteParams = coreRouteParams(schema, strapi);
+    this.coreRouteParams = coreRouteParams(schema, strapi, apis.routes, apis.routed, code.index ? relative(dirname(code.src), code.index.file) : 'src/index');
     this.table = new RouteTable(apis.routed);
     for (const r of apis.routes) this.table.add(r);
     // Strapi registers the plugins' routes after the apis'.
@@ -156,14 +157,25 @@ export class ProjectRuntime {
   bind(base: () => RestContext): void { this.db.base = base; }
 }
 
-/** The params each core route of the project's types takes (the routes createCoreRouter makes), found once. */
-function coreRouteParams(schema: Schema, strapi: ProjectStrapi): ((uid: string, action: CoreAction) => RouteParams | null) | null {
+/**
+ * The params each core route answered without the project's code takes: a plain route of the project's
+ * routers has its own (built with its router's config); a type whose api has no router, its default core
+ * route's. A matchRoute that throws stops the start naming src/index.
+ */
+function coreRouteParams(schema: Schema, strapi: ProjectStrapi, routes: ProjectRoute[], routed: Set<string>, index: string): ((uid: string, action: CoreAction) => RouteParams | null) | null {
   if (strapi.contentApiParams.empty) return null;
   const found = new Map<string, RouteParams | null>();
+  for (const r of routes) if (r.plain && r.core) found.set(`${r.core.ct.uid}.${r.core.action}`, r.params ?? null);
   for (const ct of schema.contentTypes.values()) {
-    if (ct.builtin || !ct.uid.startsWith('api::')) continue;
+    if (ct.builtin || !ct.uid.startsWith('api::') || routed.has(ct.kind === 'singleType' ? ct.singularName : ct.pluralName)) continue;
     const apiName = ct.uid.slice('api::'.length, ct.uid.indexOf('.'));
-    for (const [action, route] of coreRouteObjects(ct)) found.set(`${ct.uid}.${action}`, strapi.contentApiParams.forRoute({ ...route, info: { apiName } }));
+    for (const [action, route] of coreRouteObjects(ct)) {
+      try {
+        found.set(`${ct.uid}.${action}`, strapi.contentApiParams.forRoute(strapiRoute(route, { apiName }, `api::${apiName}`)));
+      } catch (e) {
+        throw new ProjectLoadError(`${index}: strapi.contentAPI on ${route.method} ${route.path}: ${(e as Error)?.message ?? String(e)}`);
+      }
+    }
   }
   return (uid, action) => found.get(`${uid}.${action}`) ?? null;
 }

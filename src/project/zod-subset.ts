@@ -8,7 +8,8 @@
 /** One Zod issue, its keys in Zod's order (the message is their JSON). */
 type Issue = Record<string, unknown> & { path: Array<string | number> };
 type Result = { success: true; data: unknown } | { success: false; error: ZodSubsetError };
-type Message = string | { message?: string } | undefined;
+/** A check's or schema's own message: a string, or `{ error }` (a string or a function of the issue) / `{ message }`. */
+type Message = string | { message?: string; error?: string | ((issue: Issue) => unknown) } | undefined;
 
 export class ZodSubsetError extends Error {
   constructor(readonly issues: Issue[]) {
@@ -26,16 +27,20 @@ function received(v: unknown): string {
   return typeof v;
 }
 
-const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
-const custom = (m: Message): string | undefined => (typeof m === 'string' ? m : m?.message);
+// Zod quotes a string as is (no escaping) and marks a bigint.
+const shown = (v: unknown) => (typeof v === 'string' ? `"${v}"` : typeof v === 'bigint' ? `${v}n` : String(v));
 
 /** What one parse step found: issues at `path`, and whether later checks still run. */
 interface Ctx { issues: Issue[]; path: Array<string | number> }
 
 type Check = (v: unknown, c: Ctx) => { value?: unknown; abort?: boolean } | void;
 
-function issue(c: Ctx, fields: Record<string, unknown>, message: string, own?: string): void {
-  c.issues.push({ ...fields, path: [...c.path], message: own ?? message });
+function issue(c: Ctx, fields: Record<string, unknown>, message: string, own?: Message): void {
+  const found: Issue = { ...fields, path: [...c.path], message };
+  const given = typeof own === 'string' ? own : typeof own?.error === 'function' ? own.error(found) : own?.error ?? own?.message;
+  const text = typeof given === 'string' ? given : (given as { message?: unknown } | undefined)?.message;
+  if (typeof text === 'string') found.message = text;
+  c.issues.push(found);
 }
 
 const UNSUPPORTED = new Set(['then', 'toJSON', 'constructor', '$$typeof', 'asymmetricMatch', 'nodeType']);
@@ -69,19 +74,27 @@ export class Schema {
     return r.data;
   }
 
-  optional(): Schema { return new Schema({ type: 'optional', innerType: this }, (v, c) => (v === undefined ? undefined : this._parse(v, c))); }
+  // An optional default still gives its default (Zod's).
+  optional(): Schema { return new Schema({ type: 'optional', innerType: this }, (v, c) => (v === undefined && this._zod.def.type !== 'default' ? undefined : this._parse(v, c))); }
   nullable(): Schema { return new Schema({ type: 'nullable', innerType: this }, (v, c) => (v === null ? null : this._parse(v, c))); }
   default(d: unknown): Schema {
-    return new Schema({ type: 'default', innerType: this, defaultValue: d }, (v, c) => (v === undefined ? (typeof d === 'function' ? (d as () => unknown)() : d) : this._parse(v, c)));
+    return new Schema({ type: 'default', innerType: this, defaultValue: d }, (v, c) => (v === undefined ? fresh(typeof d === 'function' ? (d as () => unknown)() : d) : this._parse(v, c)));
   }
   describe(): Schema { return this; }
 }
+
+/** A default's value, a copy of a list or an object each time (Zod's shallow clone). */
+const fresh = (d: unknown): unknown => (Array.isArray(d) ? [...d] : d && typeof d === 'object' ? { ...d } : d);
 
 /** A scalar schema: its type test, then its checks in order (an aborting one stops the rest). */
 function scalar(type: string, coerce: ((v: unknown) => unknown) | null, test: (v: unknown, c: Ctx) => boolean, checks: Check[]): Schema {
   return new Schema({ type, ...(coerce ? { coerce: true } : {}) }, (v, c) => {
     if (coerce) v = coerce(v);
-    if (!test(v, c)) return v;
+    if (!test(v, c)) {
+      // Zod still runs its length checks on anything with a length (an array given for a string).
+      if (typeof v === 'string' || Array.isArray(v)) for (const check of checks) if (SIZED.has(check)) check(v, c);
+      return v;
+    }
     for (const check of checks) {
       const r = check(v, c);
       if (r && 'value' in r) v = r.value;
@@ -91,36 +104,46 @@ function scalar(type: string, coerce: ((v: unknown) => unknown) | null, test: (v
   }, checks);
 }
 
-function typeTest(expected: string, ok: (v: unknown) => boolean): (v: unknown, c: Ctx) => boolean {
+/** The schema's type test (`own`: the schema's own message, `z.string({ error })`). */
+function typeTest(expected: string, ok: (v: unknown) => boolean, own?: Message): (v: unknown, c: Ctx) => boolean {
   return (v, c) => {
     if (ok(v)) return true;
-    issue(c, { expected, code: 'invalid_type' }, `Invalid input: expected ${expected}, received ${received(v)}`);
+    issue(c, { expected, code: 'invalid_type' }, `Invalid input: expected ${expected}, received ${received(v)}`, own);
     return false;
   };
 }
 
-/** A length bound on a string ('characters') or an array ('items'). */
-function sized(origin: 'string' | 'array', unit: string, bound: 'min' | 'max', n: number, m: Message, exact = false): Check {
-  return (v, c) => {
+/** Length checks: they run on a value of another type too, when it has a length (Zod's `when`). */
+const SIZED = new WeakSet<Check>();
+
+/** A length bound, named by the value's own kind: a string's 'characters', an array's 'items'. */
+function sized(bound: 'min' | 'max', n: number, m: Message, exact = false): Check {
+  const check: Check = (v, c) => {
     const len = (v as string | unknown[]).length;
     if (bound === 'max' ? len <= n : len >= n) return;
+    const origin = typeof v === 'string' ? 'string' : 'array';
     const [code, key, op] = bound === 'max' ? ['too_big', 'maximum', '<='] : ['too_small', 'minimum', '>='];
-    issue(c, { origin, code, [key]: n, inclusive: true, ...(exact ? { exact: true } : {}) }, `Too ${bound === 'max' ? 'big' : 'small'}: expected ${origin} to have ${op}${n} ${unit}`, custom(m));
+    issue(c, { origin, code, [key]: n, inclusive: true, ...(exact ? { exact: true } : {}) }, `Too ${bound === 'max' ? 'big' : 'small'}: expected ${origin} to have ${op}${n} ${origin === 'string' ? 'characters' : 'items'}`, m);
   };
+  SIZED.add(check);
+  return check;
+}
+
+/** An exact length: too long or too short, by the value's kind. */
+function exactly(n: number, m: Message): Check {
+  const over = sized('max', n, m, true);
+  const under = sized('min', n, m, true);
+  const check: Check = (v, c) => { const len = (v as string | unknown[]).length; if (len > n) over(v, c); else if (len < n) under(v, c); };
+  SIZED.add(check);
+  return check;
 }
 
 class StringSchema {
-  constructor(private coerce: boolean, private checks: Check[] = []) {}
-  private add(check: Check): StringSchema & Schema { return stringSchema(this.coerce, [...this.checks, check]); }
-  min(n: number, m?: Message) { return this.add(sized('string', 'characters', 'min', n, m)); }
-  max(n: number, m?: Message) { return this.add(sized('string', 'characters', 'max', n, m)); }
-  length(n: number, m?: Message) {
-    return this.add((v, c) => {
-      const len = (v as string).length;
-      if (len > n) sized('string', 'characters', 'max', n, m, true)(v, c);
-      else if (len < n) sized('string', 'characters', 'min', n, m, true)(v, c);
-    });
-  }
+  constructor(private coerce: boolean, private checks: Check[], private own: Message) {}
+  private add(check: Check): StringSchema & Schema { return stringSchema(this.coerce, [...this.checks, check], this.own); }
+  min(n: number, m?: Message) { return this.add(sized('min', n, m)); }
+  max(n: number, m?: Message) { return this.add(sized('max', n, m)); }
+  length(n: number, m?: Message) { return this.add(exactly(n, m)); }
   regex(re: RegExp, m?: Message) { return this.add(format('regex', { pattern: String(re) }, (s) => { re.lastIndex = 0; return re.test(s); }, `Invalid string: must match pattern ${String(re)}`, m)); }
   email(m?: Message) { return this.add(format('email', { pattern: String(EMAIL) }, (s) => EMAIL.test(s), 'Invalid email address', m)); }
   uuid(m?: Message) { return this.add(format('uuid', { pattern: String(UUID) }, (s) => UUID.test(s), 'Invalid UUID', m)); }
@@ -137,32 +160,35 @@ const EMAIL = /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-\.]*)[A-Za-z0-9_+-]@([A-Za-z0-9]
 const UUID = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
 
 function format(name: string, fields: Record<string, unknown>, ok: (s: string) => boolean, message: string, m: Message): Check {
-  return (v, c) => { if (!ok(v as string)) issue(c, { origin: 'string', code: 'invalid_format', format: name, ...fields }, message, custom(m)); };
+  return (v, c) => { if (!ok(v as string)) issue(c, { origin: 'string', code: 'invalid_format', format: name, ...fields }, message, m); };
 }
+
+/** The builder classes' own helpers, not Zod's methods. */
+const HELPERS = new Set(['add', 'bound']);
 
 /** Builders as methods of the schema object itself (z.string().max(3) is a schema with .optional() too). */
 function withBuilders<B extends object>(schema: Schema, builders: B): Schema & B {
   for (const k of Object.getOwnPropertyNames(Object.getPrototypeOf(builders))) {
-    if (k !== 'constructor') Object.defineProperty(schema, k, { value: (builders as Record<string, (...a: unknown[]) => unknown>)[k].bind(builders) });
+    if (k !== 'constructor' && !HELPERS.has(k)) Object.defineProperty(schema, k, { value: (builders as Record<string, (...a: unknown[]) => unknown>)[k].bind(builders) });
   }
   return schema as Schema & B;
 }
 
-function stringSchema(coerce: boolean, checks: Check[] = []): StringSchema & Schema {
-  const s = scalar('string', coerce ? (v) => String(v) : null, typeTest('string', (v) => typeof v === 'string'), checks);
-  return withBuilders(s, new StringSchema(coerce, checks));
+function stringSchema(coerce: boolean, checks: Check[] = [], own?: Message): StringSchema & Schema {
+  const s = scalar('string', coerce ? (v) => String(v) : null, typeTest('string', (v) => typeof v === 'string', own), checks);
+  return withBuilders(s, new StringSchema(coerce, checks, own));
 }
 
 class NumberSchema {
-  constructor(private coerce: boolean, private checks: Check[] = []) {}
-  private add(check: Check): NumberSchema & Schema { return numberSchema(this.coerce, [...this.checks, check]); }
+  constructor(private coerce: boolean, private checks: Check[], private own: Message) {}
+  private add(check: Check): NumberSchema & Schema { return numberSchema(this.coerce, [...this.checks, check], this.own); }
   private bound(kind: 'min' | 'max', n: number, inclusive: boolean, m?: Message) {
     return this.add((v, c) => {
       const x = v as number;
       const ok = kind === 'min' ? (inclusive ? x >= n : x > n) : (inclusive ? x <= n : x < n);
       if (ok) return;
       const op = (kind === 'min' ? '>' : '<') + (inclusive ? '=' : '');
-      issue(c, { origin: 'number', code: kind === 'min' ? 'too_small' : 'too_big', [kind === 'min' ? 'minimum' : 'maximum']: n, inclusive }, `Too ${kind === 'min' ? 'small' : 'big'}: expected number to be ${op}${n}`, custom(m));
+      issue(c, { origin: 'number', code: kind === 'min' ? 'too_small' : 'too_big', [kind === 'min' ? 'minimum' : 'maximum']: n, inclusive }, `Too ${kind === 'min' ? 'small' : 'big'}: expected number to be ${op}${n}`, m);
     });
   }
   min(n: number, m?: Message) { return this.bound('min', n, true, m); }
@@ -179,63 +205,61 @@ class NumberSchema {
   int(m?: Message) {
     return this.add((v, c) => {
       const x = v as number;
-      if (!Number.isInteger(x)) { issue(c, { expected: 'int', format: 'safeint', code: 'invalid_type' }, 'Invalid input: expected int, received number', custom(m)); return { abort: true }; }
+      if (!Number.isInteger(x)) { issue(c, { expected: 'int', format: 'safeint', code: 'invalid_type' }, 'Invalid input: expected int, received number', m); return { abort: true }; }
       const limit = Number.MAX_SAFE_INTEGER;
       if (Math.abs(x) <= limit) return;
       const big = x > 0;
       issue(c, { code: big ? 'too_big' : 'too_small', [big ? 'maximum' : 'minimum']: big ? limit : -limit, note: 'Integers must be within the safe integer range.', origin: 'int', inclusive: true },
-        `Too ${big ? 'big' : 'small'}: expected int to be ${big ? '<=' : '>='}${big ? limit : -limit}`, custom(m));
+        `Too ${big ? 'big' : 'small'}: expected int to be ${big ? '<=' : '>='}${big ? limit : -limit}`, m);
       return { abort: true };
     });
   }
 }
 
-function numberSchema(coerce: boolean, checks: Check[] = []): NumberSchema & Schema {
+function numberSchema(coerce: boolean, checks: Check[] = [], own?: Message): NumberSchema & Schema {
   const test = (v: unknown, c: Ctx): boolean => {
     if (typeof v === 'number' && Number.isFinite(v)) return true;
     const special = typeof v === 'number' ? (Number.isNaN(v) ? 'NaN' : 'Infinity') : null;
-    issue(c, { expected: 'number', code: 'invalid_type', ...(special ? { received: special } : {}) }, `Invalid input: expected number, received ${received(v)}`);
+    issue(c, { expected: 'number', code: 'invalid_type', ...(special ? { received: special } : {}) }, `Invalid input: expected number, received ${received(v)}`, own);
     return false;
   };
-  return withBuilders(scalar('number', coerce ? (v) => Number(v) : null, test, checks), new NumberSchema(coerce, checks));
+  return withBuilders(scalar('number', coerce ? (v) => Number(v) : null, test, checks), new NumberSchema(coerce, checks, own));
 }
 
-function valueIssue(values: unknown[]): (v: unknown, c: Ctx) => boolean {
+function valueIssue(values: unknown[], own?: Message): (v: unknown, c: Ctx) => boolean {
   return (v, c) => {
     if (values.includes(v)) return true;
-    issue(c, { code: 'invalid_value', values }, values.length === 1 ? `Invalid input: expected ${shown(values[0])}` : `Invalid option: expected one of ${values.map(shown).join('|')}`);
+    issue(c, { code: 'invalid_value', values }, values.length === 1 ? `Invalid input: expected ${shown(values[0])}` : `Invalid option: expected one of ${values.map(shown).join('|')}`, own);
     return false;
   };
 }
 
 class ArraySchema {
-  constructor(private element: Schema, private checks: Check[] = []) {}
-  private add(check: Check): ArraySchema & Schema { return arraySchema(this.element, [...this.checks, check]); }
-  min(n: number, m?: Message) { return this.add(sized('array', 'items', 'min', n, m)); }
-  max(n: number, m?: Message) { return this.add(sized('array', 'items', 'max', n, m)); }
+  constructor(private element: Schema, private checks: Check[], private own: Message) {}
+  private add(check: Check): ArraySchema & Schema { return arraySchema(this.element, [...this.checks, check], this.own); }
+  min(n: number, m?: Message) { return this.add(sized('min', n, m)); }
+  max(n: number, m?: Message) { return this.add(sized('max', n, m)); }
   nonempty(m?: Message) { return this.min(1, m); }
-  length(n: number, m?: Message) {
-    return this.add((v, c) => {
-      const len = (v as unknown[]).length;
-      if (len > n) sized('array', 'items', 'max', n, m, true)(v, c);
-      else if (len < n) sized('array', 'items', 'min', n, m, true)(v, c);
-    });
-  }
+  length(n: number, m?: Message) { return this.add(exactly(n, m)); }
 }
 
-function arraySchema(element: Schema, checks: Check[] = []): ArraySchema & Schema {
+function arraySchema(element: Schema, checks: Check[] = [], own?: Message): ArraySchema & Schema {
   const s = new Schema({ type: 'array', element }, (v, c) => {
-    if (!typeTest('array', Array.isArray)(v, c)) return v;
+    if (!typeTest('array', Array.isArray, own)(v, c)) {
+      // A string given for a list: its length is still checked (Zod's `when`).
+      if (typeof v === 'string') for (const check of checks) if (SIZED.has(check)) check(v, c);
+      return v;
+    }
     const out = (v as unknown[]).map((x, i) => element._parse(x, { issues: c.issues, path: [...c.path, i] }));
     for (const check of checks) check(out, c);
     return out;
   }, checks);
-  return withBuilders(s, new ArraySchema(element, checks));
+  return withBuilders(s, new ArraySchema(element, checks, own));
 }
 
-function objectSchema(shape: Record<string, Schema>): Schema {
+function objectSchema(shape: Record<string, Schema>, own?: Message): Schema {
   return new Schema({ type: 'object', shape }, (v, c) => {
-    if (!typeTest('object', (x) => typeof x === 'object' && x !== null && !Array.isArray(x))(v, c)) return v;
+    if (!typeTest('object', (x) => typeof x === 'object' && x !== null && !Array.isArray(x), own)(v, c)) return v;
     const input = v as Record<string, unknown>;
     // Unknown keys are left out (Zod's default, "strip"); an optional key given nothing stays absent.
     const out: Record<string, unknown> = {};
@@ -248,19 +272,23 @@ function objectSchema(shape: Record<string, Schema>): Schema {
 }
 
 const zBase = (coerce: boolean) => ({
-  string: () => stringSchema(coerce),
-  number: () => numberSchema(coerce),
-  boolean: () => scalar('boolean', coerce ? (v) => Boolean(v) : null, typeTest('boolean', (v) => typeof v === 'boolean'), []),
+  string: (own?: Message) => stringSchema(coerce, [], own),
+  number: (own?: Message) => numberSchema(coerce, [], own),
+  boolean: (own?: Message) => scalar('boolean', coerce ? (v) => Boolean(v) : null, typeTest('boolean', (v) => typeof v === 'boolean', own), []),
 });
 
 /** The `z` handed to a project's `schema: (z) => …` when it has no Zod of its own. */
 export const z: Record<string, unknown> = new Proxy({
   ...zBase(false),
   coerce: zBase(true),
-  enum: (values: readonly string[]) => new Schema({ type: 'enum', entries: Object.fromEntries(values.map((x) => [x, x])) }, (v, c) => (valueIssue([...values])(v, c), v)),
-  literal: (value: unknown) => new Schema({ type: 'literal', values: [value] }, (v, c) => (valueIssue([value])(v, c), v)),
-  array: (element: Schema) => arraySchema(element),
-  object: (shape: Record<string, Schema>) => objectSchema(shape),
+  // A list of values, or an object whose values they are (a TypeScript enum's form).
+  enum: (given: readonly string[] | Record<string, string>, own?: Message) => {
+    const values = Array.isArray(given) ? [...given] : Object.values(given);
+    return new Schema({ type: 'enum', entries: Object.fromEntries(values.map((x) => [x, x])) }, (v, c) => (valueIssue(values, own)(v, c), v));
+  },
+  literal: (value: unknown, own?: Message) => new Schema({ type: 'literal', values: [value] }, (v, c) => (valueIssue([value], own)(v, c), v)),
+  array: (element: Schema, own?: Message) => arraySchema(element, [], own),
+  object: (shape: Record<string, Schema>, own?: Message) => objectSchema(shape, own),
 }, {
   get(target, prop, receiver) {
     if (typeof prop === 'symbol' || prop in target || UNSUPPORTED.has(prop) || prop === '__esModule' || prop === 'default') return Reflect.get(target, prop, receiver);

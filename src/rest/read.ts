@@ -6,7 +6,7 @@ import { notFound } from '../../compiler/errors.ts';
 import { readStatement, type Db } from '../db/connect.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
-import { contentApi, type RouteParamsContext } from './route-params.ts';
+import { contentApi, type CoreAction, type RouteParamsContext } from './route-params.ts';
 
 export interface ReadContext extends RouteParamsContext {
   db: Db;
@@ -62,8 +62,9 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 }
 
 /** findOne by documentId, or the single type's document when documentId is undefined. */
-export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, undefined, contentApi(ctx, ct, ct.kind === 'singleType' ? 'find' : 'findOne'));
+/** `action`: the route whose params the query was checked with (a write's answer is read with its query). */
+export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200, action: CoreAction = ct.kind === 'singleType' ? 'find' : 'findOne'): Promise<Reply> {
+  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, undefined, contentApi(ctx, ct, action));
   const row = await planRow(ctx, plan);
   const data = row?.[0];
   if (!data) throw notFound();

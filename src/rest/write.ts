@@ -60,6 +60,9 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
     throw validation(message, { errors: [{ path: [], message, name: 'ValidationError', value: null }] });
   }
   if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
+  // Strapi's core create and update routes take a `data` key at the root of `data` (their body schema's own
+  // key), which is written nowhere.
+  if (ctx.contentApi && 'data' in data && !ct.byName.has('data')) data = without(data as Record<string, unknown>, (k) => k === 'data');
   // The route's own body params: its other keys are checked first, then their values; the writer never sees them.
   if (own?.inputKeys.size) data = ownInput(ctx, ct, own, data as Record<string, unknown>);
   // Strapi's document service passes over what is no attribute (project code's writes).
@@ -74,13 +77,22 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
-/** `data` without the route's own params, once Strapi's validateInput would have taken them (their values checked after the other keys). */
+/**
+ * `data` without the route's own params, once Strapi's validateInput would have taken them (their values
+ * checked after the other keys). One named as an attribute is the attribute's value too: it stays, to be
+ * written (Strapi reserves only id and documentId).
+ */
 function ownInput(ctx: WriteContext, ct: ContentType, own: RouteParams, data: Record<string, unknown>): Record<string, unknown> {
-  const rest: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(data)) if (!own.inputKeys.has(k)) rest[k] = v;
+  const rest = without(data, (k) => own.inputKeys.has(k) && !ct.byName.has(k));
   new BodyValidator(ctx.schema, ct, true).checkKeys(rest);
   own.checkInput(data);
   return rest;
+}
+
+function without(data: Record<string, unknown>, drop: (key: string) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) if (!drop(k)) out[k] = v;
+  return out;
 }
 
 interface WriteParams { publish: boolean; locale: string | null }
@@ -221,7 +233,7 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
   });
-  return findOne(ctx, ct, task.query, documentId, 201);
+  return findOne(ctx, ct, task.query, documentId, 201, 'create');
 }
 
 export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
@@ -229,7 +241,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
   let found = true;
   await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
   if (!found) throw notFound();
-  return findOne(ctx, ct, task.query, documentId, 200);
+  return findOne(ctx, ct, task.query, documentId, 200, 'update');
 }
 
 /** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
@@ -290,7 +302,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
   }, ''); // a single type's turn is the type's (documentLockKey)
-  return findOne(ctx, ct, task.query, documentId, 200);
+  return findOne(ctx, ct, task.query, documentId, 200, 'update');
 }
 
 /** A single type's document (any version), or undefined: Strapi's core service reads it so, outside any transaction. */
