@@ -27,13 +27,16 @@ interface Registered { param: string; schema: ParamSchema; matchRoute?: (route: 
 const RESERVED_INPUT = ['id', 'documentId'];
 const QUERY_TYPES = new Set(['string', 'number', 'boolean', 'enum']);
 
-/** The Zod a project's schema factories get: its own (Strapi's is the one the project installed), else the subset. */
+/**
+ * The Zod a project's schema factories get: the one its installed @strapi/core uses (Strapi hands its own),
+ * else one the project has, else the subset.
+ */
 export function projectZod(projectRoot: string): unknown {
-  try {
-    return createRequire(join(projectRoot, 'package.json'))('zod/v4');
-  } catch {
-    return subset;
+  const fromRoot = createRequire(join(projectRoot, 'package.json'));
+  for (const from of [() => createRequire(fromRoot.resolve('@strapi/core/package.json')), () => fromRoot]) {
+    try { return from()('zod/v4'); } catch { /* not installed there */ }
   }
+  return subset;
 }
 
 const zodName = (type: string) => `Zod${type.split('_').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('')}`;
