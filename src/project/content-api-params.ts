@@ -115,14 +115,15 @@ export class ContentApiParams {
     if (!query.length && !input.length && !declared.query.length && !declared.input.length) return null;
     // Routes taking the same registered params share one set (its id keys the compiler's plans); a route's
     // own schemas make a set of its own.
-    if (declared.query.length || declared.input.length) return new OwnParams(`r${this.sets.size + ++this.own}`, [...declared.query, ...query], [...declared.input, ...input]);
+    if (declared.query.length || declared.input.length) return new OwnParams(`r${++this.declaredSets}`, [...declared.query, ...query], [...declared.input, ...input]);
     const key = JSON.stringify([query.map((r) => r.param), input.map((r) => r.param)]);
     let set = this.sets.get(key);
     if (!set) this.sets.set(key, set = new OwnParams(String(this.sets.size), query, input));
     return set;
   }
 
-  private own = 0;
+  /** Sets of routes with schemas of their own, counted (their ids never meet a shared set's). */
+  private declaredSets = 0;
 }
 
 /** What a route's own `request` declares beyond Strapi's keys: query params, and root keys of `data` but `data`. */
@@ -177,10 +178,8 @@ class OwnParams implements RouteParams {
     }
   }
 
-  /** Strapi's sanitizeQuery of these params: each given one becomes what its schema made of it, or goes. */
   sanitizeQuery(q: Record<string, unknown>): void { sanitize(this.query, q); }
 
-  /** Strapi's sanitizeInput of these params, the same way. */
   sanitizeInput(data: Record<string, unknown>): void { sanitize(this.input, data); }
 }
 
@@ -198,10 +197,4 @@ export function strictQuery(q: Record<string, unknown>, own: RouteParams | null)
   const out: Record<string, unknown> = {};
   for (const k of [...STRICT_KEYS, ...(own?.keys ?? [])]) if (k in q) out[k] = q[k];
   return out;
-}
-
-/** A route's params as core.ts sanitizes with them (the interface hides the sanitizers). */
-export function sanitizers(own: RouteParams | null): { query(q: Record<string, unknown>): void; input(d: Record<string, unknown>): void } {
-  const o = own instanceof OwnParams ? own : null;
-  return { query: (q) => o?.sanitizeQuery(q), input: (d) => o?.sanitizeInput(d) };
 }

@@ -16,8 +16,8 @@ import type { Caller } from '../auth/permissions.ts';
 import type { KoaContext } from './ctx.ts';
 import { orNull, type Params } from './documents.ts';
 import { stringifyQuery } from './query.ts';
-import { BodyValidator } from '../rest/validate.ts';
-import { sanitizers, strictQuery } from './content-api-params.ts';
+import { routeBody } from '../rest/validate.ts';
+import { strictQuery } from './content-api-params.ts';
 
 /** What a request's ctx carries for the core actions: its REST context and what the caller may read. */
 export interface RequestLink {
@@ -122,14 +122,14 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
       // Strapi's strictParams leaves out what is no attribute (the route's own params aside); it always leaves out id and documentId.
       const strict = link(ctx).rest.config.api.rest.strictParams;
       for (const k of Object.keys(out)) if (k === 'id' || k === 'documentId' || (strict && !ct.byName.has(k) && !own?.inputKeys.has(k))) delete out[k];
-      sanitizers(own).input(out);
+      own?.sanitizeInput(out);
       return out;
     },
     async sanitizeQuery(ctx: LinkedContext) {
       const l = link(ctx);
       const own = l.rest.route ?? null;
       const q = structuredClone(ctx.query) as Record<string, unknown>;
-      sanitizers(own).query(q);
+      own?.sanitizeQuery(q);
       return (l.rest.config.api.rest.strictParams ? strictQuery(q, own) : q) as Params;
     },
     async validateQuery(ctx: LinkedContext) {
@@ -142,14 +142,9 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
       if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
       // A list is refused by the document service's cast (src/rest/write.ts), in Strapi's words.
       if (Array.isArray(data)) return;
-      const own = ctx?.[LINK]?.rest.route ?? null;
-      const given = data as Record<string, unknown>;
-      // Keys the route's body schema has: its own params, and on a core create or update its `data`.
+      // A core create's or update's body schema has its `data` key too.
       const handler = ctx?.state.route?.handler;
-      const core = handler === `${ct.uid}.create` || handler === `${ct.uid}.update`;
-      const taken = (k: string) => !ct.byName.has(k) && (!!own?.inputKeys.has(k) || (core && k === 'data'));
-      new BodyValidator(schema, ct, true).checkKeys(Object.fromEntries(Object.entries(given).filter(([k]) => !taken(k))));
-      own?.checkInput(given);
+      routeBody(schema, ct, data as Record<string, unknown>, ctx?.[LINK]?.rest.route ?? null, handler === `${ct.uid}.create` || handler === `${ct.uid}.update`);
     },
   };
   type Self = {

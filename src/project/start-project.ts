@@ -84,7 +84,7 @@ export function startProject(config: Config, schema: Schema, base?: () => RestCo
     maxRelationRows: ALL, maxParameters: 1_000_000, arrayLimit: 1_000_000, maxPopulate: undefined,
     renderCacheGate: () => at().compiler.renderCacheNow() });
   if (!config.projectCode) return Promise.resolve(null);
-    // Each context follows strapi.db.transaction at every use (src/project/transaction.ts).
+  // Each context follows strapi.db.transaction at every use (src/project/transaction.ts).
   return projectRuntime(schema, {
     schema, config, base: () => transactional(at()), documents: () => transactional({ ...at(), compiler: docs }),
     rows: () => transactional({ ...at(), compiler: rows, schema: rowsSchema }), rowsSchema,

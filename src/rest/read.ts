@@ -61,8 +61,10 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
   return { status: 200, body: Buffer.concat([LIST, row[0] ?? NONE, meta]) };
 }
 
-/** findOne by documentId, or the single type's document when documentId is undefined. */
-/** `action`: the route whose params the query was checked with (a write's answer is read with its query). */
+/**
+ * findOne by documentId, or the single type's document when documentId is undefined. `action`: the route
+ * whose params the query is checked with (a write's answer is read with the write's).
+ */
 export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200, action: CoreAction = ct.kind === 'singleType' ? 'find' : 'findOne'): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, undefined, contentApi(ctx, ct, action));
   const row = await planRow(ctx, plan);

@@ -34,7 +34,7 @@ export async function checkPublishedLinks(schema: Schema, w: Writer, ct: Content
 }
 
 async function checkModel(schema: Schema, w: Writer, model: ContentType | Component, id: number, path: string[], errors: FieldError[]): Promise<void> {
-  const table = holdsRequiredLinks(schema, model, true) ? W.cmpsTableOf(model) : null;
+  const table = requiredLinksIn(schema, model).nested ? W.cmpsTableOf(model) : null;
   const entries = table ? await w.run<{ cmp: number; type: string; field: string }>(W.cmpsOf(table), [[id]]) : [];
   for (const a of model.attributes) {
     if (a.kind === 'component' || a.kind === 'dynamiczone') {
@@ -44,7 +44,7 @@ async function checkModel(schema: Schema, w: Writer, model: ContentType | Compon
         const c = schema.components.get(e.type);
         const at = a.kind === 'component' && !a.repeatable ? [...path, a.name] : [...path, a.name, String(i)];
         i++;
-        if (c && holdsRequiredLinks(schema, c)) await checkModel(schema, w, c, Number(e.cmp), at, errors);
+        if (c && requiredLinksIn(schema, c).any) await checkModel(schema, w, c, Number(e.cmp), at, errors);
       }
       continue;
     }
@@ -64,7 +64,15 @@ async function checkModel(schema: Schema, w: Writer, model: ContentType | Compon
   }
 }
 
-/** Whether a model's components (or, unless `nested`, the model itself) hold a required relation or media: only those are read. */
+/** Found once per model: whether it (`any`), or its components (`nested`), hold a required relation or media: only those are read. */
+const found = new WeakMap<ContentType | Component, { any: boolean; nested: boolean }>();
+function requiredLinksIn(schema: Schema, model: ContentType | Component): { any: boolean; nested: boolean } {
+  let f = found.get(model);
+  if (!f) found.set(model, f = { any: holdsRequiredLinks(schema, model), nested: holdsRequiredLinks(schema, model, true) });
+  return f;
+}
+
+/** Whether a model's components (or, unless `nested`, the model itself) hold a required relation or media. */
 function holdsRequiredLinks(schema: Schema, model: ContentType | Component, nested = false, seen = new Set<string>()): boolean {
   if (seen.has(model.uid)) return false;
   seen.add(model.uid);

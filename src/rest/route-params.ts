@@ -12,6 +12,10 @@ export interface RouteParams extends RouteQueryParams {
   readonly inputKeys: ReadonlySet<string>;
   /** Refuses a value of those keys their schema does not take (Strapi's validateInput, after the unknown keys). */
   checkInput(data: Record<string, unknown>): void;
+  /** Strapi's sanitizeQuery of the route's query params, in place: each given one becomes what its schema made of it, or goes. */
+  sanitizeQuery(q: Record<string, unknown>): void;
+  /** The same of its body params (Strapi's sanitizeInput). */
+  sanitizeInput(data: Record<string, unknown>): void;
 }
 
 export interface RouteParamsContext {

@@ -3,6 +3,7 @@
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr, MorphAttr } from '../../compiler/schema.ts';
 import { registryOrder } from '../../compiler/schema.ts';
 import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
+import type { RouteParams } from './route-params.ts';
 
 export interface RelationOp {
   attr: RelationAttr;
@@ -106,18 +107,36 @@ const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? 
 /** Keys of a body that are no attribute but that checkKeys knows by name (taken, or refused naming themselves). */
 const NAMED_KEYS = new Set(['id', 'documentId', 'publishedAt', 'locale', 'localizations', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);
 
+/** `data` without the keys `drop` names (the same object when it names none). */
+export function omitKeys(data: Record<string, unknown>, drop: (key: string) => boolean): Record<string, unknown> {
+  let out: Record<string, unknown> | null = null;
+  for (const k of Object.keys(data)) {
+    if (!drop(k)) continue;
+    out ??= { ...data };
+    delete out[k];
+  }
+  return out ?? data;
+}
+
 /**
  * `data` without the keys that are nothing of the type: Strapi's document service (project code's writes)
  * passes over them where its content API refuses them (checked live).
  */
 export function withoutUnknownKeys(ct: ContentType, data: Record<string, unknown>): Record<string, unknown> {
-  let out: Record<string, unknown> | null = null;
-  for (const k of Object.keys(data)) {
-    if (ct.byName.has(k) || NAMED_KEYS.has(k)) continue;
-    out ??= { ...data };
-    delete out[k];
-  }
-  return out ?? data;
+  return omitKeys(data, (k) => !ct.byName.has(k) && !NAMED_KEYS.has(k));
+}
+
+/**
+ * Strapi's validateInput of a content-API body whose route's body schema has keys of its own (a project's
+ * params; on a core create or update, `data`): the body's other keys checked as always, then the params'
+ * values. Answers `data` without those keys, but for one named as an attribute, whose value it is too
+ * (Strapi reserves only id and documentId).
+ */
+export function routeBody(schema: Schema, ct: ContentType, data: Record<string, unknown>, own: RouteParams | null, coreBody: boolean): Record<string, unknown> {
+  const rest = omitKeys(data, (k) => !ct.byName.has(k) && (!!own?.inputKeys.has(k) || (coreBody && k === 'data')));
+  new BodyValidator(schema, ct, true).checkKeys(rest);
+  own?.checkInput(data);
+  return rest;
 }
 
 export class BodyValidator {

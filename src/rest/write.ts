@@ -16,13 +16,13 @@ import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, show, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, omitKeys, routeBody, show, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
 import { RowHooks, columnsOnly } from './write-hooks.ts';
 import { checkPublishedLinks, showLinkIds } from './required-links.ts';
-import { contentApi, routeParams, type CoreAction, type RouteParams } from './route-params.ts';
+import { contentApi, routeParams, type CoreAction } from './route-params.ts';
 
 export interface WriteContext extends ReadContext {
   schema: Schema; config: Config; compiler: Compiler; db: Db;
@@ -60,13 +60,13 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
     throw validation(message, { errors: [{ path: [], message, name: 'ValidationError', value: null }] });
   }
   if (!data || typeof data !== 'object') throw validation('Missing "data" payload in the request body');
+  // The route's own body params: its other keys are checked first, then their values; the writer never sees them.
+  if (own?.inputKeys.size) data = routeBody(ctx.schema, ct, data as Record<string, unknown>, own, true);
   // Strapi's core create and update routes take a `data` key at the root of `data` (their body schema's own
   // key), which is written nowhere.
-  if (ctx.contentApi && 'data' in data && !ct.byName.has('data')) data = without(data as Record<string, unknown>, (k) => k === 'data');
-  // The route's own body params: its other keys are checked first, then their values; the writer never sees them.
-  if (own?.inputKeys.size) data = ownInput(ctx, ct, own, data as Record<string, unknown>);
+  else if (ctx.contentApi) data = omitKeys(data as Record<string, unknown>, (k) => k === 'data' && !ct.byName.has(k));
   // Strapi's document service passes over what is no attribute (project code's writes).
-  else if (!ctx.contentApi) data = withoutUnknownKeys(ct, data as Record<string, unknown>);
+  else data = withoutUnknownKeys(ct, data as Record<string, unknown>);
   try {
     documentChecks();
   } catch (e) {
@@ -77,31 +77,13 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
-/**
- * `data` without the route's own params, once Strapi's validateInput would have taken them (their values
- * checked after the other keys). One named as an attribute is the attribute's value too: it stays, to be
- * written (Strapi reserves only id and documentId).
- */
-function ownInput(ctx: WriteContext, ct: ContentType, own: RouteParams, data: Record<string, unknown>): Record<string, unknown> {
-  const rest = without(data, (k) => own.inputKeys.has(k) && !ct.byName.has(k));
-  new BodyValidator(ctx.schema, ct, true).checkKeys(rest);
-  own.checkInput(data);
-  return rest;
-}
-
-function without(data: Record<string, unknown>, drop: (key: string) => boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(data)) if (!drop(k)) out[k] = v;
-  return out;
-}
-
 interface WriteParams { publish: boolean; locale: string | null }
 
 /**
  * A body as Strapi's document service checks it: a draft & publish type writes its draft first (draft
- * rules: errors there are the only ones reported), then validates again to publish (full rules).
+ * rules: errors there are the only ones reported), then validates again to publish (full rules). `w`: the
+ * write's transaction when there is one (a lookup must not take a second connection).
  */
-/** `run`: the statement runner of the write's transaction when there is one (a lookup must not take a second connection). */
 async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer): Promise<Normalized> {
   if (ct.draftAndPublish) {
     const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
