@@ -273,9 +273,7 @@ export const takeLinkedTargets = (j: JoinTable, sourceTable: string) =>
  */
 export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean, status: 'published' | 'draft' = 'published'): string {
   // A discarded draft (status `draft`) links to its targets' drafts the same way.
-  const target = targetHasDraft
-    ? `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'} where d.id = l.${q(j.target)} order by p.id desc limit 1)`
-    : `l.${q(j.target)}`;
+  const target = targetHasDraft ? versionOf(targetTable, `l.${q(j.target)}`, status) : `l.${q(j.target)}`;
   const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
   // Strapi's bidirectional sync: a first publish takes the draft's place in the other side's list; a
   // republish keeps the place the previous published row had, and a target new since then goes last.
@@ -368,10 +366,14 @@ export const documentRowId = (ct: ContentType): string =>
  * one; to a draft & publish type, those whose document has a published version (in the linked row's locale).
  */
 export function keptLinks(j: JoinTable, target: ContentType): string {
-  const published = target.draftAndPublish
-    ? ` and exists (select 1 from ${q(target.table)} p where p.${R.documentId} = t.${R.documentId} and p.${R.publishedAt} is not null and p.${R.locale} is not distinct from t.${R.locale})`
-    : '';
+  // The rule publishLinks copies links by: a draft & publish target counts when it has that version.
+  const published = target.draftAndPublish ? ` and ${versionOf(target.table, `t.id`, 'published')} is not null` : '';
   return `select count(*)::int as n from ${q(j.table)} l join ${q(target.table)} t on t.id = l.${q(j.target)} where l.${q(j.source)} = $1${published}`;
+}
+
+/** The id of the version (published, or draft) of row `linked`'s document in its locale: null when there is none. */
+function versionOf(targetTable: string, linked: string, status: 'published' | 'draft'): string {
+  return `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'} where d.id = ${linked} order by p.id desc limit 1)`;
 }
 
 /** How many files row $1 of type $2 holds in field $3. */
