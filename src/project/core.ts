@@ -70,6 +70,9 @@ export function sanitizeOutput(schema: Schema, attrs: Attribute[], data: unknown
   return out;
 }
 
+/** Strapi's own attributes no client writes, whatever the model (`writable: false` or ids and timestamps). */
+const NON_WRITABLE = new Set(['id', 'documentId', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations']);
+
 /** The query the core service reads: what the controller was given, as a query string. */
 const qs = (params: Params | undefined) => stringifyQuery(params ?? {});
 
@@ -119,9 +122,14 @@ export function coreController(schema: Schema, ct: ContentType, service: () => M
       if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
       const own = link(ctx).rest.route ?? null;
       const out = { ...(data as Record<string, unknown>) };
-      // Strapi's strictParams leaves out what is no attribute (the route's own params aside); it always leaves out id and documentId.
+      // Strapi always leaves out what is not writable (its getNonWritableAttributes: ids, timestamps, the
+      // `writable: false` attributes, among them the creator fields and i18n's localizations); strictParams
+      // also what is no attribute (locale and publishedAt are Strapi's attributes; the route's own params aside).
       const strict = link(ctx).rest.config.api.rest.strictParams;
-      for (const k of Object.keys(out)) if (k === 'id' || k === 'documentId' || (strict && !ct.byName.has(k) && !own?.inputKeys.has(k))) delete out[k];
+      for (const k of Object.keys(out)) {
+        const a = ct.byName.get(k);
+        if (NON_WRITABLE.has(k) || a?.readOnly || (strict && !a && k !== 'locale' && k !== 'publishedAt' && !own?.inputKeys.has(k))) delete out[k];
+      }
       own?.sanitizeInput(out);
       return out;
     },
