@@ -71,7 +71,8 @@ export function planFor(sql: CompiledRead, query: { shape: 'list' | 'one'; where
  */
 export type ContentApi = boolean | RouteQueryParams;
 const ownParams = (c: ContentApi): RouteQueryParams | undefined => (typeof c === 'object' ? c : undefined);
-const apiKey = (c: ContentApi): string => (typeof c === 'object' ? `c${c.id}` : c ? 'c' : '-');
+/** A plan's content-API part of its cache key: a route's own params only matter where strictParams checks them. */
+const apiKey = (c: ContentApi, strict: boolean): string => (typeof c === 'object' && strict ? `c${c.id}` : c ? 'c' : '-');
 
 /**
  * Turns a route's own query parameters into the content API's before validation (the users routes take
@@ -152,7 +153,7 @@ export class Compiler {
     const rc = this.renderCacheNow();
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made
     // for a route with its own params another route's, nor one of this server's own reads a caller's).
-    const key = `${rc ? 'r' : '-'}${internal ? 'i' : apiKey(contentApi)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
+    const key = `${rc ? 'r' : '-'}${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;

@@ -887,3 +887,19 @@ test('sort: a key the type lacks is named before a private or password one (Stra
   assert.deepEqual(queryError('articles', 'sort[0]=title:desc&sort[1]=nope&sort[2]=createdBy.email'), { status: 400, name: 'ValidationError', message: 'Invalid key nope', details: { key: 'nope', path: null, source: 'query', param: 'sort' } });
   assert.equal(queryError('articles', 'sort[0]=createdBy.email&sort[1]=nope').message, 'Invalid key nope');
 });
+
+test('a route\'s own query params split the plan cache only where strictParams checks them', () => {
+  const own = (id: string, key: string) => ({ id, keys: new Set([key]), check(q: Record<string, unknown>) { if (typeof q[key] === 'object') throw new ApiError(400, 'ValidationError', `bad ${key}`, {}); } });
+  const a = own('a', 'search'), b = own('b', 'level');
+  const loose = fresh();
+  const pa = loose.read(ct('articles'), 'list', 'pagination[pageSize]=3', undefined, undefined, undefined, a);
+  assert.equal(loose.read(ct('articles'), 'list', 'pagination[pageSize]=3', undefined, undefined, undefined, b), pa);
+  assert.equal(loose.read(ct('articles'), 'list', 'pagination[pageSize]=3', undefined, undefined, undefined, true), pa);
+  // Without strictParams neither set's keys nor values are looked at (Strapi ignores them).
+  loose.read(ct('articles'), 'list', 'search[x]=1&other=2', undefined, undefined, undefined, b);
+  const strict = new Compiler(schema, { ...OPTS, strictKeys: true });
+  const sa = strict.read(ct('articles'), 'list', 'search=x', undefined, undefined, undefined, a);
+  assert.equal(apiError(() => strict.read(ct('articles'), 'list', 'search=x', undefined, undefined, undefined, b)).message, 'Invalid key search');
+  assert.equal(strict.read(ct('articles'), 'list', 'search=x', undefined, undefined, undefined, a), sa);
+  assert.equal(apiError(() => strict.read(ct('articles'), 'list', 'search[y]=1', undefined, undefined, undefined, a)).message, 'bad search');
+});
