@@ -49,6 +49,10 @@ export function conjuncts(f: Filter | null): Filter[] {
 
 export interface SortTerm { path: Array<RelationAttr | ComponentAttr | MediaAttr>; field: FieldRef; desc: boolean }
 
+/** A system key a sort may lead a row's keys with (Selection.leading). */
+export type SystemKey = 'id' | 'documentId' | 'locale' | 'createdAt' | 'updatedAt' | 'publishedAt';
+export type LeadKey = ScalarAttr | SystemKey;
+
 export interface Selection {
   /** Scalar attributes to return, in model order (or the order `fields` named them); `locale` is its own flag. */
   fields: ScalarAttr[];
@@ -58,8 +62,11 @@ export interface Selection {
    * (`createdAt`, `locale`, …) among the attributes. Without, attributes then the system fields.
    */
   named?: string[];
-  /** Fields Strapi selects ahead of id/documentId (the sort fields of a populated relation). */
-  leading?: ScalarAttr[];
+  /**
+   * What Strapi selects ahead of id/documentId, in this order: a DISTINCT query's sort columns (a populated
+   * relation's, or a list filtered through a join), selected or not, the system ones too.
+   */
+  leading?: LeadKey[];
   withTimestamps: { createdAt: boolean; updatedAt: boolean; publishedAt: boolean };
   populate: Populate[];
   /**
@@ -94,7 +101,8 @@ export interface ComponentSelection {
 export type Populate =
   | { kind: 'relation'; attr: RelationAttr; target: ContentType; select: Selection; where: Filter | null; sort: SortTerm[]; count: boolean; status: 'published' | 'draft' | null }
   /** `populate`: the file's own populated attributes (its `related`, what a project's extension added: Schema.files). */
-  | { kind: 'media'; attr: MediaAttr; fields: string[] | null; populate?: Populate[]; /** REST populate `filters`: files that fail them are left out. */ where?: Filter | null }
+  | { kind: 'media'; attr: MediaAttr; fields: string[] | null; populate?: Populate[]; /** REST populate `filters`: files that fail them are left out. */ where?: Filter | null;
+    /** REST populate `sort` of the files, and the record keys it leads with (Selection.leading). */ sort?: SortTerm[]; leading?: string[] }
   /** morphToOne/morphToMany: each linked row as its own type's selection (types not listed are left out). */
   /** `components`: component rows among the links, asked for by `on[<component uid>]` only (Strapi 5.54 lists them then). */
   | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[]; components?: Map<string, ComponentSelection> }

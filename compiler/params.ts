@@ -6,7 +6,7 @@ import type {
   Attribute, ComponentAttr, ContentType, MorphAttr, RelationAttr, ScalarAttr, ScalarType, Schema, Component,
 } from './schema.ts';
 import { morphLinkable, visibleScalars, zoneComponents } from './schema.ts';
-import type { ComponentSelection, FieldRef, Filter, MorphTarget, Operator, Pagination, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from './ast.ts';
+import type { ComponentSelection, FieldRef, Filter, LeadKey, MorphTarget, Operator, Pagination, Populate, PublicationMode, ReadQuery, Selection, SortTerm, SystemKey } from './ast.ts';
 import { PUBLICATION_MODES, pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { parseDate, parseDateTime, parseTime } from './dates.ts';
@@ -459,6 +459,11 @@ function badOrder(): ApiError {
 }
 
 export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | undefined, open = false): SortTerm[] {
+  return parseSortIn(schema, typeScope(ct, null, open), ct.draftAndPublish ? ct.table : null, value, open);
+}
+
+/** A sort in `scope` (a content-type's, or the media library file's); `statusTable`: where the virtual `status` key sorts. */
+function parseSortIn(schema: Schema, scope: FilterScope, statusTable: string | null, value: QueryValue | undefined, open = false): SortTerm[] {
   if (value === undefined || value === '') return [];
   const terms: Array<[string[], boolean]> = [];
   const visit = (v: QueryValue) => {
@@ -489,10 +494,9 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
   visit(value);
   // Strapi 5.54 refuses a key the type does not have before a private or password one (checked live:
   // `sort[0]=password&sort[2]=nope` names `nope`).
-  const scope = typeScope(ct, null, open);
-  const unknown = terms.find(([names]) => !scope.field(names[0]) && !scope.attr(names[0]) && !HIDDEN.has(names[0]) && !(names[0] === 'status' && ct.draftAndPublish));
+  const unknown = terms.find(([names]) => !scope.field(names[0]) && !scope.attr(names[0]) && !HIDDEN.has(names[0]) && !(names[0] === 'status' && statusTable));
   if (unknown) throw invalidKey('sort', unknown[0][0], null);
-  return terms.map(([names, desc]) => sortTerm(schema, ct, names, desc, open));
+  return terms.map(([names, desc]) => sortTerm(schema, scope, statusTable, names, desc, open));
 }
 
 /** GraphQL's `sort` of a repeatable component's instances: its own fields (`name`, `red:desc`). */
@@ -514,13 +518,13 @@ export function parseComponentSort(comp: Component, value: QueryValue | undefine
   return out;
 }
 
-function sortTerm(schema: Schema, ct: ContentType, names: string[], desc: boolean, open: boolean): SortTerm {
+function sortTerm(schema: Schema, root: FilterScope, statusTable: string | null, names: string[], desc: boolean, open: boolean): SortTerm {
   // Strapi 5.54's virtual sort key of a draft & publish type (its validator and order-by helper).
-  if (names.length === 1 && names[0] === 'status' && ct.draftAndPublish) {
-    return { path: [], field: { column: 'id', type: 'id', status: { table: ct.table } }, desc };
+  if (names.length === 1 && names[0] === 'status' && statusTable) {
+    return { path: [], field: { column: 'id', type: 'id', status: { table: statusTable } }, desc };
   }
   const path: SortTerm['path'] = [];
-  let scope: FilterScope = typeScope(ct, null, open);
+  let scope: FilterScope = root;
   for (let i = 0; i < names.length; i++) {
     const name = names[i];
     const field = scope.field(name);
@@ -857,10 +861,32 @@ function joinsIn(f: Filter | null): boolean {
   return f.t !== 'cmp' && f.t !== 'const';
 }
 
-/** Strapi's populate query selects its sort columns first, and the response keeps that order. */
-function leadWithSort(select: Selection, sort: SortTerm[]): void {
-  const leading = sort.flatMap((t) => (t.path.length === 0 ? select.fields.filter((f) => f.column === t.field.column) : []));
-  if (leading.length) select.leading = [...new Set(leading)];
+const SYSTEM_KEYS: Record<string, SystemKey> = { id: 'id', document_id: 'documentId', created_at: 'createdAt', updated_at: 'updatedAt', published_at: 'publishedAt', locale: 'locale' };
+
+/**
+ * A DISTINCT query of Strapi's (a populated relation's; a list whose filters join) selects its sort columns
+ * first, selected or not (its query builder's processSelect), and the answer keeps them, in that order
+ * (checked live). A sort through a relation or component takes Strapi's other path, which selects none.
+ * (The `status` sort is an expression, selected last and never answered.)
+ */
+function leadWithSort(select: Selection, sort: SortTerm[], ct: ContentType, open: boolean): void {
+  if (sort.some((t) => t.path.length > 0)) return;
+  const leading: LeadKey[] = [];
+  for (const t of sort) {
+    if (t.field.status) continue;
+    const key = t.field.type === 'id' || t.field.type === 'documentId' || t.field.type === 'systemDate' || t.field.type === 'locale'
+      ? SYSTEM_KEYS[t.field.column] ?? null
+      : select.fields.find((f) => f.column === t.field.column) ?? scalarsOf(ct.attributes, open).find((f) => f.column === t.field.column) ?? null;
+    if (key && !(key === 'locale' && !ct.localized) && !leading.includes(key)) leading.push(key);
+  }
+  if (leading.length) select.leading = leading;
+}
+
+/** A media populate's leading keys (leadWithSort's rule): the file record keys its plain sort names. */
+function fileLeading(schema: Schema, sort: SortTerm[]): string[] {
+  if (sort.some((t) => t.path.length > 0)) return [];
+  const fields = Object.entries(fileFields(schema));
+  return [...new Set(sort.flatMap((t) => fields.filter(([, f]) => f.column === t.field.column).map(([k]) => k).slice(0, 1)))];
 }
 
 /** The morphTo attribute a morphOne/morphMany reads its links through. */
@@ -1006,7 +1032,7 @@ export class PopulateParser {
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
     const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null, this.open))) : null;
     const sort = asPopulate(() => parseSort(this.schema, target, o.sort, this.open));
-    leadWithSort(select, sort);
+    leadWithSort(select, sort, target, this.open);
     return { select, where: parsed && joinedNot(parsed), sort };
   }
 
@@ -1052,11 +1078,14 @@ export class PopulateParser {
         // Its `filters` keep the files that pass them (Strapi 5.54: a single media failing them reads null; checked live).
         const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, fileScope(this.schema, null))) : null;
         const where = parsed ? { where: joinedNot(parsed) } : {};
+        // Its `sort` orders the files, and as any populate's leads their keys (checked live).
+        const sort = asPopulate(() => parseSortIn(this.schema, fileScope(this.schema, null), null, o.sort));
+        const sorted = sort.length ? { sort, leading: fileLeading(this.schema, sort) } : {};
         const files = this.schema.files;
-        if (o.populate === undefined || !files) return { kind: 'media', attr: a, fields: names, ...where };
+        if (o.populate === undefined || !files) return { kind: 'media', attr: a, fields: names, ...where, ...sorted };
         const sel: Selection = { fields: [], withLocale: false, withTimestamps: { createdAt: false, updatedAt: false, publishedAt: false }, populate: [] };
         this.forType(files, sel, o.populate, depth + 1, nestedPath(o, path), status);
-        return { kind: 'media', attr: a, fields: names, ...where, ...(sel.populate.length ? { populate: sel.populate } : {}) };
+        return { kind: 'media', attr: a, fields: names, ...where, ...sorted, ...(sel.populate.length ? { populate: sel.populate } : {}) };
       }
       case 'component': {
         const comp = this.schema.components.get(a.component)!;
@@ -1310,7 +1339,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const sort = parseSort(schema, ct, q.sort, rows);
   // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
   // selects its sort columns first, and the answer keeps that order (checked live).
-  if (joinsIn(filtered)) leadWithSort(select, sort);
+  if (joinsIn(filtered)) leadWithSort(select, sort, ct, rows);
   const publication = rows ? null : publicationMode(q);
   const populate = new PopulateParser(schema, params, limits, canRead);
   populate.anyStatus = rows || ct.uid === USERS_TYPE;

@@ -9,7 +9,7 @@ import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
 import { visibleScalars } from './schema.ts';
 import { readTables } from './tables.ts';
 import { searchDocument } from './search.ts';
-import type { ComponentSelection, FieldRef, Filter, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from './ast.ts';
+import type { ComponentSelection, FieldRef, Filter, Populate, PublicationMode, ReadQuery, Selection, SortTerm, SystemKey } from './ast.ts';
 import { pageBounds } from './ast.ts';
 import { countedLinkTotal, countedRelation, countedTotal } from './counts.ts';
 import { keyedColumn } from './foreign-keys.ts';
@@ -195,27 +195,38 @@ export type Col = [key: string, expr: string];
 
 /** Output columns of a content-type row, in Strapi's key order. */
 function scalarCols(sel: Selection, alias: string, ct?: ContentType): Col[] {
-  const lead = sel.leading ?? [];
   const id = sel.stableId && ct?.draftAndPublish
     ? `coalesce((select d.id from ${q(ct.table)} d where d.${R.documentId} = ${alias}.${R.documentId} and d.${R.locale} is not distinct from ${alias}.${R.locale} and d.${R.publishedAt} is null order by d.id limit 1), ${alias}.${R.id})`
     : `${alias}.${R.id}`;
-  const cols: Col[] = [...lead.map((f): Col => [f.name, scalarOut(f, alias)]), ['id', id], ['documentId', `${alias}.${R.documentId}`]];
+  const systemCol = (k: SystemKey): Col => {
+    switch (k) {
+      case 'id': return ['id', id];
+      case 'documentId': return ['documentId', `${alias}.${R.documentId}`];
+      case 'locale': return ['locale', `${alias}.${R.locale}`];
+      default: return [k, isoTs(`${alias}.${R[k]}`)];
+    }
+  };
+  // A leading key is answered there only (Strapi's select lists each column once).
+  const cols: Col[] = (sel.leading ?? []).map((l) => (typeof l === 'string' ? systemCol(l) : [l.name, scalarOut(l, alias)]));
+  const led = new Set(cols.map(([k]) => k));
+  const add = (c: Col | null) => { if (c && !led.has(c[0])) cols.push(c); };
+  add(systemCol('id'));
+  add(systemCol('documentId'));
   const system: Record<string, Col | null> = {
-    createdAt: sel.withTimestamps.createdAt ? ['createdAt', isoTs(`${alias}.${R.createdAt}`)] : null,
-    updatedAt: sel.withTimestamps.updatedAt ? ['updatedAt', isoTs(`${alias}.${R.updatedAt}`)] : null,
-    publishedAt: sel.withTimestamps.publishedAt ? ['publishedAt', isoTs(`${alias}.${R.publishedAt}`)] : null,
-    locale: sel.withLocale ? ['locale', `${alias}.${R.locale}`] : null,
+    createdAt: sel.withTimestamps.createdAt ? systemCol('createdAt') : null,
+    updatedAt: sel.withTimestamps.updatedAt ? systemCol('updatedAt') : null,
+    publishedAt: sel.withTimestamps.publishedAt ? systemCol('publishedAt') : null,
+    locale: sel.withLocale ? systemCol('locale') : null,
   };
   if (sel.named) {
     for (const n of sel.named) {
       const f = sel.fields.find((x) => x.name === n);
-      const c = f ? (lead.includes(f) ? null : [f.name, scalarOut(f, alias)] as Col) : system[n] ?? null;
-      if (c) cols.push(c);
+      add(f ? [f.name, scalarOut(f, alias)] : system[n] ?? null);
     }
     return cols;
   }
-  for (const f of sel.fields) if (!lead.includes(f)) cols.push([f.name, scalarOut(f, alias)]);
-  for (const c of Object.values(system)) if (c) cols.push(c);
+  for (const f of sel.fields) add([f.name, scalarOut(f, alias)]);
+  for (const c of Object.values(system)) add(c);
   return cols;
 }
 
@@ -412,6 +423,44 @@ class FilterGen {
 
 /** Rows, components and media as JSON text: what needs no request (also the render cache's renders). */
 class RowGen extends FilterGen {
+  /**
+   * A sort value, through relations and single components: the first related row's value, or through
+   * a to-many relation the least (ascending) or greatest (descending) of its values.
+   */
+  sortExpr(s: SortTerm, alias: string): string {
+    if (s.field.status) return statusRank(s.field.status.table, alias);
+    let cur = alias;
+    const wraps: string[] = [];
+    for (const step of s.path) {
+      if (step.kind === 'relation') {
+        const a = this.alias();
+        const src = this.relationSource(step, this.schema.contentTypes.get(step.target)!, cur, a);
+        // A to-one relation has one link: its value is the link's, and an aggregate needs no order of
+        // the links (an index-only scan of the link table; `order by … limit 1` read each link row).
+        wraps.push(`(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`);
+        cur = a;
+      } else if (step.kind === 'media') {
+        // A file's value as a to-one relation's; through several files, the least (or greatest) of theirs.
+        const a = this.alias('f');
+        const src = this.mediaSource(step, cur, a);
+        wraps.push(`(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`);
+        cur = a;
+      } else {
+        const a = this.alias('k');
+        const src = this.componentSource(step, this.schema.components.get(step.component)!, cur, a);
+        wraps.push(`(select %s ${src.from} ${src.where} order by ${src.order} limit 1)`);
+        cur = a;
+      }
+    }
+    let expr = `${cur}.${q(s.field.column)}`;
+    for (let i = wraps.length - 1; i >= 0; i--) expr = wraps[i].replace('%s', expr);
+    return expr;
+  }
+
+  orderBy(sort: SortTerm[], alias: string): string[] {
+    return sort.map((s) => `${this.sortExpr(s, alias)} ${s.desc ? 'desc' : 'asc'}`);
+  }
+
   constructor(schema: Schema, protected opts: SqlOptions) { super(schema); }
 
   // ------------------------------------------------------------ rows
@@ -507,7 +556,7 @@ class RowGen extends FilterGen {
   populate(p: Populate, ct: ContentType | null, src: string): string {
     switch (p.kind) {
       case 'relation': case 'localizations': case 'morphTo': case 'morphBy': throw new Error(`${p.kind} populate needs a request`);
-      case 'media': return this.media(p.attr, p.fields, src, p.populate ?? [], p.where ?? null);
+      case 'media': return this.media(p.attr, p.fields, src, p.populate ?? [], p.where ?? null, p.sort ?? [], p.leading ?? []);
       case 'component': {
         const comp = p.select.component;
         const a = this.alias('k');
@@ -541,25 +590,28 @@ class RowGen extends FilterGen {
    * A populated media attribute: the file record (its picked fields), or the list of them; `populate`, the file's
    * own populated attributes (Schema.files), after its record's keys.
    */
-  protected media(attr: MediaAttr, fields: string[] | null, src: string, populate: Populate[], filter: Filter | null = null): string {
+  protected media(attr: MediaAttr, fields: string[] | null, src: string, populate: Populate[], filter: Filter | null = null, sort: SortTerm[] = [], leading: string[] = []): string {
     const f = this.alias('f');
     const source = this.mediaSource(attr, src, f);
     const s = filter ? { ...source, where: `${source.where} and ${this.filter(filter, f, null)}` } : source;
     const all = fileRecordColumns(this.schema, f);
-    // Picked fields answer in the order named, after id and documentId (Strapi's select, then its row's keys).
-    const keep = fields ? all.filter(([k]) => k === 'id' || k === 'documentId').concat([...new Set(fields)].flatMap((n) => all.filter(([k]) => k === n && k !== 'id' && k !== 'documentId'))) : all;
+    // Picked fields answer in the order named, after id and documentId (Strapi's select, then its row's keys);
+    // a sort's keys lead them all.
+    const picked = fields ? all.filter(([k]) => k === 'id' || k === 'documentId').concat([...new Set(fields)].flatMap((n) => all.filter(([k]) => k === n && k !== 'id' && k !== 'documentId'))) : all;
+    const keep = leading.length ? [...leading.flatMap((n) => all.filter(([k]) => k === n)), ...picked.filter(([k]) => !leading.includes(k))] : picked;
     const joins: string[] = [];
     let row = populate.length
       ? this.descend(() => this.mediaStep(attr), () => this.compose(keep, populate, this.schema.files!, f, joins))
       : jsonText(keep, joins, this.alias('o'));
     let from = `${s.from}${sp(joins)}`;
-    if (this.opts.renderCache && !fields && !populate.length) {
+    if (this.opts.renderCache && !fields && !populate.length && !leading.length) {
       const c = `${f}r`;
       from += ` left join ${RENDER.table(FILES.table)} ${c} on ${c}.id = ${f}.id and ${c}.${RENDER.stamp} = ${f}.updated_at`;
       row = `coalesce(${c}.${RENDER.doc}, ${row})`;
     }
-    if (!attr.multiple) return `select coalesce((select ${row} ${from} ${s.where} order by ${s.order} limit 1), 'null') as v`;
-    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} ${s.where} order by ${s.order}) x`;
+    const order = [...this.orderBy(sort, f), s.order].join(', ');
+    if (!attr.multiple) return `select coalesce((select ${row} ${from} ${s.where} order by ${order} limit 1), 'null') as v`;
+    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} ${s.where} order by ${order}) x`;
   }
 
   // ------------------------------------------------------------ the rows a populate reaches (key order)
@@ -885,44 +937,6 @@ class Gen extends RowGen {
   }
 
   // ------------------------------------------------------------ sort
-
-  /**
-   * A sort value, through relations and single components: the first related row's value, or through
-   * a to-many relation the least (ascending) or greatest (descending) of its values.
-   */
-  sortExpr(s: SortTerm, alias: string): string {
-    if (s.field.status) return statusRank(s.field.status.table, alias);
-    let cur = alias;
-    const wraps: string[] = [];
-    for (const step of s.path) {
-      if (step.kind === 'relation') {
-        const a = this.alias();
-        const src = this.relationSource(step, this.schema.contentTypes.get(step.target)!, cur, a);
-        // A to-one relation has one link: its value is the link's, and an aggregate needs no order of
-        // the links (an index-only scan of the link table; `order by … limit 1` read each link row).
-        wraps.push(`(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`);
-        cur = a;
-      } else if (step.kind === 'media') {
-        // A file's value as a to-one relation's; through several files, the least (or greatest) of theirs.
-        const a = this.alias('f');
-        const src = this.mediaSource(step, cur, a);
-        wraps.push(`(select ${s.desc ? 'max' : 'min'}(%s) ${src.from} ${src.where})`);
-        cur = a;
-      } else {
-        const a = this.alias('k');
-        const src = this.componentSource(step, this.schema.components.get(step.component)!, cur, a);
-        wraps.push(`(select %s ${src.from} ${src.where} order by ${src.order} limit 1)`);
-        cur = a;
-      }
-    }
-    let expr = `${cur}.${q(s.field.column)}`;
-    for (let i = wraps.length - 1; i >= 0; i--) expr = wraps[i].replace('%s', expr);
-    return expr;
-  }
-
-  orderBy(sort: SortTerm[], alias: string): string[] {
-    return sort.map((s) => `${this.sortExpr(s, alias)} ${s.desc ? 'desc' : 'asc'}`);
-  }
 
   // ------------------------------------------------------------ root
 
