@@ -171,6 +171,9 @@ export function pgArray(values: unknown[]): string {
   return `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
+/** Attribute types Strapi compares as text. */
+const TEXTUAL: ReadonlySet<FieldRef['type']> = new Set<FieldRef['type']>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
+
 /** Operators that take a list themselves; any other given a list matches any of its values. */
 const LIST_OPERATORS: ReadonlySet<Operator> = new Set<Operator>(['$in', '$notIn', '$between', '$eq']);
 const TRUTHY = new Set(['true', 't', '1']);
@@ -326,7 +329,9 @@ export class FilterParser {
 
   private fieldFilter(name: string, field: FieldRef, v: QueryValue, path: string): Filter | null {
     if (!isObj(v)) {
-      if (Array.isArray(v)) return this.op(name, field, '$in', v, path);
+      // A list's objects (qs makes `[{$ne: 'a'}, 'b']` of `x[$ne]=a&x=b`) match no text in Strapi's where
+      // (checked live: the list's other values still match); for other types Strapi answers 500, here a 400.
+      if (Array.isArray(v)) return this.op(name, field, '$in', TEXTUAL.has(field.type) ? v.filter((x) => !isObj(x)) : v, path);
       return this.op(name, field, '$eq', v, path);
     }
     const items: Filter[] = [];
