@@ -143,20 +143,32 @@ function badValue(field: string, value: unknown): ApiError {
 /** Converts one query-string value to what PostgreSQL will receive for a column of this type. */
 export function coerce(field: string, ref: FieldRef, raw: QueryValue): unknown {
   if (typeof raw !== 'string') throw badValue(field, raw);
+  // Numbers and booleans as Strapi's database fields cast them (NumberField, BigIntegerField, BooleanField
+  // toDB; checked live): what they cannot cast is Strapi's 500, a 400 here.
   switch (ref.type) {
-    case 'id': case 'integer':
-      if (!INT.test(raw) || (ref.type === 'integer' && Math.abs(Number(raw)) > 2147483647)) throw badValue(field, raw);
-      return raw;
-    case 'biginteger':
+    case 'id':
       if (!INT.test(raw)) throw badValue(field, raw);
       return raw;
-    case 'float': case 'decimal':
-      if (raw.trim() === '' || !Number.isFinite(Number(raw))) throw badValue(field, raw);
-      return raw;
+    case 'integer': {
+      const n = raw.trim() === '' ? NaN : Number(raw.trim());
+      if (!Number.isInteger(n) || Math.abs(n) > 2147483647) throw badValue(field, raw);
+      return String(n);
+    }
+    case 'biginteger': {
+      const t = raw.trim();
+      if (!/^[+-]?\d+$/.test(t)) throw badValue(field, raw);
+      return BigInt(t).toString();
+    }
+    case 'float': case 'decimal': {
+      const n = raw.trim() === '' ? NaN : Number(raw.trim());
+      if (!Number.isFinite(n)) throw badValue(field, raw);
+      return String(n);
+    }
     case 'boolean':
-      if (/^(true|1|t)$/i.test(raw)) return true;
-      if (/^(false|0|f)$/i.test(raw)) return false;
-      throw badValue(field, raw);
+      if (raw === 'true' || raw === 't' || raw === '1') return true;
+      if (raw === 'false' || raw === 'f' || raw === '0') return false;
+      // Any other text by JavaScript's truth: `x` and `FALSE` are true, only '' is false.
+      return raw !== '';
     // Dates and times as Strapi's database layer parses them (its messages; checked live).
     case 'date': return parseDate(raw);
     case 'time': return parseTime(raw);

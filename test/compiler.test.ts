@@ -551,7 +551,6 @@ describe('validation errors (as recorded from Strapi)', () => {
     ['articles', 'filters[views][$eq]=abc', 'Invalid value "abc" for views'],
     ['articles', 'filters[views][$eq]=2147483648', 'Invalid value "2147483648" for views'],
     ['articles', 'filters[views][$between]=100,300', '$between on views expects an array of two values'],
-    ['articles', 'filters[featured][$eq]=maybe', 'Invalid value "maybe" for featured'],
     // Strapi's date parser (checked live: test/fixtures/details).
     ['articles', 'filters[publishDate][$eq]=yesterday', 'Invalid format, expected yyyy-MM-dd'],
     ['articles', 'filters=abc', 'Invalid filters parameter: expected an object'],
@@ -902,4 +901,18 @@ test('a route\'s own query params split the plan cache only where strictParams c
   assert.equal(apiError(() => strict.read(ct('articles'), 'list', 'search=x', undefined, undefined, undefined, b)).message, 'Invalid key search');
   assert.equal(strict.read(ct('articles'), 'list', 'search=x', undefined, undefined, undefined, a), sa);
   assert.equal(apiError(() => strict.read(ct('articles'), 'list', 'search[y]=1', undefined, undefined, undefined, a)).message, 'bad search');
+});
+
+test('filter values cast as Strapi 5.54\'s database fields cast them (checked live)', () => {
+  const p = (query: string) => plan('articles', query).params.slice(1);
+  // BooleanField: true|t|1 and false|f|0 exactly, any other text by JavaScript's truth.
+  assert.deepEqual(p('filters[featured][$eq]=maybe'), [true]);
+  assert.deepEqual(p('filters[featured][$eq]=FALSE'), [true]);
+  assert.deepEqual(p('filters[featured][$eq]=f'), [false]);
+  // NumberField: the trimmed text as a number (1e2 is 100); BigIntegerField: digits with a sign.
+  assert.deepEqual(p('filters[views][$eq]=1e2'), ['100']);
+  assert.deepEqual(p('filters[views][$eq]=%2037%20'), ['37']);
+  assert.deepEqual(p('filters[rating][$gt]=0x10'), ['16']);
+  assert.equal(queryError('articles', 'filters[views][$eq]=1.5').message, 'Invalid value "1.5" for views');
+  assert.equal(queryError('articles', 'filters[views][$eq]=%20').message, 'Invalid value " " for views');
 });

@@ -235,11 +235,18 @@ describe('filters: relations, components and media', () => {
   });
 
   test('values that do not fit the attribute type: 400, not 500', async () => {
-    for (const q of ['filters[views][$eq]=abc', 'filters[views][$gt]=1.5', 'filters[publishDate][$eq]=yesterday', 'filters[featured][$eq]=maybe',
+    for (const q of ['filters[views][$eq]=abc', 'filters[views][$gt]=1.5', 'filters[publishDate][$eq]=yesterday',
       'filters[views][$between]=100,300', 'filters[views][$eq]=99999999999', 'filters[rating][$lt]=x', 'filters[createdAt][$gt]=nope']) {
       const e = await badRequest(`/api/articles?${q}`);
       assert.equal(e.name, 'ValidationError', q);
     }
+  });
+
+  test('a boolean filter takes any text, as Strapi 5.54 casts it (JavaScript\'s truth beyond true|t|1 and false|f|0)', async () => {
+    const featured = async (v: string) => (await s.fetchJson('GET', `/api/articles?filters[featured][$eq]=${v}&fields[0]=featured`)).body.data.map((a: { featured: boolean }) => a.featured);
+    assert.deepEqual([...new Set(await featured('maybe'))], [true]);
+    assert.deepEqual([...new Set(await featured('FALSE'))], [true]);
+    assert.deepEqual([...new Set(await featured('0'))], [false]);
   });
 });
 
