@@ -1341,7 +1341,9 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   let badLocale = false;
   if (ct.localized && !rows) {
     if (loc === undefined || loc === '') localeParam = params.push(schema.defaultLocale);
-    else if (typeof loc === 'string') { if (loc !== '*') localeParam = params.push(loc); }
+    // `*` is every locale for a list; one document by documentId looks it up as a locale, which no row has
+    // (Strapi's localeToLookup; checked live: a 404).
+    else if (typeof loc === 'string') { if (loc !== '*' || req.documentId !== undefined) localeParam = params.push(loc); }
     else if (list) locales = list;
     else { badLocale = true; localeParam = params.push(schema.defaultLocale); }
   }

@@ -448,7 +448,8 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   const params = new ParamBuilder(loc && loc !== '*' ? loc : schema.defaultLocale);
   const status: 'published' | 'draft' = args.status === 'DRAFT' || args.publicationState === 'PREVIEW' ? 'draft' : 'published';
   let localeParam: number | null = null;
-  if (ct.localized && loc !== '*') localeParam = params.push(loc ?? schema.defaultLocale);
+  // As REST's: `*` is every locale for a list, a locale no row has for one document by documentId (a null).
+  if (ct.localized && (loc !== '*' || r.documentId !== undefined)) localeParam = params.push(loc ?? schema.defaultLocale);
   const documentParam = r.documentId !== undefined ? params.push(r.documentId) : null;
   const filtered = args.filters !== undefined && args.filters !== null
     ? strictNot(new FilterParser(schema, params).parse(restFilters(schema, args.filters, { ct }), typeScope(ct, null)))
