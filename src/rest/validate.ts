@@ -147,6 +147,9 @@ export class BodyValidator {
   private insideNew = 0;
   /** A value Strapi's database layer refuses after validation passed: answered only when nothing else failed. */
   private parseError: ApiError | null = null;
+  /** With deferParse, run() leaves a value it could not parse in `deferred` for the caller to throw (after Strapi's earlier checks). */
+  deferParse = false;
+  deferred: ApiError | null = null;
   /**
    * `draft`: Strapi's rules for a draft (its document service validates the draft it writes, and the
    * published copy only when publishing): no required scalars or single components, no min, minLength,
@@ -220,7 +223,10 @@ export class BodyValidator {
     }
     if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
     else if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
-    if (this.parseError && !this.errors.length) throw this.parseError;
+    if (this.parseError && !this.errors.length) {
+      if (!this.deferParse) throw this.parseError;
+      this.deferred = this.parseError;
+    }
     return out;
   }
 

@@ -31,6 +31,18 @@ export class RelationWriter {
   prelocked = false;
   constructor(private schema: Schema, private ct: ContentType, private run: Run) {}
 
+  /**
+   * Strapi's document service maps a body's relation references to rows before it validates the body:
+   * one that names no entry (`Document with id "x", locale "…" not found`) is its first error. Looked up
+   * as apply() looks them up, for a row of `row`'s status and locale; nothing is written.
+   */
+  async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<void> {
+    const target = this.schema.contentTypes.get(op.attr.target)!;
+    const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
+    await this.documentsOf(target, refs, op.disconnect);
+    await this.resolve(target, { id: 0, ...row }, refs, this.ct);
+  }
+
   async apply(row: RowRef, op: RelationOp, documentId: string, source: LinkSource = this.ct): Promise<void> {
     const a = op.attr;
     const target = this.schema.contentTypes.get(a.target)!;

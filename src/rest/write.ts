@@ -18,6 +18,7 @@ import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, omitKeys, routeBody, show, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
+import { RelationWriter } from './write-relations.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
 import { RowHooks, columnsOnly } from './write-hooks.ts';
@@ -85,16 +86,29 @@ interface WriteParams { publish: boolean; locale: string | null }
  * write's transaction when there is one (a lookup must not take a second connection).
  */
 async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer): Promise<Normalized> {
+  const run = <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
+  // Strapi maps relation references to rows before it validates (a body with both a bad value and a
+  // reference to no entry is answered with the latter); looked up only when the body has errors.
+  const references = async (n: Normalized) => {
+    const rel = new RelationWriter(ctx.schema, ct, run);
+    for (const op of n.relations) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+  };
   if (ct.draftAndPublish) {
     const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
+    draft.deferParse = true;
     const n = draft.run(data, existing);
+    if (draft.errors.length || draft.deferred) await references(n);
+    if (draft.deferred) throw draft.deferred;
     throwIfErrors(draft.errors);
     if (!p.publish) return n;
   }
   const v = new BodyValidator(ctx.schema, ct, creating, p.locale);
   v.strictRelations = ctx.config.api.documents.strictRelations;
+  v.deferParse = !ct.draftAndPublish;
   const n = v.run(data, existing);
-  if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, (text, params) => (w ? w.run(text, params) as never : ctx.db.unsafe(text, params as never[])), v.unresolved);
+  if ((v.errors.length || v.deferred) && !ct.draftAndPublish) await references(n);
+  if (v.deferred) throw v.deferred;
+  if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
 }
