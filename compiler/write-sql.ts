@@ -110,8 +110,9 @@ export const anyDocument = (ct: ContentType) => `select ${R.documentId} as docum
 
 /** Another document already uses `$1` in `column` (same locale `$3`; `$2` the writing document). */
 
+/** Another document's published row (a draft never counts, as in Strapi's unique validator) holds the value in this locale. */
 export const uniqueTaken = (ct: ContentType, column: string) =>
-  `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text limit 1`;
+  `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text and ${R.publishedAt} is not null limit 1`;
 
 // ------------------------------------------------------------------ components
 

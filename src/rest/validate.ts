@@ -360,7 +360,8 @@ export class BodyValidator {
         const value = this.scalar(a, v, path, label);
         // json and blocks travel as values: the driver serializes parameters of jsonb columns itself.
         row.columns.set(a.column, value);
-        if (top && a.unique && value !== null && value !== undefined) out.uniques.push({ attr: a, value });
+        // Strapi's unique validator skips null and '', and every draft (only published rows must differ).
+        if (top && a.unique && value !== null && value !== undefined && value !== '' && !this.draft) out.uniques.push({ attr: a, value });
         return;
       }
       case 'media': {
