@@ -81,7 +81,7 @@ export function updateOtherLocales(ct: ContentType, cols: string[]): string {
 }
 
 /** Scalar values of a row (`$1` id), to share non-localized attributes with a new localization. */
-export const rowValues = (ct: ContentType, cols: string[]) => `select ${list(cols)} from ${q(ct.table)} where id = $1`;
+export const rowValues = (ct: { table: string }, cols: string[]) => `select ${list(cols)} from ${q(ct.table)} where id = $1`;
 
 /** A published copy of draft `$1`: same document, locale, timestamps and authors (Strapi copies them); published now. */
 export function publishRow(ct: ContentType): string {

@@ -327,6 +327,7 @@ export class BodyValidator {
 
   /** A required value the stored draft lacks (storedDraftErrors). */
   requireStored(a: Attribute): void { this.requiredMessage(a, [a.name]); }
+  requireStoredAt(a: Attribute, at: string[]): void { this.requiredMessage(a, at); }
 
   private missing(a: Attribute, path: string[] = [a.name]): void {
     // Relations and media are required only under strictRelations (absent: no value shown).
@@ -732,11 +733,21 @@ function mediaRefs(x: unknown): MediaRef[] {
  * written. `missing`: the required attributes the body left out; scalars by their stored value, single
  * components by the draft having one.
  */
-export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attribute[], stored: Record<string, unknown>, existing: ExistingComponents): FieldError[] {
+export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attribute[], stored: Record<string, unknown>, existing: ExistingComponents,
+  instances: Map<string, Array<Record<string, unknown>>> = new Map()): FieldError[] {
   const v = new BodyValidator(schema, ct, false, null, false);
-  for (const a of missing) {
-    if (a.kind === 'scalar' && stored[a.column] === null) v.requireStored(a);
-    else if (a.kind === 'component' && !a.repeatable && !existing.get(a.name)?.length) v.requireStored(a);
+  for (const a of ct.attributes) {
+    if (missing.includes(a)) {
+      if (a.kind === 'scalar' && stored[a.column] === null) v.requireStored(a);
+      else if (a.kind === 'component' && !a.repeatable && !existing.get(a.name)?.length) v.requireStored(a);
+    }
+    // A stored component instance the body left as it was is validated as published too: its required values.
+    const rows = a.kind === 'component' ? instances.get(a.name) : undefined;
+    if (!rows || a.kind !== 'component') continue;
+    const required = (schema.components.get(a.component)?.attributes ?? []).filter((x) => x.kind === 'scalar' && x.required);
+    rows.forEach((row, i) => {
+      for (const f of required) if (f.kind === 'scalar' && row[f.column] === null) v.requireStoredAt(f, a.repeatable ? [a.name, String(i), f.name] : [a.name, f.name]);
+    });
   }
   return v.errors;
 }

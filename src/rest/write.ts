@@ -260,11 +260,24 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   }
   const existing = await w.existingComponents(ct, draft.id);
   const n = await validateBody(ctx, ct, false, p, data, existing, w);
+  // Publishing validates the draft as written with the published rules (Strapi validates the whole entry):
+  // what the body leaves as stored is checked too, required values and its components' required values.
   const missing = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.required && !(a.name in data)) : [];
-  if (missing.length) {
+  const kept = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.kind === 'component' && !(a.name in data) && existing.get(a.name)?.length
+    && ctx.schema.components.get(a.component)?.attributes.some((x) => x.kind === 'scalar' && x.required)) : [];
+  if (missing.length || kept.length) {
     const cols = missing.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
     const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
-    throwIfErrors(storedDraftErrors(ctx.schema, ct, missing, stored ?? {}, existing));
+    const instances = new Map<string, Array<Record<string, unknown>>>();
+    for (const a of kept) {
+      if (a.kind !== 'component') continue;
+      const comp = ctx.schema.components.get(a.component)!;
+      const columns = comp.attributes.flatMap((x) => (x.kind === 'scalar' && x.required ? [x.column] : []));
+      const rows: Array<Record<string, unknown>> = [];
+      for (const inst of existing.get(a.name)!) rows.push((await w.run<Record<string, unknown>>(rowValues(comp, columns), [inst.id]))[0] ?? {});
+      instances.set(a.name, rows);
+    }
+    throwIfErrors(storedDraftErrors(ctx.schema, ct, missing, stored ?? {}, existing, instances));
   }
   await w.check(n, documentId, p.locale);
   await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
