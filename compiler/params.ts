@@ -10,7 +10,7 @@ import type { ComponentSelection, FieldRef, Filter, LeadKey, MorphTarget, Operat
 import { PUBLICATION_MODES, pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { parseDate, parseDateTime, parseTime } from './dates.ts';
-import { numericSearch, searchedFields } from './search.ts';
+import { TEXT_TYPES, numericSearch, searchedFields } from './search.ts';
 
 export interface ReadLimits {
   defaultLimit: number;
@@ -183,9 +183,6 @@ export function pgArray(values: unknown[]): string {
   return `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
-/** Attribute types Strapi compares as text. */
-const TEXTUAL: ReadonlySet<FieldRef['type']> = new Set<FieldRef['type']>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
-
 /** Operators that take a list themselves; any other given a list matches any of its values. */
 const LIST_OPERATORS: ReadonlySet<Operator> = new Set<Operator>(['$in', '$notIn', '$between', '$eq']);
 const TRUTHY = new Set(['true', 't', '1']);
@@ -343,7 +340,7 @@ export class FilterParser {
     if (!isObj(v)) {
       // A list's objects (qs makes `[{$ne: 'a'}, 'b']` of `x[$ne]=a&x=b`) match no text in Strapi's where
       // (checked live: the list's other values still match); for other types Strapi answers 500, here a 400.
-      if (Array.isArray(v)) return this.op(name, field, '$in', TEXTUAL.has(field.type) ? v.filter((x) => !isObj(x)) : v, path);
+      if (Array.isArray(v)) return this.op(name, field, '$in', TEXT_TYPES.has(field.type) ? v.filter((x) => !isObj(x)) : v, path);
       return this.op(name, field, '$eq', v, path);
     }
     const items: Filter[] = [];
@@ -893,7 +890,7 @@ function leadWithSort(select: Selection, sort: SortTerm[], ct: ContentType, open
     if (t.field.status) continue;
     const key = t.field.type === 'id' || t.field.type === 'documentId' || t.field.type === 'systemDate' || t.field.type === 'locale'
       ? SYSTEM_KEYS[t.field.column] ?? null
-      : select.fields.find((f) => f.column === t.field.column) ?? scalarsOf(ct.attributes, open).find((f) => f.column === t.field.column) ?? null;
+      : scalarsOf(ct.attributes, open).find((f) => f.column === t.field.column) ?? null;
     if (key && !(key === 'locale' && !ct.localized) && !leading.includes(key)) leading.push(key);
   }
   if (leading.length) select.leading = leading;

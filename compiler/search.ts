@@ -7,7 +7,8 @@
 import type { ContentType, ScalarType } from './schema.ts';
 import type { FieldRef } from './ast.ts';
 
-const SEARCHED_TEXT = new Set<ScalarType>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
+/** Attribute types Strapi compares as text (`_q` searches them; a filter list's objects match none of them). */
+export const TEXT_TYPES: ReadonlySet<string> = new Set<ScalarType>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
 const SEARCHED_NUMBERS = new Set<ScalarType>(['integer', 'biginteger', 'float', 'decimal']);
 
 /** Whether `_q` also searches numbers (the search key's shape: which columns the OR lists). */
@@ -22,7 +23,7 @@ export function searchedFields(ct: ContentType, numbers: boolean): FieldRef[] {
   const fields: FieldRef[] = [{ column: 'id', type: 'id' }, { column: 'document_id', type: 'documentId' }, { column: 'locale', type: 'locale' }];
   for (const a of ct.attributes) {
     if (a.kind !== 'scalar' || a.searchable === false) continue;
-    if (SEARCHED_TEXT.has(a.type) || (numbers && SEARCHED_NUMBERS.has(a.type))) fields.push({ column: a.column, type: a.type });
+    if (TEXT_TYPES.has(a.type) || (numbers && SEARCHED_NUMBERS.has(a.type))) fields.push({ column: a.column, type: a.type });
   }
   return fields;
 }

@@ -423,6 +423,10 @@ class FilterGen {
 
 /** Rows, components and media as JSON text: what needs no request (also the render cache's renders). */
 class RowGen extends FilterGen {
+  constructor(schema: Schema, protected opts: SqlOptions) { super(schema); }
+
+  // ------------------------------------------------------------ sort (a media populate's too)
+
   /**
    * A sort value, through relations and single components: the first related row's value, or through
    * a to-many relation the least (ascending) or greatest (descending) of its values.
@@ -460,8 +464,6 @@ class RowGen extends FilterGen {
   orderBy(sort: SortTerm[], alias: string): string[] {
     return sort.map((s) => `${this.sortExpr(s, alias)} ${s.desc ? 'desc' : 'asc'}`);
   }
-
-  constructor(schema: Schema, protected opts: SqlOptions) { super(schema); }
 
   // ------------------------------------------------------------ rows
 
@@ -935,8 +937,6 @@ class Gen extends RowGen {
       return { sql: `from ${q(j.table)} ${m} join ${q(t.table)} ${a} on ${a}.id = ${m}.${q(j.id)} ${links}`, alias: a };
     };
   }
-
-  // ------------------------------------------------------------ sort
 
   // ------------------------------------------------------------ root
 

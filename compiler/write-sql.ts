@@ -83,6 +83,9 @@ export function updateOtherLocales(ct: ContentType, cols: string[]): string {
 /** Scalar values of a row (`$1` id), to share non-localized attributes with a new localization. */
 export const rowValues = (ct: { table: string }, cols: string[]) => `select ${list(cols)} from ${q(ct.table)} where id = $1`;
 
+/** `cols` of the rows whose ids are in `$1`, with their `id`. */
+export const rowsValues = (ct: { table: string }, cols: string[]) => `select id, ${list(cols)} from ${q(ct.table)} where id = any($1::int[])`;
+
 /** A published copy of draft `$1`: same document, locale, timestamps and authors (Strapi copies them); published now. */
 export function publishRow(ct: ContentType): string {
   const cols = dataColumns(ct);
@@ -108,9 +111,10 @@ export const deleteRows = (table: string) => `delete from ${q(table)} where id =
 /** Any row of the model (single types have one document). */
 export const anyDocument = (ct: ContentType) => `select ${R.documentId} as document_id from ${q(ct.table)} order by id limit 1`;
 
-/** Another document already uses `$1` in `column` (same locale `$3`; `$2` the writing document). */
-
-/** Another document's published row (a draft never counts, as in Strapi's unique validator) holds the value in this locale. */
+/**
+ * Another document's published row already uses `$1` in `column` (same locale `$3`; `$2` the writing
+ * document): a draft never counts, as in Strapi's unique validator.
+ */
 export const uniqueTaken = (ct: ContentType, column: string) =>
   `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text and ${R.publishedAt} is not null limit 1`;
 

@@ -744,12 +744,17 @@ export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attr
     // A stored component instance the body left as it was is validated as published too: its required values.
     const rows = a.kind === 'component' ? instances.get(a.name) : undefined;
     if (!rows || a.kind !== 'component') continue;
-    const required = (schema.components.get(a.component)?.attributes ?? []).filter((x) => x.kind === 'scalar' && x.required);
+    const required = requiredScalars(schema.components.get(a.component));
     rows.forEach((row, i) => {
-      for (const f of required) if (f.kind === 'scalar' && row[f.column] === null) v.requireStoredAt(f, a.repeatable ? [a.name, String(i), f.name] : [a.name, f.name]);
+      for (const f of required) if (row[f.column] === null) v.requireStoredAt(f, a.repeatable ? [a.name, String(i), f.name] : [a.name, f.name]);
     });
   }
   return v.errors;
+}
+
+/** A component's required scalar fields (none for a component the schema lacks). */
+export function requiredScalars(c: Component | undefined): ScalarAttr[] {
+  return (c?.attributes ?? []).filter((x): x is ScalarAttr => x.kind === 'scalar' && x.required);
 }
 
 export function throwIfErrors(errors: FieldError[]): void {

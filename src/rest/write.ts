@@ -7,7 +7,7 @@ import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { anyDocument, documentLockKey, rowValues } from '../../compiler/write-sql.ts';
+import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -16,7 +16,7 @@ import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, omitKeys, routeBody, show, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, omitKeys, requiredScalars, routeBody, show, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import { RelationWriter } from './write-relations.ts';
 import type { Webhooks } from '../webhooks/index.ts';
@@ -89,25 +89,26 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   const run = <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
   // Strapi maps relation references to rows before it validates (a body with both a bad value and a
   // reference to no entry is answered with the latter); looked up only when the body has errors.
-  const references = async (n: Normalized) => {
-    const rel = new RelationWriter(ctx.schema, ct, run);
-    for (const op of n.relations) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+  // The first validation (the draft's, or the only one) is where they come first; a value it could not parse after them.
+  const validate = async (v: BodyValidator, first: boolean): Promise<Normalized> => {
+    v.deferParse = true;
+    const n = v.run(data, existing);
+    if (first && (v.errors.length || v.deferred)) {
+      const rel = new RelationWriter(ctx.schema, ct, run);
+      for (const op of n.relations) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+    }
+    if (v.deferred) throw v.deferred;
+    return n;
   };
   if (ct.draftAndPublish) {
     const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
-    draft.deferParse = true;
-    const n = draft.run(data, existing);
-    if (draft.errors.length || draft.deferred) await references(n);
-    if (draft.deferred) throw draft.deferred;
+    const n = await validate(draft, true);
     throwIfErrors(draft.errors);
     if (!p.publish) return n;
   }
   const v = new BodyValidator(ctx.schema, ct, creating, p.locale);
   v.strictRelations = ctx.config.api.documents.strictRelations;
-  v.deferParse = !ct.draftAndPublish;
-  const n = v.run(data, existing);
-  if ((v.errors.length || v.deferred) && !ct.draftAndPublish) await references(n);
-  if (v.deferred) throw v.deferred;
+  const n = await validate(v, !ct.draftAndPublish);
   if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
@@ -262,20 +263,19 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   const n = await validateBody(ctx, ct, false, p, data, existing, w);
   // Publishing validates the draft as written with the published rules (Strapi validates the whole entry):
   // what the body leaves as stored is checked too, required values and its components' required values.
-  const missing = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.required && !(a.name in data)) : [];
-  const kept = ct.draftAndPublish && p.publish ? ct.attributes.filter((a) => a.kind === 'component' && !(a.name in data) && existing.get(a.name)?.length
-    && ctx.schema.components.get(a.component)?.attributes.some((x) => x.kind === 'scalar' && x.required)) : [];
-  if (missing.length || kept.length) {
+  if (ct.draftAndPublish && p.publish) {
+    const missing = ct.attributes.filter((a) => a.required && !(a.name in data));
     const cols = missing.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
     const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
+    // The stored instances of the components the body left as they were, with the values their required fields hold.
     const instances = new Map<string, Array<Record<string, unknown>>>();
-    for (const a of kept) {
-      if (a.kind !== 'component') continue;
-      const comp = ctx.schema.components.get(a.component)!;
-      const columns = comp.attributes.flatMap((x) => (x.kind === 'scalar' && x.required ? [x.column] : []));
-      const rows: Array<Record<string, unknown>> = [];
-      for (const inst of existing.get(a.name)!) rows.push((await w.run<Record<string, unknown>>(rowValues(comp, columns), [inst.id]))[0] ?? {});
-      instances.set(a.name, rows);
+    for (const a of ct.attributes) {
+      const required = a.kind === 'component' && !(a.name in data) ? requiredScalars(ctx.schema.components.get(a.component)) : [];
+      const ids = existing.get(a.name)?.map((c) => c.id) ?? [];
+      if (a.kind !== 'component' || !required.length || !ids.length) continue;
+      const rows = await w.run<Record<string, unknown>>(rowsValues(ctx.schema.components.get(a.component)!, required.map((f) => f.column)), [ids]);
+      const byId = new Map(rows.map((r) => [Number(r.id), r]));
+      instances.set(a.name, ids.map((id) => byId.get(id) ?? {}));
     }
     throwIfErrors(storedDraftErrors(ctx.schema, ct, missing, stored ?? {}, existing, instances));
   }
