@@ -16,7 +16,7 @@ import type { Caller } from '../auth/permissions.ts';
 import type { KoaContext } from './ctx.ts';
 import { orNull, type Params } from './documents.ts';
 import { stringifyQuery } from './query.ts';
-import { routeBody } from '../rest/validate.ts';
+import { STRAPI_READ_ONLY, routeBody } from '../rest/validate.ts';
 import { strictQuery } from './content-api-params.ts';
 
 /** What a request's ctx carries for the core actions: its REST context and what the caller may read. */
@@ -71,7 +71,7 @@ export function sanitizeOutput(schema: Schema, attrs: Attribute[], data: unknown
 }
 
 /** Strapi's own attributes no client writes, whatever the model (`writable: false` or ids and timestamps). */
-const NON_WRITABLE = new Set(['id', 'documentId', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations']);
+const NON_WRITABLE = new Set(['id', 'documentId', ...STRAPI_READ_ONLY]);
 
 /** The query the core service reads: what the controller was given, as a query string. */
 const qs = (params: Params | undefined) => stringifyQuery(params ?? {});

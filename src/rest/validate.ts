@@ -104,6 +104,9 @@ const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
 /** A field's name in Strapi's (yup's) messages: `blocks[0].title`, `seo.metaTitle`. */
 const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
 
+/** Strapi's own attributes no client writes (timestamps, creator fields, i18n's localizations), whatever the model. */
+export const STRAPI_READ_ONLY: ReadonlySet<string> = new Set(['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations']);
+
 /** Keys of a body that are no attribute but that checkKeys knows by name (taken, or refused naming themselves). */
 const NAMED_KEYS = new Set(['id', 'documentId', 'publishedAt', 'locale', 'localizations', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);
 
@@ -243,7 +246,7 @@ export class BodyValidator {
         // `localizations` is an attribute of localized types only (elsewhere refused as any unknown key).
         if (key === 'publishedAt' || key === 'locale' || (key === 'localizations' && this.ct.localized)) continue;
         // Strapi's own attributes (the creator fields relate to admin users): refused naming themselves.
-        if (['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations'].includes(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
+        if (STRAPI_READ_ONLY.has(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
         throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
       }
     }
