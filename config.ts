@@ -213,6 +213,8 @@ export const ConfigSchema = Type.Object({
     /** `name:type:accessKey,...` (type: full-access | read-only). */
     apiTokens: Type.String(),
     apiTokenSalt: Type.String({ minLength: 1 }),
+    /** Strapi's admin.secrets.encryptionKey: API tokens a project's bootstrap creates keep their key encrypted with it (Strapi's admin shows it). */
+    encryptionKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
     /** Secret for users-permissions JWTs (HS256); required in production. */
     jwtSecret: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
     jwtExpiresIn: Type.String({ minLength: 2 }),
@@ -384,6 +386,7 @@ export const defaults: Config = {
     authenticatedPermissions: '',
     apiTokens: '',
     apiTokenSalt: 'change-me-api-token-salt',
+    encryptionKey: null,
     jwtSecret: null,
     jwtExpiresIn: '30d',
     authRateLimit: 20,
@@ -492,6 +495,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['AUTHENTICATED_PERMISSIONS', 'auth.authenticatedPermissions', 'string'],
   ['API_TOKENS', 'auth.apiTokens', 'string'],
   ['API_TOKEN_SALT', 'auth.apiTokenSalt', 'string'],
+  ['ENCRYPTION_KEY', 'auth.encryptionKey', 'string'],
   ['JWT_SECRET', 'auth.jwtSecret', 'string'],
   ['JWT_EXPIRES_IN', 'auth.jwtExpiresIn', 'string'],
   ['AUTH_RATE_LIMIT', 'auth.authRateLimit', 'int'],

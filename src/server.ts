@@ -1,5 +1,6 @@
 // Starts and stops a whole node: configuration, models, database (embedded or DATABASE_URL),
 // schema sync, worker pool and HTTP front end. Used by src/main.ts and by the tests.
+import type { Sql } from 'postgres';
 import { ProjectLoadError } from './project/load.ts';
 import type { Config, DeepPartial } from '../config.ts';
 import { loadServerConfig } from './project/config-files.ts';
@@ -82,21 +83,23 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       running.stop = async () => { process.removeListener('exit', onExit); await stop(); };
       databaseUrl = embedded.url;
     }
+    // Strapi's i18n keeps its locales in the database (its admin adds them): without LOCALES, they are those.
+    const useStoredLocales = async (db: Sql): Promise<void> => {
+      const env = opts.env ?? process.env;
+      if (env.LOCALES || opts.overrides?.i18n?.locales) return;
+      const stored = await storedLocales(db);
+      if (!stored) return;
+      const asked = env.DEFAULT_LOCALE || opts.overrides?.i18n?.defaultLocale;
+      const dflt = [asked, stored.defaultLocale].find((c) => c && stored.codes.includes(c)) ?? stored.codes[0];
+      if (stored.codes.join() === config.i18n.locales.join() && dflt === config.i18n.defaultLocale) return;
+      config.i18n = { locales: stored.codes, defaultLocale: dflt };
+      schema.locales = stored.codes;
+      schema.defaultLocale = dflt;
+      log.info('locales from i18n_locale', { locales: stored.codes, defaultLocale: dflt });
+    };
     const admin = connect(databaseUrl, 1, { jit: config.db.jit });
     try {
-      // Strapi's i18n keeps its locales in the database (its admin adds them): without LOCALES, they are those.
-      const env = opts.env ?? process.env;
-      if (!env.LOCALES && !opts.overrides?.i18n?.locales) {
-        const stored = await storedLocales(admin);
-        if (stored) {
-          const asked = env.DEFAULT_LOCALE || opts.overrides?.i18n?.defaultLocale;
-          const dflt = [asked, stored.defaultLocale].find((c) => c && stored.codes.includes(c)) ?? stored.codes[0];
-          config.i18n = { locales: stored.codes, defaultLocale: dflt };
-          schema.locales = stored.codes;
-          schema.defaultLocale = dflt;
-          log.info('locales from i18n_locale', { locales: stored.codes, defaultLocale: dflt });
-        }
-      }
+      await useStoredLocales(admin);
       const sync = await syncSchema(admin, schema, config.db.allowDestructive, config.db.schema);
       firstRun = sync.outcome === 'created';
       keyedColumns = await readKeyedColumns(admin);
@@ -124,6 +127,9 @@ export async function startServer(opts: { env?: Record<string, string | undefine
       const boot = createApp(config, databaseUrl, undefined, renderGate, { project, bootstrapOnly: true, keyedColumns });
       const subscribers = project.hooks.size();
       try { await project.bootstrap(); } finally { await boot.close(); }
+      // A bootstrap may add locales (strapi.plugin('i18n').service('locales').create): the workers serve them.
+      const db = connect(databaseUrl, 1, { jit: config.db.jit });
+      try { await useStoredLocales(db); } finally { await db.end({ timeout: 5 }); }
       // Hooks subscribed here live in this thread only: worker threads would write without them.
       if (project.hooks.size() > subscribers && config.workers > 0) {
         throw new ProjectLoadError(`src/index: bootstrap() subscribes lifecycle hooks (strapi.db.lifecycles.subscribe), which only the main thread would run with WORKERS=${config.workers}: subscribe them in register() (it runs in every thread), or set WORKERS=0`);

@@ -124,7 +124,8 @@ function mapConfig(v: Partial<Record<(typeof FILES)[number], unknown>>, out: Pro
   // The admin panel is Strapi's; only the API tokens' salt concerns this server.
   each('admin', v.admin, {
     apiToken: (x) => each('admin', x, { salt: (s) => set('auth.apiTokenSalt', str(s)) }),
-  }, ['auth', 'transfer', 'secrets', 'flags', 'serveAdminPanel', 'url', 'path', 'host', 'port', 'autoOpen', 'watchIgnoreFiles', 'rateLimit', 'forgotPassword', 'auditLogs', 'ai']);
+    secrets: (x) => each('admin', x, { encryptionKey: (s) => set('auth.encryptionKey', str(s)) }),
+  }, ['auth', 'transfer', 'flags', 'serveAdminPanel', 'url', 'path', 'host', 'port', 'autoOpen', 'watchIgnoreFiles', 'rateLimit', 'forgotPassword', 'auditLogs', 'ai']);
 
   const plugins = isObject(v.plugins) ? v.plugins : {};
   // The GraphQL plugin's defaults where the project leaves them: the flat shape, and pages of 10

@@ -26,6 +26,7 @@ import { ExtensionService, type ExtensionApi, type ProjectExtensions } from '../
 import { ContentApiParams, projectZod } from './content-api-params.ts';
 import { useZod } from './modules.ts';
 import { inTransaction, transaction } from './transaction.ts';
+import { apiTokenQuery, apiTokenService, encryptionService, localesService, type ApiTokenQuery } from './admin-services.ts';
 
 /** The functions of the core controllers and services: a route whose action and service are these is answered without them. */
 export const CORE_FUNCTIONS = new WeakSet<object>();
@@ -261,9 +262,25 @@ export class ProjectStrapi {
     return { service: this.graphql, strapi: this.api, policy };
   }
 
-  /** strapi.plugin(name): only GraphQL's extension service; anything else names itself. */
+  /** The admin services a bootstrap sets its data up with (./admin-services.ts); null for any other uid. */
+  private adminService(uid: string): Methods | null {
+    const auth = this.deps.config.auth;
+    if (uid === 'admin::encryption') return encryptionService(auth.encryptionKey) as unknown as Methods;
+    if (uid === 'admin::api-token') return apiTokenService(this.deps.rows().db, auth.apiTokenSalt, encryptionService(auth.encryptionKey)) as unknown as Methods;
+    return null;
+  }
+
+  /** strapi.plugin(name): GraphQL's extension service and i18n's locales; anything else names itself. */
   private plugin(name: string): { service(name: string): unknown } {
     const where = `strapi.plugin('${name}')`;
+    if (name === 'i18n') {
+      return strictObject({
+        service: (s: string) => {
+          if (s !== 'locales') throw new TypeError(`${where}.service('${s}') is not supported by this server`);
+          return localesService(this.deps.rows().db);
+        },
+      }, where);
+    }
     if (name !== 'graphql') throw new TypeError(`${where} is not supported by this server`);
     const plugin = {
       service: (s: string) => {
@@ -288,7 +305,7 @@ export class ProjectStrapi {
         use: (mw: unknown) => this.documentMiddlewares.use(mw),
       }),
       entityService: entityService((uid) => this.documents(uid), (uid) => schema.contentTypes.get(uid), (uid) => this.query(uid)),
-      service: (uid: string) => this.service(pluginless('service', uid)),
+      service: (uid: string) => this.adminService(uid) ?? this.service(pluginless('service', uid)),
       controller: (uid: string) => this.controller(pluginless('controller', uid)),
       contentType: (uid: string) => contentTypes[uid],
       contentTypes,
@@ -305,7 +322,7 @@ export class ProjectStrapi {
       // Lifecycle subscriptions (src/project/lifecycles.ts); the rest of the database layer names itself.
       db: strictObject({
         lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles'),
-        query: (uid: string) => this.query(uid),
+        query: (uid: string) => (uid === 'admin::api-token' ? apiTokenQuery(this.deps.rows().db) : this.query(uid)),
         connection: strictObject(knexConnection(() => this.deps.base()), 'strapi.db.connection'),
         transaction: (cb: unknown) => transaction(this.deps.base, cb, strictObject({}, 'strapi.db.transaction\'s trx (a knex transaction)')),
         inTransaction: () => inTransaction(),
@@ -355,6 +372,6 @@ export interface StrapiApi {
   customFields: { register(customField: unknown): void };
   contentAPI: { addQueryParams(o: Record<string, unknown>): void; addInputParams(o: Record<string, unknown>): void };
   plugin(name: string): { service(name: string): unknown };
-  db: { lifecycles: { subscribe(subscriber: unknown): void }; query(uid: string): QueryRepository; connection: ReturnType<typeof knexConnection> };
+  db: { lifecycles: { subscribe(subscriber: unknown): void }; query(uid: string): QueryRepository | ApiTokenQuery; connection: ReturnType<typeof knexConnection> };
   [BUILD]: (f: CoreFactory) => Methods;
 }
