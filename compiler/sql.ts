@@ -483,16 +483,16 @@ class RowGen extends FilterGen {
       const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
       const kept = cache && ct ? cachedComponent(ct, p) : null;
-      if (kept) return `${key}, coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`;
+      if (kept) return [key, `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`];
       const joined = this.joinedPopulate(p, ct, alias, joins);
-      if (joined !== null) return `${key}, ${joined}`;
+      if (joined !== null) return [key, joined];
       const j = this.alias('p');
       joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
-      return `${key}, ${j}.v`;
+      return [key, `${j}.v`];
     });
     const inOrder = (value: (i: number) => number) => {
       const order = parts.map((_, i) => i).sort((x, y) => value(x) - value(y) || x - y);
-      return `concat(${open}, ${[...order.map((i) => parts[i]), lit(`${tail}}`)].join(', ')})`;
+      return concatAll([open, ...order.flatMap((i) => parts[i]), lit(`${tail}}`)]);
     };
     if (fixed) return inOrder((i) => ranks[i].min);
     // The order depends on what the populates find (the same for every row: the ranks read the whole
@@ -514,7 +514,7 @@ class RowGen extends FilterGen {
       }
       return `case ${cases.join(' ')} else ${inOrder((i) => ranks[i].max)} end`;
     }
-    const rows = parts.map((part, i) => `(${ranks[i].sql}, ${i}, concat(${part}))`).join(', ');
+    const rows = parts.map((part, i) => `(${ranks[i].sql}, ${i}, concat(${part.join(', ')}))`).join(', ');
     return `concat(${open}, (select string_agg(o.t, '' order by o.r, o.p) from (values ${rows}) o(r, p, t)), ${lit(`${tail}}`)})`;
   }
 
