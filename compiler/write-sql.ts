@@ -70,7 +70,8 @@ export function insertRow(ct: ContentType, cols: string[], published: boolean): 
 
 /** `$1` row id, then `cols` in order. */
 export function updateRow(ct: ContentType, cols: string[]): string {
-  const sets = [`${R.updatedAt} = ${NOW}`, ...cols.map((c, i) => `${q(c)} = $${i + 2}`)];
+  // Without draft & publish every update publishes anew (Strapi's statusToData sets publishedAt on each write).
+  const sets = [`${R.updatedAt} = ${NOW}`, ...(ct.draftAndPublish ? [] : [`${R.publishedAt} = ${NOW}`]), ...cols.map((c, i) => `${q(c)} = $${i + 2}`)];
   return `update ${q(ct.table)} set ${sets.join(', ')} where id = $1`;
 }
 
