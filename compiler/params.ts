@@ -1336,11 +1336,15 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // A locale of no usable form on a localized type (an object: a 500 in Strapi 5.54) is refused after
   // every other check of the query.
   let badLocale = false;
-  if (ct.localized && !rows) {
+  // The document service spreads the filters over its lookup ({ ...lookup, ...where }): a top-level
+  // `locale` filter replaces the locale lookup, default and `locale` param alike (checked live:
+  // `filters[locale]=fr` reads French rows, `locale=en&filters[locale]=fr` too, one document as well).
+  const filtersLocale = q.filters !== null && typeof q.filters === 'object' && !Array.isArray(q.filters) && Object.hasOwn(q.filters, 'locale');
+  if (ct.localized && !rows && !filtersLocale) {
     if (loc === undefined || loc === '') localeParam = params.push(schema.defaultLocale);
-    // `*` is every locale for a list; one document by documentId looks it up as a locale, which no row has
-    // (Strapi's localeToLookup; checked live: a 404).
-    else if (typeof loc === 'string') { if (loc !== '*' || req.documentId !== undefined) localeParam = params.push(loc); }
+    // `*` is every locale for a list; one document (by documentId, or a single type's) looks it up as a
+    // locale, which no row has (Strapi's localeToLookup; checked live: a 404).
+    else if (typeof loc === 'string') { if (loc !== '*' || req.shape === 'one') localeParam = params.push(loc); }
     else if (list) locales = list;
     else { badLocale = true; localeParam = params.push(schema.defaultLocale); }
   }
