@@ -1112,7 +1112,7 @@ export class PopulateParser {
             const comp = this.schema.components.get(uid);
             if (!comp || !a.components.includes(uid)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
             // Strapi's error paths skip the fragment (`on.<uid>`): they go on from the zone's.
-            on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status));
+            on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true));
           }
         } else {
           // Strapi's query conversion takes nothing but `populate`, `on` and `count` for a zone (and reads
@@ -1138,12 +1138,13 @@ export class PopulateParser {
     }
   }
 
-  private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false): ComponentSelection {
+  private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false, inZone = lenient): ComponentSelection {
     // As a relation's: fields, filters and a populate string or list are validated as queries of their own.
     const sel = asPopulate(() => componentSelection(comp, o.fields, null, this.open));
     if (o.sort !== undefined) {
       sel.sort = asPopulate(() => parseComponentSort(comp, o.sort));
-      sel.leadSort = true;
+      // A dynamic zone's fragment (`on`) keeps its keys in place (checked live; its items keep the zone's order).
+      sel.leadSort = !inZone;
     }
     if (o.filters !== undefined) {
       const parsed = asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, componentScope(comp, null, this.open)));
