@@ -854,6 +854,8 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null, conte
     if (entries.every(([k]) => !/^\d+$/.test(k))) OBJECT_FORM.add(out);
     for (const [k, sub] of entries) {
       if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
+      // `*` is a populate value, never an attribute's key (checked live: populate[*]=true is a 400).
+      if (k === '*' && contentApi) throw invalidKey('populate', '*', path);
       // Strapi reads a populate entry's value as a boolean (`true|false|t|f|1|0`) or `*`.
       if (sub === 'false' || sub === 'f' || sub === '0' || sub === false as unknown) continue;
       // `*` stays itself: it populates like true, except a morphTo side, which Strapi then leaves out.
