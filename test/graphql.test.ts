@@ -168,6 +168,18 @@ describe('graphql (v5 shape)', () => {
     assert.deepEqual(star.body.data, { article: null });
     const byVar = await gql('query($f: ArticleFiltersInput) { articles(filters: $f) { title } }', { f: { views: { gt: 25 } } });
     assert.deepEqual(byVar.body.data.articles, [{ title: 'Opinions' }]);
+    // Null operands and empty lists as Strapi 5.54's query engine reads them (checked side by side): a
+    // comparison with NULL matches no row, null is false to null/notNull, an empty in/between is no condition.
+    const count = async (f: Vars) => {
+      const r = await gql('query($f: ArticleFiltersInput) { articles_connection(filters: $f) { pageInfo { total } } }', { f });
+      if (r.body.errors) assert.fail(JSON.stringify(r.body.errors));
+      return r.body.data.articles_connection.pageInfo.total as number;
+    };
+    const all = await count({});
+    assert.ok(all > 0);
+    for (const op of ['eqi', 'contains', 'in', 'notIn', 'notNull']) assert.equal(await count({ title: { [op]: null } }), 0, op);
+    assert.equal(await count({ views: { lt: null } }), 0);
+    for (const f of [{ title: { null: null } }, { title: { in: [] } }, { title: { between: [] } }, { tags: { name: { in: [] } } }]) assert.equal(await count(f), all, JSON.stringify(f));
   });
 
   test('pagination: start/limit, amountLimit caps every level, mixing is an error', async () => {

@@ -53,6 +53,8 @@ function leaf(v: unknown): QueryValue {
 type FilterTarget = { ct: ContentType } | { comp: Component } | 'scalar' | 'opaque';
 
 /** GraphQL filters (`{title: {eq: "x"}, or: [...]}`) → REST filters (`{title: {$eq: "x"}, $or: [...]}`). */
+const NULL_MATCHES_NONE = new Set(['eqi', 'contains', 'containsi', 'startsWith', 'startsWithi', 'endsWith', 'endsWithi', 'in', 'notIn', 'lt', 'lte', 'gt', 'gte']);
+
 export function restFilters(schema: Schema, v: unknown, target: FilterTarget): QueryValue {
   if (!isObj(v)) return leaf(v);
   const out: Obj = {};
@@ -61,11 +63,16 @@ export function restFilters(schema: Schema, v: unknown, target: FilterTarget): Q
     if (target === 'scalar' || target === 'opaque') {
       if (k === 'not') { if (x !== null) out.$not = restFilters(schema, x, target); continue; }
       if (x === null) {
-        // `eq: null` reads as "is null", as Strapi's query engine does.
-        if (k === 'eq') out.$null = 'true';
-        else if (k === 'ne') out.$notNull = 'true';
+        // `eq: null` reads as "is null", as Strapi's query engine does; `null`/`notNull` take null as false.
+        if (k === 'eq' || k === 'notNull') out.$null = 'true';
+        else if (k === 'ne' || k === 'null') out.$notNull = 'true';
+        // A comparison with NULL is unknown in SQL: it matches no row (Strapi 5.54 answers [] to
+        // `eqi: null`, `lt: null`, `in: null`…; recorded side by side). An empty `$in` matches none here.
+        else if (NULL_MATCHES_NONE.has(k)) out.$in = [];
         continue;
       }
+      // An empty list is no condition to Strapi's query engine (`in: []`, `between: []`: every row).
+      if ((k === 'in' || k === 'between') && Array.isArray(x) && x.length === 0) continue;
       out[`$${k}`] = Array.isArray(x) ? x.map(leaf) : k === 'and' || k === 'or' || k === 'in' || k === 'notIn' ? [leaf(x)] : leaf(x);
       continue;
     }
