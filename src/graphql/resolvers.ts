@@ -42,9 +42,9 @@ export const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden ac
 const asRow = (v: unknown): Row => (v && typeof v === 'object' ? (v as Row) : {});
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 
-function scalar(name: string, description: string): GraphQLScalarType {
+function scalar(name: string, description: string, specifiedByURL?: string): GraphQLScalarType {
   return new GraphQLScalarType({
-    name, description,
+    name, description, specifiedByURL,
     serialize: (v) => v,
     parseValue: (v) => v,
     parseLiteral: (ast: ValueNode, variables?: { [key: string]: unknown } | null) => valueFromASTUntyped(ast, variables ?? undefined),
@@ -57,13 +57,15 @@ function scalar(name: string, description: string): GraphQLScalarType {
  * list the zone's own components (checked live: `__component` is refused here).
  */
 function zoneInputScalar(name: string, members: string[], known: ReadonlySet<string>): GraphQLScalarType {
+  // A plain error, which graphql-js words as Strapi's answers do (checked side by side): a variable's
+  // `…; Expected type "XDynamicZoneInput". Component not found…`, a literal's `Expected value of type…`.
   const parse = (v: unknown): unknown => {
     const t = v && typeof v === 'object' && !Array.isArray(v) ? (v as Row).__typename : undefined;
-    if (typeof t !== 'string' || !known.has(t)) throw new GraphQLError(`Component not found. expected one of: ${members.join(', ')}`);
+    if (typeof t !== 'string' || !known.has(t)) throw new Error(`Component not found. expected one of: ${members.join(', ')}`);
     return v;
   };
   return new GraphQLScalarType({
-    name, description: '', serialize: (v) => v, parseValue: parse,
+    name, serialize: (v) => v, parseValue: parse,
     parseLiteral: (ast: ValueNode, variables?: { [key: string]: unknown } | null) => (ast.kind === Kind.OBJECT ? parse(valueFromASTUntyped(ast, variables ?? undefined)) : undefined),
   });
 }
@@ -118,6 +120,7 @@ function dateTimeScalar(): GraphQLScalarType {
   const invalid = (v: string, nodes?: ValueNode) => new GraphQLError(`DateTime cannot represent an invalid date-time-string ${v}.`, nodes ? { nodes } : {});
   return new GraphQLScalarType({
     name: 'DateTime',
+    description: 'A date-time string at UTC, such as 2007-12-03T10:15:30Z, compliant with the `date-time` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of dates and times using the Gregorian calendar.',
     serialize: (v) => (v instanceof Date ? v.toISOString() : v),
     parseValue: (v) => {
       if (v instanceof Date) return v.toISOString();
@@ -173,6 +176,7 @@ function dateScalar(): GraphQLScalarType {
   };
   return new GraphQLScalarType({
     name: 'Date',
+    description: 'A date string, such as 2007-12-03, compliant with the `full-date` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of dates and times using the Gregorian calendar.',
     serialize: (v) => (v instanceof Date ? v.toISOString().slice(0, 10) : v),
     parseValue: (v) => parse(v),
     parseLiteral: (ast) => {
@@ -803,7 +807,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       for (const action of ACTIONS) for (const path of crudRootPaths(ct, action)) authOf.set(path, can(ct, action));
     }
   }
-  map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).');
+  map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).', 'http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf');
   map.DateTime = dateTimeScalar();
   map.Date = dateScalar();
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
