@@ -569,9 +569,9 @@ function sortTerm(schema: Schema, root: FilterScope, statusTable: string | null,
 
 // ---------------------------------------------------------------- pagination
 
+/** lodash's toNumber, as Strapi's pagination reads its values: blank is 0 (`pagination[pageSize]=` is one row). */
 function toNumber(v: QueryValue | undefined): number {
-  if (v === undefined) return NaN;
-  if (typeof v !== 'string' || v.trim() === '') return NaN;
+  if (typeof v !== 'string') return NaN;
   return Number(v);
 }
 

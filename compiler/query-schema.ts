@@ -11,13 +11,14 @@ const Obj = Type.Object({}, { additionalProperties: true });
 const StrList = Type.Array(Str);
 
 export const QueryParamsSchema = Type.Object({
-  filters: Type.Optional(Type.Union([Obj, Type.Literal('')])),
+  filters: Type.Optional(Obj),
   sort: Type.Optional(Type.Union([Str, Type.Array(Type.Union([Str, Obj])), Obj])),
-  pagination: Type.Optional(Type.Object({
+  // A pagination that is no object is passed over (Strapi 5.54, checked live: `pagination=abc` reads the first page).
+  pagination: Type.Optional(Type.Union([Type.Object({
     page: Type.Optional(Str), pageSize: Type.Optional(Str), start: Type.Optional(Str), limit: Type.Optional(Str),
     withCount: Type.Optional(Str),
-  }, { additionalProperties: true })),
-  fields: Type.Optional(Type.Union([Str, StrList, Type.Object({}, { additionalProperties: Str })])),
+  }, { additionalProperties: true }), Str, Type.Array(Type.Unknown())])),
+  fields: Type.Optional(Type.Union([Str, StrList])),
   populate: Type.Optional(Type.Union([Str, StrList, Obj])),
   _q: Type.Optional(Str),
 }, { additionalProperties: true });
@@ -26,7 +27,6 @@ const check = Compile(QueryParamsSchema);
 
 const EXPECTED: Record<string, string> = {
   filters: 'expected an object', sort: 'expected a string, a list or an object', pagination: 'expected an object of strings',
-  fields: 'expected a string or a list of strings',
   _q: 'expected a string',
 };
 
@@ -37,5 +37,7 @@ export function checkQueryParams(q: { [key: string]: QueryValue }): void {
   const param = (first?.instancePath ?? '').split('/').filter(Boolean)[0] ?? 'query';
   // Strapi 5.54's own words for a populate of no known form (checked live).
   if (param === 'populate') throw validation('Invalid populate parameter. Expected a string, an array of strings, a populate object', {});
+  if (param === 'fields') throw validation('Invalid fields parameter. Expected a string or an array of strings', {});
+  if (param === 'filters' && typeof (q as { filters?: unknown }).filters === 'string') throw validation('The filters parameter must be an object or an array', {});
   throw validation(`Invalid ${param} parameter: ${EXPECTED[param] ?? 'unexpected form'}`, { source: 'query', param });
 }

@@ -207,8 +207,8 @@ describe('logical operators', () => {
     assert.equal(artFilter('filters[views][$gt]=1&filters[views][$lt]=9'), '(r0."views" > $2::integer and r0."views" < $3::integer)');
     assert.equal(artFilter('filters[views][$or][0][$eq]=1&filters[views][$or][1][$eq]=9'), '(r0."views" = $2::integer or r0."views" = $3::integer)');
   });
-  test('empty filters add no condition', () => {
-    assert.equal(plan('authors', 'filters=').sql.text.includes(' r0 where '), false);
+  test('empty filters add no condition; a filters string is refused in Strapi 5.54\'s words (checked live)', () => {
+    assert.throws(() => plan('authors', 'filters='), { message: 'The filters parameter must be an object or an array' });
     assert.equal(plan('authors', 'filters[$and]=').sql.text.includes(' r0 where '), false);
   });
 });
@@ -553,8 +553,10 @@ describe('validation errors (as recorded from Strapi)', () => {
     ['articles', 'filters[views][$between]=100,300', '$between on views expects an array of two values'],
     // Strapi's date parser (checked live: test/fixtures/details).
     ['articles', 'filters[publishDate][$eq]=yesterday', 'Invalid format, expected yyyy-MM-dd'],
-    ['articles', 'filters=abc', 'Invalid filters parameter: expected an object'],
-    ['articles', 'fields[0][a]=b', 'Invalid fields parameter: expected a string or a list of strings'],
+    // Strapi 5.54's words for a filters string and a fields object (checked live).
+    ['articles', 'filters=abc', 'The filters parameter must be an object or an array'],
+    ['articles', 'fields[0][a]=b', 'Invalid fields parameter. Expected a string or an array of strings'],
+    ['articles', 'fields[a]=title', 'Invalid fields parameter. Expected a string or an array of strings'],
     // A list of locales is Strapi's multi-locale lookup; an object is refused (a 500 in Strapi 5.54) after the rest.
     ['articles', 'locale[x]=en', 'Invalid locale parameter: expected a string or a list of strings'],
     ['articles', 'locale[x]=en&filters[nope]=1', 'Invalid key nope'],

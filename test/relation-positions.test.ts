@@ -40,6 +40,26 @@ describe('positioned connects: strict by default', () => {
     }
   });
 
+  test('an anchor given as an id that names no row: 400 in the same words, the id as sent (checked live)', async () => {
+    const id = await draftRow(q1);
+    const r = await put({ products_mm: { connect: [{ id, position: { before: 999999 } }] } });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.error.message, `There was a problem connecting relation with id ${id} at position {"before":999999}. The relation with id 999999 needs to be connected first.`);
+    assert.deepEqual(await names(), []);
+  });
+
+  test('the shorthand (a list or one entry) names entries by id, documentId and locale only: another key is an invalid key (checked live)', async () => {
+    for (const [data, key] of [[{ products_mm: [{ documentId: q1, status: 'draft' }] }, 'status'], [{ products_mm: [{ documentId: q1, position: { end: true } }] }, 'position']] as const) {
+      const r = await put(data);
+      assert.deepEqual({ status: r.status, error: r.body.error }, { status: 400, error: { status: 400, name: 'ValidationError', message: `Invalid key ${key} at products_mm`, details: { key, path: 'products_mm', source: 'body' } } });
+    }
+    assert.deepEqual(await names(), []);
+    // connect items are not checked so (Strapi writes them).
+    assert.equal((await put({ products_mm: { connect: [{ documentId: q1, note: 'x' }] } })).status, 200);
+    assert.deepEqual(await names(), ['q1']);
+    assert.equal((await put({ products_mm: { disconnect: [q1] } })).status, 200);
+  });
+
   test('not strict: the row goes last; an anchor connected in the same request or linked already counts', async () => {
     let r = await put({ products_mm: { options: { strict: false }, connect: [{ documentId: q1, position: { before: q2 } }] } });
     assert.equal(r.status, 200, r.text);
