@@ -694,11 +694,19 @@ export class BodyValidator {
       return null;
     };
     const refs = (x: unknown): RelRef[] => (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]).map(ref).filter((r): r is RelRef => r !== null);
+    // The shorthand's items (a list, or one entry) name an entry and its locale, nothing else: Strapi's
+    // unrecognized-key check refuses the rest (`status`, `position`…; checked live). connect/set items pass.
+    const shorthandKeys = (items: unknown[]) => {
+      for (const x of items) if (isRecord(x)) for (const k of Object.keys(x)) if (k !== 'id' && k !== 'documentId' && k !== 'locale') throw invalidBodyKey(k, path);
+    };
     if (v === null) return { attr: a, set: [], connect: [], disconnect: [] };
-    if (typeof v === 'string' || typeof v === 'number' || Array.isArray(v)) return { attr: a, set: refs(v), connect: [], disconnect: [] };
+    if (typeof v === 'string' || typeof v === 'number' || Array.isArray(v)) {
+      if (Array.isArray(v)) shorthandKeys(v);
+      return { attr: a, set: refs(v), connect: [], disconnect: [] };
+    }
     if (typeof v === 'object') {
       const o = v as Record<string, unknown>;
-      if ('documentId' in o || 'id' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
+      if ('documentId' in o || 'id' in o) { shorthandKeys([o]); return { attr: a, set: refs(o), connect: [], disconnect: [] }; }
       // Strapi's unrecognized-key check, before any other (checked live): one error naming the attribute path.
       for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw invalidBodyKey(k, path);
       checkOptions(o.options, path);

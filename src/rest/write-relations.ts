@@ -240,11 +240,13 @@ function connectRows(current: Array<{ id: number; doc: string }>, op: RelationOp
       positioned.add(r.documentId);
     }
     const p = r.position;
-    const anchor = (d: string | undefined) => (d === undefined ? undefined : rowsOf(d)[0]);
+    // An id that names no row of the list's documents stays itself: the strict orderer then refuses it in
+    // Strapi's words ("The relation with id 999 needs to be connected first", checked live).
+    const anchor = (d: string | number | undefined) => (d === undefined ? undefined : rowsOf(String(d))[0] ?? (typeof d === 'number' ? d : undefined));
     const position = p ? { before: anchor(p.before), after: anchor(p.after), start: p.start, end: p.end } : undefined;
     // As Strapi's strict orderer prints it: the position as sent, anchors as row ids, then the locale given to it.
     const shown = p && JSON.stringify({
-      ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k, k === 'before' || k === 'after' ? anchor(v as string) : v])),
+      ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k, k === 'before' || k === 'after' ? anchor(v as string | number) : v])),
       ...(locale !== null && r.entityId === undefined && !('locale' in p) ? { locale } : {}),
     });
     for (const id of rowsOf(r.documentId)) connects.push({ id, position, shown: shown || undefined });
