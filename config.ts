@@ -218,7 +218,7 @@ export const ConfigSchema = Type.Object({
     /** Secret for users-permissions JWTs (HS256); required in production. */
     jwtSecret: Type.Union([Type.String({ minLength: 16 }), Type.Null()]),
     jwtExpiresIn: Type.String({ minLength: 2 }),
-    /** Login and register attempts allowed per client address per minute (0 = unlimited). */
+    /** Auth requests allowed per minute per client address, route and email (users-permissions' ratelimit.max; 0 = unlimited). */
     authRateLimit: Int(0, 1000000),
     /**
      * Milliseconds a worker keeps roles, role permissions and stored API tokens read from the database
@@ -389,7 +389,7 @@ export const defaults: Config = {
     encryptionKey: null,
     jwtSecret: null,
     jwtExpiresIn: '30d',
-    authRateLimit: 20,
+    authRateLimit: 10,
     permissionsCacheTtl: 5000,
   },
   publicUrl: '',

@@ -7,7 +7,7 @@ import type { Schema } from '../../compiler/schema.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { KoaContext } from './ctx.ts';
 import type { Next } from './compose.ts';
-import { RateLimiter } from '../users/rate-limit.ts';
+import { RateLimiter, authRateKey } from '../users/rate-limit.ts';
 import { pluginContentTypes, pluginObject, type NativeCall, type Originals, type PluginObject, type PluginSpec } from './plugin-object.ts';
 import { NATIVE_ACTIONS, SERVICE_NAMES, usersPermissionsRoutes } from './up-routes.ts';
 
@@ -34,7 +34,7 @@ export function usersPermissionsObject(schema: Schema, config: Config, native: N
   const limiter = new RateLimiter(config.auth.authRateLimit, 60_000);
   const middlewares: Record<string, unknown> = {
     rateLimit: () => async (ctx: KoaContext, next: Next) => {
-      if (!limiter.take(`${ctx.ip ?? 'unknown'}:${ctx.path}`)) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
+      if (!limiter.take(authRateKey(ctx.path, (ctx.request as { body?: unknown }).body, ctx.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
       await next();
     },
   };

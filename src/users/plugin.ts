@@ -16,7 +16,7 @@ import { methodNotAllowed, noContent } from '../rest/reply.ts';
 import { ApiError, forbidden, notFound, unauthorized, validation } from '../../compiler/errors.ts';
 import { hashPassword, verifyPassword } from './password.ts';
 import { newDocumentId } from '../db/document-id.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { RateLimiter, authRateKey } from './rate-limit.ts';
 import { UP } from '../auth/tables.ts';
 import { emailProvider } from '../email/index.ts';
 import { readAdvanced } from './settings.ts';
@@ -53,7 +53,9 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
   const limiter = new RateLimiter(config.auth.authRateLimit, 60_000);
   const deps: account.AccountDeps = { config, email: emailProvider(config.email) };
   const limited = (task: Task) => {
-    if (!limiter.take(task.ip ?? 'unknown')) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
+    let b: unknown = null;
+    try { b = requestBody(task); } catch { /* a body that is no JSON has no email: its own error comes later */ }
+    if (!limiter.take(authRateKey(task.path, b, task.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
   };
   const allow = (ctx: RestContext, caller: Caller, action: string) => {
     if (!ctx.auth.allowsPlugin(caller, `${UPP}.${action}`)) throw forbidden();
