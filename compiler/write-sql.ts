@@ -75,10 +75,19 @@ export function updateRow(ct: ContentType, cols: string[]): string {
   return `update ${q(ct.table)} set ${sets.join(', ')} where id = $1`;
 }
 
-/** `$1` document id, `$2` locale: the columns go to every other locale's rows (non-localized attributes). */
-export function updateOtherLocales(ct: ContentType, cols: string[]): string {
-  const sets = [`${R.updatedAt} = ${NOW}`, ...cols.map((c, i) => `${q(c)} = $${i + 3}`)];
-  return `update ${q(ct.table)} set ${sets.join(', ')} where ${R.documentId} = $1 and ${R.locale} is distinct from $2::text returning id`;
+/** `$1` document id, `$2` locale, `$3` published: that version's row id (the newest). */
+export const versionRowId = (ct: ContentType) =>
+  `select id from ${q(ct.table)} where ${R.documentId} = $1 and ${R.locale} is not distinct from $2::text and (${R.publishedAt} is not null) = $3 order by id desc limit 1`;
+
+/** `$1` document id, `$2` locale, `$3` published: the rows of the document's other locales in that status. */
+export const otherLocaleRows = (ct: ContentType) =>
+  `select id from ${q(ct.table)} where ${R.documentId} = $1 and ${R.locale} is distinct from $2::text and (${R.publishedAt} is not null) = $3 order by id`;
+
+/** Rows `$2` take the columns of row `$1` where they differ (non-localized attributes copied to other locales). */
+export function copyColumns(ct: ContentType, cols: string[]): string {
+  const sets = [`${R.updatedAt} = ${NOW}`, ...cols.map((c) => `${q(c)} = s.${q(c)}`)];
+  return `update ${q(ct.table)} t set ${sets.join(', ')} from ${q(ct.table)} s where s.id = $1 and t.id = any($2::int[])
+    and (${cols.map((c) => `t.${q(c)}`).join(', ')}, null) is distinct from (${cols.map((c) => `s.${q(c)}`).join(', ')}, null) returning t.id`;
 }
 
 /** Scalar values of a row (`$1` id), to share non-localized attributes with a new localization. */

@@ -256,7 +256,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p, published, rows[0].id);
     // Non-localized values the body gave reach the document's other locales too (checked live).
-    await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) });
+    await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) }, !ct.draftAndPublish || p.publish);
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
@@ -285,9 +285,9 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   await w.updateRow(draft, n);
   await w.relations(draft, n, documentId, false);
   await afterUpdate?.();
-  await w.syncShared(documentId, p.locale, n);
   w.events.push({ event, documentId, locale: p.locale, published: draft.published });
   if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
+  await w.syncShared(documentId, p.locale, n, !ct.draftAndPublish || p.publish);
   return true;
 }
 

@@ -163,14 +163,43 @@ export class Writer {
     for (const op of n.morphs) await this.morphWriter.apply(row, op, creating);
   }
 
-  /** Non-localized scalar attributes are the same in every locale of a document. */
-  async syncShared(documentId: string, locale: string | null, n: Normalized): Promise<void> {
+  /**
+   * Non-localized attributes are shared by the document's locales, as i18n's syncNonLocalizedAttributes
+   * copies them after a write: from the version written (`published`: the published one a publishing
+   * write made) to the other locales' rows in the same status only (checked live: a publishing update
+   * leaves the other locales' drafts as they were). Scalars are copied where they differ when the body
+   * gave a non-localized attribute or the write published; when the body gave one, every non-localized
+   * component and dynamic zone is replaced by copies (new ids), as Strapi's. Media links stay per locale here.
+   */
+  async syncShared(documentId: string, locale: string | null, n: Normalized, published: boolean): Promise<void> {
     if (!this.ct.localized) return;
-    const shared = this.ct.attributes.filter((a) => a.kind === 'scalar' && !a.localized && n.columns.has(a.column));
-    if (!shared.length) return;
-    const cols = shared.map((a) => (a.kind === 'scalar' ? a.column : ''));
-    const rows = await this.run<{ id: number }>(W.updateOtherLocales(this.ct, cols), [documentId, locale, ...cols.map((c) => n.columns.get(c))], false);
-    for (const r of rows) this.touched.add(Number(r.id));
+    const given = new Set([...n.components.map((f) => f.attr.name), ...n.media.map((m) => m.attr.name)]);
+    const scalars = this.ct.attributes.flatMap((a) => (a.kind === 'scalar' && !a.localized && a.type !== 'uid' ? [a] : []));
+    const bodyShared = scalars.some((a) => n.columns.has(a.column)) || this.ct.attributes.some((a) => !a.localized && given.has(a.name));
+    if (!bodyShared && !(published && this.ct.draftAndPublish)) return;
+    const [source] = await this.run<{ id: number }>(W.versionRowId(this.ct), [documentId, locale, published], false);
+    if (!source) return;
+    const targets = (await this.run<{ id: number }>(W.otherLocaleRows(this.ct), [documentId, locale, published], false)).map((r) => Number(r.id));
+    if (!targets.length) return;
+    if (scalars.length) {
+      const changed = await this.run<{ id: number }>(W.copyColumns(this.ct, scalars.map((a) => a.column)), [Number(source.id), targets], false);
+      for (const r of changed) this.touched.add(Number(r.id));
+    }
+    // Strapi copies every non-localized component and zone anew (new ids) once something shared changed.
+    const owned = new Set(bodyShared ? this.ct.attributes.filter((a) => !a.localized && (a.kind === 'component' || a.kind === 'dynamiczone')).map((a) => a.name) : []);
+    if (owned.size) {
+      const cmps = W.cmpsTableOf(this.ct)!;
+      const held: Array<{ cmp: number; type: string }> = [];
+      for (const t of targets) for (const f of owned) held.push(...await this.run<{ cmp: number; type: string }>(W.deleteCmpsField(cmps), [t, f]));
+      const byType = new Map<string, number[]>();
+      for (const r of held) byType.set(r.type, [...(byType.get(r.type) ?? []), Number(r.cmp)]);
+      for (const [uid, list] of byType) {
+        const c = this.schema.components.get(uid);
+        if (c) await this.removeComponents(c, list);
+      }
+      await this.cloneOwned(this.ct, targets.map((t): [number, number] => [Number(source.id), t]), owned, published ? 'published' : 'draft');
+      for (const t of targets) this.touched.add(t);
+    }
   }
 
   /** A new localization starts with the document's non-localized scalar values (those not given). */

@@ -1,0 +1,80 @@
+// Non-localized attributes shared by a document's locales, as i18n's syncNonLocalizedAttributes copies them
+// after each write of Strapi 5.54 (every outcome below was checked side by side with a live Strapi): from the
+// version written to the other locales' rows in the same status only, components and zones copied anew.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { tempDir } from './temp-dir.ts';
+
+let s: TestServer;
+const shared = { pluginOptions: { i18n: { localized: false } } };
+const own = { pluginOptions: { i18n: { localized: true } } };
+
+function models(): string {
+  const dir = tempDir('i18n-shared');
+  mkdirSync(join(dir, 'content-types'), { recursive: true });
+  mkdirSync(join(dir, 'components', 'default'), { recursive: true });
+  writeFileSync(join(dir, 'components', 'default', 'simple.json'), JSON.stringify({ collectionName: 'components_default_simples', info: { displayName: 'simple' }, attributes: { name: { type: 'string' } } }));
+  const type = (singularName: string, pluralName: string, draftAndPublish: boolean, attributes: Record<string, unknown>) => ({
+    kind: 'collectionType', collectionName: pluralName, info: { singularName, pluralName, displayName: singularName },
+    options: { draftAndPublish }, pluginOptions: { i18n: { localized: true } }, attributes,
+  });
+  writeFileSync(join(dir, 'content-types', 'pet.json'), JSON.stringify(type('pet', 'pets', true, {
+    name: { type: 'string', ...own }, note: { type: 'string', ...shared }, tagline: { type: 'component', component: 'default.simple', repeatable: false, ...shared },
+  })));
+  writeFileSync(join(dir, 'content-types', 'dog.json'), JSON.stringify(type('dog', 'dogs', false, {
+    name: { type: 'string', ...own }, description: { type: 'string', ...shared },
+    myCompo: { type: 'component', component: 'default.simple', repeatable: false, ...shared },
+    myDz: { type: 'dynamiczone', components: ['default.simple'], ...shared },
+  })));
+  return dir;
+}
+
+before(async () => { s = await startTestServer({ modelsDir: models(), env: { LOCALES: 'en,fr' } }); });
+after(async () => { await s?.stop(); });
+
+const call = (method: string, path: string, data?: unknown) => s.fetchJson(method, path, data === undefined ? undefined : { data }, TOKEN);
+
+test('draft & publish: a write copies to the other locales in its own status only', async () => {
+  const doc = (await call('POST', '/api/pets?status=published', { name: 'Rex', note: 'n1', tagline: { name: 't1' } })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/pets/${doc}?locale=fr&status=published`, { name: 'Rex fr' })).status, 200);
+  const state = async () => {
+    const out: string[] = [];
+    for (const q of ['locale=fr', 'locale=fr&status=draft', 'locale=en', 'locale=en&status=draft']) {
+      const d = (await call('GET', `/api/pets/${doc}?${q}&populate=*`)).body.data;
+      out.push(`${d.note}/${d.tagline?.name}`);
+    }
+    return out;
+  };
+  // A publishing update of en: fr's published version follows, fr's draft does not.
+  assert.equal((await call('PUT', `/api/pets/${doc}`, { note: 'n2', tagline: { name: 't2' } })).status, 200);
+  assert.deepEqual(await state(), ['n2/t2', 'n1/t1', 'n2/t2', 'n2/t2']);
+  // fr published from its draft (n3, t1): en's published version takes both, en's draft keeps its own.
+  assert.equal((await call('PUT', `/api/pets/${doc}?locale=fr`, { note: 'n3' })).status, 200);
+  assert.deepEqual(await state(), ['n3/t1', 'n3/t1', 'n3/t1', 'n2/t2']);
+  // A draft-only update reaches the other drafts only.
+  assert.equal((await call('PUT', `/api/pets/${doc}?status=draft`, { note: 'n4' })).status, 200);
+  assert.deepEqual((await state()).map((x) => x.split('/')[0]), ['n3', 'n4', 'n3', 'n4']);
+});
+
+test('without draft & publish: every non-localized component and zone of the other locales is copied anew', async () => {
+  const doc = (await call('POST', '/api/dogs', { name: 'Pilou', description: 'A good girl', myCompo: { name: 'my compo' }, myDz: [{ __component: 'default.simple', name: 'my compo' }] })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/dogs/${doc}?locale=fr`, { name: 'Pilou fr' })).status, 200);
+  const before = (await call('GET', `/api/dogs/${doc}?locale=fr&populate=*`)).body.data;
+  assert.equal((await call('PUT', `/api/dogs/${doc}`, { description: 'Still a good girl', myCompo: { name: 'changed' } })).status, 200);
+  const fr = (await call('GET', `/api/dogs/${doc}?locale=fr&populate=*`)).body.data;
+  assert.equal(fr.name, 'Pilou fr');
+  assert.equal(fr.description, 'Still a good girl');
+  assert.equal(fr.myCompo.name, 'changed');
+  assert.notEqual(fr.myCompo.id, before.myCompo.id);
+  assert.deepEqual(fr.myDz.map((b: { name: string }) => b.name), ['my compo']);
+  assert.notEqual(fr.myDz[0].id, before.myDz[0].id, 'the zone is copied anew too');
+  // The replaced copies are gone: no component row is left without its owner.
+  const [{ n }] = await s.sql()`select count(*)::int as n from components_default_simples c
+    where not exists (select 1 from dogs_cmps d where d.cmp_id = c.id) and not exists (select 1 from pets_cmps p where p.cmp_id = c.id)`;
+  assert.equal(n, 0);
+  const [{ held }] = await s.sql()`select count(*)::int as held from dogs_cmps`;
+  assert.equal(held, 4, 'en and fr each hold one myCompo and one zone item');
+});
