@@ -63,7 +63,10 @@ describe('a project whose src/index or config/middlewares cannot run does not st
   test('what strapi does not support names itself', async () => {
     await refused(index("async bootstrap({ strapi }) { await strapi.db.transaction(); }"), /src\/index\.js: bootstrap\(\) failed: TypeError: strapi\.db\.transaction\(\) without a callback \(a knex transaction to pass around\) is not supported by this server/);
     await refused(index("register({ strapi }) { strapi.documents.use('not a function'); }"), /src\/index\.js: register\(\) failed: TypeError: strapi\.documents\.use: a middleware must be a function/);
-    await refused(index("register({ strapi }) { strapi.plugin('i18n').service('locales'); }"), /strapi\.plugin\('i18n'\) is not supported by this server/);
+    await refused(index("register({ strapi }) { strapi.plugin('upload').service('upload'); }"), /strapi\.plugin\('upload'\) is not supported by this server/);
+    await refused(index("register({ strapi }) { strapi.plugin('i18n').service('content-types'); }"), /strapi\.plugin\('i18n'\)\.service\('content-types'\) is not supported by this server/);
+    // i18n's locales service is there in register(), its database is not (as in Strapi).
+    await refused(index("async register({ strapi }) { await strapi.plugin('i18n').service('locales').find(); }"), /src\/index\.js: register\(\) failed: Error: the database is not ready while register\(\) runs/);
     await refused(index("async bootstrap({ strapi }) { await strapi.service('plugin::users-permissions.role').find(); }"), /strapi\.service\('plugin::users-permissions\.role'\) is not supported by this server/);
     await refused(index("register({ strapi }) { strapi.plugin('graphql').service('extension').shadowCRUD('api::tag.tag'); strapi.plugin('graphql').service('content-api'); }"), /strapi\.plugin\('graphql'\)\.service\('content-api'\) is not supported by this server/);
   });

@@ -11,12 +11,16 @@ import { newDocumentId } from '../db/document-id.ts';
 type Row = Record<string, unknown>;
 const NOW = `date_trunc('milliseconds', now())`;
 
+/** The database at each call: project code may hold a service from register(), before the database is ready. */
+const lazy = (db: () => Sql) => ({ unsafe: <T extends object[] = Row[]>(text: string, params?: unknown[]) => db().unsafe<T>(text, params as string[]) });
+
 /** snake_case columns → Strapi's camelCase attribute names (the Query Engine's answer). */
 const camel = (row: Row): Row => Object.fromEntries(Object.entries(row).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()), v]));
 const snake = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** i18n's `strapi.plugin('i18n').service('locales')`: the locale rows of i18n_locale and the default locale of the core store. */
-export function localesService(sql: Sql) {
+export function localesService(db: () => Sql) {
+  const sql = lazy(db);
   const one = async (where: string, value: unknown): Promise<Row | null> => {
     const [r] = await sql.unsafe<Row[]>(`select * from i18n_locale where ${where} = $1 order by id limit 1`, [value as string]);
     return r ? camel(r) : null;
@@ -105,7 +109,8 @@ function tokenSet(data: unknown, params: unknown[]): string[] {
 }
 
 /** `strapi.db.query('admin::api-token')`: findOne / findMany / update / delete by plain attribute values. */
-export function apiTokenQuery(sql: Sql) {
+export function apiTokenQuery(db: () => Sql) {
+  const sql = lazy(db);
   const select = `select ${TOKEN_COLUMNS.join(', ')} from ${API_TOKENS.table}`;
   const run = async (text: string, params: unknown[]) => (await sql.unsafe<Row[]>(text, params as string[])).map(camel);
   return {
@@ -130,9 +135,10 @@ export function apiTokenQuery(sql: Sql) {
 export type ApiTokenQuery = ReturnType<typeof apiTokenQuery>;
 
 /** admin's `api-token` service: what a bootstrap creates tokens with (content-api tokens, Strapi's rows). */
-export function apiTokenService(sql: Sql, salt: string, encryption: ReturnType<typeof encryptionService>) {
+export function apiTokenService(db: () => Sql, salt: string, encryption: ReturnType<typeof encryptionService>) {
+  const sql = lazy(db);
   const hash = (accessKey: string): string => hashToken(accessKey, salt).toString('hex');
-  const query = apiTokenQuery(sql);
+  const query = apiTokenQuery(db);
   return {
     hash,
     exists: async (where: Row = {}) => (await query.count({ where })) > 0,

@@ -266,7 +266,7 @@ export class ProjectStrapi {
   private adminService(uid: string): Methods | null {
     const auth = this.deps.config.auth;
     if (uid === 'admin::encryption') return encryptionService(auth.encryptionKey) as unknown as Methods;
-    if (uid === 'admin::api-token') return apiTokenService(this.deps.rows().db, auth.apiTokenSalt, encryptionService(auth.encryptionKey)) as unknown as Methods;
+    if (uid === 'admin::api-token') return apiTokenService(() => this.deps.rows().db, auth.apiTokenSalt, encryptionService(auth.encryptionKey)) as unknown as Methods;
     return null;
   }
 
@@ -277,7 +277,7 @@ export class ProjectStrapi {
       return strictObject({
         service: (s: string) => {
           if (s !== 'locales') throw new TypeError(`${where}.service('${s}') is not supported by this server`);
-          return localesService(this.deps.rows().db);
+          return localesService(() => this.deps.rows().db);
         },
       }, where);
     }
@@ -322,7 +322,7 @@ export class ProjectStrapi {
       // Lifecycle subscriptions (src/project/lifecycles.ts); the rest of the database layer names itself.
       db: strictObject({
         lifecycles: strictObject({ subscribe: (s: unknown) => this.hooks.subscribe(s) }, 'strapi.db.lifecycles'),
-        query: (uid: string) => (uid === 'admin::api-token' ? apiTokenQuery(this.deps.rows().db) : this.query(uid)),
+        query: (uid: string) => (uid === 'admin::api-token' ? apiTokenQuery(() => this.deps.rows().db) : this.query(uid)),
         connection: strictObject(knexConnection(() => this.deps.base()), 'strapi.db.connection'),
         transaction: (cb: unknown) => transaction(this.deps.base, cb, strictObject({}, 'strapi.db.transaction\'s trx (a knex transaction)')),
         inTransaction: () => inTransaction(),
