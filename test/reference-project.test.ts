@@ -1,6 +1,5 @@
-// The reference Strapi project itself (../shared/strapi-reference/project, laid out as its setup.sh lays it
-// out, with the conformance models): its bootstrap() sets up its data through i18n's locales service and the
-// admin's api-token and encryption services. This server runs that bootstrap as Strapi does, with no
+// The reference Strapi project itself, laid out as ../shared/strapi-reference/setup.sh lays it out: its
+// bootstrap() sets up its data through i18n's locales service and the admin's api-token and encryption services. This server runs that bootstrap as Strapi does, with no
 // PUBLIC_PERMISSIONS or API_TOKENS of its own, so what the project grants is all a caller gets.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,8 +10,10 @@ import { createDecipheriv, createHash, createHmac } from 'node:crypto';
 import { startTestServer, sameDatabaseNode, type TestServer } from './helpers.ts';
 import { tempDir } from './temp-dir.ts';
 
-const REFERENCE = fileURLToPath(new URL('../../shared/strapi-reference/project', import.meta.url));
-const MODELS = fileURLToPath(new URL('../../shared/conformance/models', import.meta.url));
+// The reference project's config/ and src/index.js (../shared/strapi-reference/project), and the demo models
+// (the conformance models).
+const REFERENCE = fileURLToPath(new URL('./fixtures/reference-project', import.meta.url));
+const MODELS = fileURLToPath(new URL('../models', import.meta.url));
 const KEY = 'oracle-full-access-token-0123456789abcdef0123456789abcdef';
 
 /** What setup.sh makes: the project's files, the models as schema.json files, core routers/controllers/services. */
