@@ -34,6 +34,20 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await tagNames(), ['A', 'B']);
   });
 
+  test("a source without draft & publish links the version its reference's status names (Strapi's getRelationTargetStatus)", async () => {
+    const doc = (await post('/api/articles?status=published', { title: 'Versions', slug: 'versions' })).documentId;
+    const linked = async () => (await s.sql()`select a.published_at is not null as published from articles_author_lnk l join articles a on a.id = l.article_id
+      join authors au on au.id = l.author_id where a.document_id = ${doc} and au.document_id = ${authorB} order by 1`).map((r) => r.published);
+    assert.equal((await put(`/api/authors/${authorB}`, { articles: { connect: [{ documentId: doc, status: 'published' }] } })).status, 200);
+    assert.deepEqual(await linked(), [true]);
+    assert.equal((await put(`/api/authors/${authorB}`, { articles: { disconnect: [doc] } })).status, 200);
+    assert.equal((await put(`/api/authors/${authorB}`, { articles: { connect: [{ documentId: doc, status: 'modified' }] } })).status, 200);
+    assert.deepEqual(await linked(), [false], 'any other status is the draft');
+    assert.equal((await put(`/api/authors/${authorB}`, { articles: { connect: [doc] } })).status, 200);
+    assert.deepEqual(await linked(), [false, true], 'no status: both versions');
+    assert.equal((await put(`/api/authors/${authorB}`, { articles: { set: [] } })).status, 200);
+  });
+
   test('connect with positions before/after/start/end, processed in order', async () => {
     let r = await put(`/api/articles/${article}`, { tags: { connect: [{ documentId: tags.C, position: { before: tags.A } }] } });
     assert.equal(r.status, 200, r.text);

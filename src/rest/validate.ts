@@ -20,7 +20,7 @@ export interface RelationOp {
  * A relation target: a document (`documentId`), or an entry row by its numeric id (`entityId`, Strapi's
  * older form), which the writer turns into its document before anything else.
  */
-export interface RelRef { documentId: string; entityId?: number; locale?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
+export interface RelRef { documentId: string; entityId?: number; locale?: string; status?: string; position?: { before?: string; after?: string; start?: boolean; end?: boolean } }
 
 /** A file named by its id, or by its documentId (resolved to the id by the writer). */
 export interface MediaRef { id?: number; documentId?: string }
@@ -682,13 +682,15 @@ export class BodyValidator {
       if (typeof x === 'string' && /^\d{1,15}$/.test(x)) return { documentId: '', entityId: Number(x) };
       if (typeof x === 'string' && x) return { documentId: x };
       if (typeof x === 'number' && Number.isSafeInteger(x) && x > 0) return { documentId: '', entityId: x };
+      // A reference's `status` picks the target's version for a source without draft & publish (Strapi's getRelationTargetStatus).
+      const status = (r: RelRef) => (typeof r.status === 'string' && r.status ? { status: r.status } : {});
       if (x && typeof x === 'object' && typeof (x as RelRef).documentId === 'string') {
         const r = x as RelRef;
-        return { documentId: r.documentId, locale: r.locale ?? undefined, position: r.position };
+        return { documentId: r.documentId, locale: r.locale ?? undefined, position: r.position, ...status(r) };
       }
       const id = x && typeof x === 'object' ? (x as { id?: unknown }).id : undefined;
       if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
-        return { documentId: '', entityId: id, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position };
+        return { documentId: '', entityId: id, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position, ...status(x as RelRef) };
       }
       this.err(path, `${yupPath(path)} has an invalid relation reference`, x);
       return null;

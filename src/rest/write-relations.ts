@@ -2,7 +2,8 @@
 // version row, and the links a publish carries over. Links join rows, not documents: which rows of a
 // target document a row links to follows Strapi's document service (getRelationTargetStatus/Locale):
 // - a target without draft & publish: its row; a draft links to drafts, a published row to published
-//   rows; a row of a type without draft & publish links to both versions of a target that has it;
+//   rows; a row of a type without draft & publish links to both versions of a target that has it, or
+//   to the one its reference's `status` names;
 // - locales: both sides localized → the row's own locale; only the target localized → the locale the
 //   reference names, else the default locale.
 import type { Component, ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
@@ -152,8 +153,13 @@ export class RelationWriter {
     if (!docs.length) return out;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null; published: boolean }>(W.targetRows(target.table), [docs]);
     const refLocale = new Map(refs.map((r) => [r.documentId, r.locale]));
+    const refStatus = new Map(refs.flatMap((r) => (r.status ? [[r.documentId, r.status] as const] : [])));
     for (const r of rows) {
       if (target.draftAndPublish && source.draftAndPublish && r.published !== row.published) continue;
+      // A source without draft & publish links both versions, or the one its reference's status names
+      // (`published`; any other status is the draft: Strapi's getRelationTargetStatus).
+      const status = target.draftAndPublish && !source.draftAndPublish ? refStatus.get(r.document_id) : undefined;
+      if (status !== undefined && r.published !== (status === 'published')) continue;
       if (target.localized && r.locale !== (source.localized ? row.locale : refLocale.get(r.document_id) ?? this.schema.defaultLocale)) continue;
       out.set(r.document_id, [...(out.get(r.document_id) ?? []), { ...r, id: Number(r.id) }]);
     }
