@@ -1342,7 +1342,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // The document service spreads the filters over its lookup ({ ...lookup, ...where }): a top-level
   // `locale` filter replaces the locale lookup, default and `locale` param alike (checked live:
   // `filters[locale]=fr` reads French rows, `locale=en&filters[locale]=fr` too, one document as well).
-  const filtersLocale = q.filters !== null && typeof q.filters === 'object' && !Array.isArray(q.filters) && Object.hasOwn(q.filters, 'locale');
+  const filtersLocale = isObj(q.filters) && Object.hasOwn(q.filters, 'locale');
   if (ct.localized && !rows && !filtersLocale) {
     if (loc === undefined || loc === '') localeParam = params.push(schema.defaultLocale);
     // `*` is every locale for a list; one document (by documentId, or a single type's) looks it up as a

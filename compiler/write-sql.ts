@@ -155,9 +155,9 @@ export const cmpsOf = (table: string) =>
   `select ${CMPS.entity} as entity, ${CMPS.cmp} as cmp, ${CMPS.type} as type, ${CMPS.field} as field, ${q(CMPS.order)} as ord
    from ${q(table)} where ${CMPS.entity} = any($1::int[]) order by ${CMPS.entity}, ${CMPS.field}, ${q(CMPS.order)}, id`;
 
-/** Removes field `$2` of owner `$1`, returning what it held. */
-export const deleteCmpsField = (table: string) =>
-  `delete from ${q(table)} where ${CMPS.entity} = $1 and ${CMPS.field} = $2 returning ${CMPS.cmp} as cmp, ${CMPS.type} as type`;
+/** Removes fields `$2` of owners `$1`, returning what they held. */
+export const deleteCmpsFields = (table: string) =>
+  `delete from ${q(table)} where ${CMPS.entity} = any($1::int[]) and ${CMPS.field} = any($2::text[]) returning ${CMPS.cmp} as cmp, ${CMPS.type} as type`;
 
 /** Entries `(entity, cmp, type, field, order)` given as parallel arrays `$1…$5`. */
 export const insertCmps = (table: string) =>

@@ -15,6 +15,8 @@ import { WriteLocks } from './write-locks.ts';
 import type { EntryEvent } from '../webhooks/index.ts';
 
 type Row = Record<string, unknown>;
+/** A component instance an owner holds (a `_cmps` entry). */
+type Held = { cmp: number; type: string };
 
 /** A version row of the document being written. */
 export interface VersionRow { id: number; locale: string | null; published: boolean }
@@ -188,15 +190,7 @@ export class Writer {
     // Strapi copies every non-localized component and zone anew (new ids) once something shared changed.
     const owned = new Set(bodyShared ? this.ct.attributes.filter((a) => !a.localized && (a.kind === 'component' || a.kind === 'dynamiczone')).map((a) => a.name) : []);
     if (owned.size) {
-      const cmps = W.cmpsTableOf(this.ct)!;
-      const held: Array<{ cmp: number; type: string }> = [];
-      for (const t of targets) for (const f of owned) held.push(...await this.run<{ cmp: number; type: string }>(W.deleteCmpsField(cmps), [t, f]));
-      const byType = new Map<string, number[]>();
-      for (const r of held) byType.set(r.type, [...(byType.get(r.type) ?? []), Number(r.cmp)]);
-      for (const [uid, list] of byType) {
-        const c = this.schema.components.get(uid);
-        if (c) await this.removeComponents(c, list);
-      }
+      await this.removeHeld(await this.run<Held>(W.deleteCmpsFields(W.cmpsTableOf(this.ct)!), [targets, [...owned]]));
       await this.cloneOwned(this.ct, targets.map((t): [number, number] => [Number(source.id), t]), owned, published ? 'published' : 'draft');
       for (const t of targets) this.touched.add(t);
     }
@@ -300,7 +294,7 @@ export class Writer {
    */
   private async componentField(ownerId: number, f: ComponentField, version: RowRef): Promise<void> {
     const table = f.attr.cmpsTable;
-    const before = await this.run<{ cmp: number; type: string }>(W.deleteCmpsField(table), [ownerId, f.attr.name]);
+    const before = await this.run<Held>(W.deleteCmpsFields(table), [[ownerId], [f.attr.name]]);
     const ids: number[] = [];
     for (const item of f.items) {
       const c = item.component;
@@ -323,12 +317,14 @@ export class Writer {
       ]);
     }
     const kept = new Set(f.items.map((i, k) => `${i.component.uid}:${ids[k]}`));
-    const gone = new Map<string, number[]>();
-    for (const b of before) {
-      if (kept.has(`${b.type}:${Number(b.cmp)}`)) continue;
-      gone.set(b.type, [...(gone.get(b.type) ?? []), Number(b.cmp)]);
-    }
-    for (const [uid, list] of gone) {
+    await this.removeHeld(before.filter((b) => !kept.has(`${b.type}:${Number(b.cmp)}`)));
+  }
+
+  /** Component instances, removed type by type with what they own. */
+  private async removeHeld(held: Held[]): Promise<void> {
+    const byType = new Map<string, number[]>();
+    for (const r of held) byType.set(r.type, [...(byType.get(r.type) ?? []), Number(r.cmp)]);
+    for (const [uid, list] of byType) {
       const c = this.schema.components.get(uid);
       if (c) await this.removeComponents(c, list);
     }
@@ -342,15 +338,7 @@ export class Writer {
   /** Components (recursively) and media links of rows `ids` of a model; their `_cmps` entries cascade. */
   private async removeOwned(model: ContentType | Component, ids: number[]): Promise<void> {
     const cmps = W.cmpsTableOf(model);
-    if (cmps) {
-      const rows = await this.run<{ cmp: number; type: string }>(W.cmpsOf(cmps), [ids]);
-      const byType = new Map<string, number[]>();
-      for (const r of rows) byType.set(r.type, [...(byType.get(r.type) ?? []), Number(r.cmp)]);
-      for (const [uid, list] of byType) {
-        const c = this.schema.components.get(uid);
-        if (c) await this.removeComponents(c, list);
-      }
-    }
+    if (cmps) await this.removeHeld(await this.run<Held>(W.cmpsOf(cmps), [ids]));
     if (W.ownsMedia(model)) await this.run(W.deleteMediaOf, [ids, model.uid]);
   }
 
