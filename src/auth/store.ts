@@ -1,7 +1,8 @@
-// Reads of Strapi's auth data: roles with their permissions, stored API tokens with theirs, a JWT
-// user's state and role. Each is one statement; the Authorizer decides how often they run.
+// Strapi's auth data: roles with their permissions, stored API tokens with theirs, a JWT user's state and
+// role (each read one statement; the Authorizer decides how often they run), and a new token's row.
 import type { Sql } from 'postgres';
 import { API_TOKENS, UP } from './tables.ts';
+import { newDocumentId } from '../db/document-id.ts';
 
 export interface RoleRow { id: number; type: string; actions: string[] }
 export interface TokenRow { id: number; kind: string | null; type: string; expired: boolean; lastUsedAt: Date | null; actions: string[] }
@@ -52,4 +53,19 @@ export async function userState(db: Sql, id: number): Promise<UserState | null> 
   const rows = await db.unsafe<Array<{ blocked: boolean | null; role_id: number | null }>>(USER_SQL, [id], { prepare: true });
   const r = rows[0];
   return r ? { blocked: r.blocked === true, roleId: r.role_id === null ? null : Number(r.role_id) } : null;
+}
+
+export interface NewToken { name: string; description: string; type: string; accessKeyHash: string; encryptedKey: string | null; lifespan: number | null }
+
+/**
+ * A content-api token's row as Strapi's admin writes it (expiry from the lifespan in milliseconds, null:
+ * unlimited): the token CLI's and a project bootstrap's `admin::api-token` service's.
+ */
+export async function insertToken(db: Pick<Sql, 'unsafe'>, t: NewToken): Promise<number> {
+  const now = `date_trunc('milliseconds', now())`;
+  const [row] = await db.unsafe<Array<{ id: number }>>(
+    `insert into ${API_TOKENS.table} (document_id, name, description, kind, type, access_key, encrypted_key, lifespan, expires_at, created_at, updated_at, published_at)
+     values ($1, $2, $3, 'content-api', $4, $5, $6, $7::bigint, ${now} + ($7::bigint * interval '1 millisecond'), ${now}, ${now}, ${now}) returning id`,
+    [newDocumentId(), t.name, t.description, t.type, t.accessKeyHash, t.encryptedKey, t.lifespan === null ? null : String(t.lifespan)]);
+  return Number(row.id);
 }

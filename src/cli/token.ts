@@ -11,6 +11,7 @@ import { openDatabase } from './database.ts';
 import { syncSchema } from '../db/schema-sync.ts';
 import { ACTIONS, hashToken } from '../auth/permissions.ts';
 import { API_TOKENS } from '../auth/tables.ts';
+import { insertToken } from '../auth/store.ts';
 import { newDocumentId } from '../db/document-id.ts';
 import { setLogLevel } from '../log.ts';
 import type { Schema } from '../../compiler/schema.ts';
@@ -85,14 +86,11 @@ async function main(): Promise<void> {
       // Strapi's admin refuses a second token with the same name.
       const clash = await tx.unsafe(`select 1 from ${API_TOKENS.table} where name = $1 limit 1`, [name]);
       if (clash.length) return false;
-      const [token] = await tx.unsafe<Array<{ id: number }>>(
-        `insert into ${API_TOKENS.table} (document_id, name, description, kind, type, access_key, encrypted_key, lifespan, expires_at, created_at, updated_at, published_at)
-         values ($1, $2, $3, 'content-api', $4, $5, null, $6::bigint, ${NOW} + ($6::bigint * interval '1 millisecond'), ${NOW}, ${NOW}, ${NOW}) returning id`,
-        [newDocumentId(), name, flag('description') ?? '', type, hashToken(key, config.auth.apiTokenSalt).toString('hex'), lifespan]);
+      const tokenId = await insertToken(tx, { name, description: flag('description') ?? '', type, accessKeyHash: hashToken(key, config.auth.apiTokenSalt).toString('hex'), encryptedKey: null, lifespan });
       for (let i = 0; i < permissions.length; i++) {
         await tx.unsafe(`with p as (insert into ${API_TOKENS.permissions} (document_id, action, created_at, updated_at, published_at)
             values ($1, $2, ${NOW}, ${NOW}, ${NOW}) returning id)
-          insert into ${T.table} (${T.permission}, ${T.token}, ${T.order}) select p.id, $3, $4 from p`, [newDocumentId(), permissions[i], token.id, i + 1]);
+          insert into ${T.table} (${T.permission}, ${T.token}, ${T.order}) select p.id, $3, $4 from p`, [newDocumentId(), permissions[i], tokenId, i + 1]);
       }
       return true;
     });

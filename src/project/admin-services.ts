@@ -6,6 +6,7 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import type { Sql } from 'postgres';
 import { API_TOKENS, CORE_STORE } from '../auth/tables.ts';
 import { hashToken } from '../auth/permissions.ts';
+import { insertToken } from '../auth/store.ts';
 import { newDocumentId } from '../db/document-id.ts';
 
 type Row = Record<string, unknown>;
@@ -136,7 +137,6 @@ export type ApiTokenQuery = ReturnType<typeof apiTokenQuery>;
 
 /** admin's `api-token` service: what a bootstrap creates tokens with (content-api tokens, Strapi's rows). */
 export function apiTokenService(db: () => Sql, salt: string, encryption: ReturnType<typeof encryptionService>) {
-  const sql = lazy(db);
   const hash = (accessKey: string): string => hashToken(accessKey, salt).toString('hex');
   const query = apiTokenQuery(db);
   return {
@@ -151,12 +151,11 @@ export function apiTokenService(db: () => Sql, salt: string, encryption: ReturnT
         throw new TypeError(`strapi.service('admin::api-token').create: custom tokens' permissions are not supported by this server (create a full-access or read-only token, or use \`npm run token\`)`);
       }
       const accessKey = randomBytes(128).toString('hex');
-      const lifespan = attributes.lifespan ?? null;
-      const [r] = await sql.unsafe<Row[]>(
-        `insert into ${API_TOKENS.table} (document_id, name, description, kind, type, access_key, encrypted_key, lifespan, expires_at, created_at, updated_at, published_at)
-         values ($1, $2, $3, 'content-api', $4, $5, $6, $7::bigint, ${NOW} + ($7::bigint * interval '1 millisecond'), ${NOW}, ${NOW}, ${NOW}) returning ${TOKEN_COLUMNS.join(', ')}`,
-        [newDocumentId(), attributes.name, attributes.description ?? '', attributes.type ?? 'read-only', hash(accessKey), encryption.encrypt(accessKey), lifespan === null ? null : String(lifespan)]);
-      return { ...camel(r), accessKey };
+      const id = await insertToken(db(), {
+        name: attributes.name, description: attributes.description ?? '', type: attributes.type ?? 'read-only',
+        accessKeyHash: hash(accessKey), encryptedKey: encryption.encrypt(accessKey), lifespan: attributes.lifespan ?? null,
+      });
+      return { ...await query.findOne({ where: { id } }), accessKey };
     },
   };
 }
