@@ -34,7 +34,7 @@ export function usersPermissionsObject(schema: Schema, config: Config, native: N
   const limiter = new RateLimiter(config.auth.authRateLimit, 60_000);
   const middlewares: Record<string, unknown> = {
     rateLimit: () => async (ctx: KoaContext, next: Next) => {
-      if (!limiter.take(authRateKey(ctx.path, (ctx.request as { body?: unknown }).body, ctx.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
+      if (!limiter.take(authRateKey(ctx.path, () => (ctx.request as { body?: unknown }).body, ctx.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
       await next();
     },
   };

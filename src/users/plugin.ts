@@ -53,9 +53,9 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
   const limiter = new RateLimiter(config.auth.authRateLimit, 60_000);
   const deps: account.AccountDeps = { config, email: emailProvider(config.email) };
   const limited = (task: Task) => {
-    let b: unknown = null;
-    try { b = requestBody(task); } catch { /* a body that is no JSON has no email: its own error comes later */ }
-    if (!limiter.take(authRateKey(task.path, b, task.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
+    // A body that is no JSON has no email: its own error comes later.
+    const bodyOf = () => { try { return requestBody(task); } catch { return null; } };
+    if (!limiter.take(authRateKey(task.path, bodyOf, task.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
   };
   const allow = (ctx: RestContext, caller: Caller, action: string) => {
     if (!ctx.auth.allowsPlugin(caller, `${UPP}.${action}`)) throw forbidden();

@@ -25,10 +25,12 @@ const NO_IDENTIFIER = ['/auth/local', '/auth/reset-password', '/auth/change-pass
  * path and the client address. So logins share one bucket per address, and each address may ask for
  * ten reset emails per address and email.
  */
-export function authRateKey(path: string, body: unknown, ip: string): string {
+export function authRateKey(path: string, bodyOf: () => unknown, ip: string): string {
   let p = posix.normalize(path).toLowerCase().replace(/\/+$/, '') || '/';
   if (p === '.' || p === '..') p = 'invalidPath';
   if (p.includes('/connect/') || NO_IDENTIFIER.some((r) => p.endsWith(r))) return `noIdentifier:${p}:${ip}`;
+  // The body is read only where the route takes an email (a login's is not parsed twice).
+  const body = bodyOf();
   const email = body && typeof body === 'object' && typeof (body as { email?: unknown }).email === 'string' ? (body as { email: string }).email : '';
   return `${email ? email.toLowerCase() : 'unknownIdentifier'}:${p}:${ip}`;
 }
