@@ -44,6 +44,9 @@ export async function listLocales(db: Sql, schema?: Schema): Promise<Locale[]> {
   return JSON.parse(await localesJson(db, schema)) as Locale[];
 }
 
+/** The default locale Strapi's i18n keeps in its core store (a JSON string), as a statement of its own. */
+export const DEFAULT_LOCALE_SQL = `select value::json #>> '{}' as code from ${CORE_STORE.table} where key = '${CORE_STORE.i18nDefaultLocale}' order by id limit 1`;
+
 /**
  * The locale codes Strapi's admin keeps (`i18n_locale`, in creation order) and its default locale, or
  * null on a database without them (a new one, before schema sync adds the configured locales).
@@ -52,7 +55,7 @@ export async function storedLocales(db: Sql): Promise<{ codes: string[]; default
   const [t] = await db.unsafe<Array<{ has: boolean }>>(`select to_regclass('public.i18n_locale') is not null and to_regclass('public.${CORE_STORE.table}') is not null as has`);
   if (!t?.has) return null;
   const rows = await db.unsafe<Array<{ code: string | null; dflt: string | null }>>(
-    `select l.code, (select s.value::json #>> '{}' from ${CORE_STORE.table} s where s.key = '${CORE_STORE.i18nDefaultLocale}' order by s.id limit 1) as dflt
+    `select l.code, (select d.code from (${DEFAULT_LOCALE_SQL}) d) as dflt
      from i18n_locale l where l.code is not null and l.code <> '' order by l.id`);
   if (!rows.length) return null;
   return { codes: [...new Set(rows.map((r) => r.code!))], defaultLocale: rows[0].dflt };

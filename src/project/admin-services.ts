@@ -7,6 +7,7 @@ import type { Sql } from 'postgres';
 import { API_TOKENS, CORE_STORE } from '../auth/tables.ts';
 import { hashToken } from '../auth/permissions.ts';
 import { insertToken } from '../auth/store.ts';
+import { DEFAULT_LOCALE_SQL } from '../i18n/locales.ts';
 import { newDocumentId } from '../db/document-id.ts';
 
 type Row = Record<string, unknown>;
@@ -27,8 +28,8 @@ export function localesService(db: () => Sql) {
     return r ? camel(r) : null;
   };
   const getDefaultLocale = async (): Promise<string | null> => {
-    const [r] = await sql.unsafe<Array<{ v: string | null }>>(`select value::json #>> '{}' as v from ${CORE_STORE.table} where key = $1 order by id limit 1`, [CORE_STORE.i18nDefaultLocale]);
-    return r?.v ?? null;
+    const [r] = await sql.unsafe<Array<{ code: string | null }>>(DEFAULT_LOCALE_SQL);
+    return r?.code ?? null;
   };
   const setDefaultLocale = async ({ code }: { code: string }): Promise<void> => {
     const value = JSON.stringify(code);
