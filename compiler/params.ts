@@ -256,6 +256,18 @@ function listOf(v: QueryValue): QueryValue[] {
   return [v];
 }
 
+/**
+ * An operand object Strapi drops: no key of it is an operator or something `scope` can filter on. Such an
+ * object is what qs makes of a list past its array limit (`$in[0]…$in[100]`: 101 values, or an index over 100)
+ * and of stray keys (`$eq[x]=y`). Strapi's validator passes it as an opaque operand and its filter converter
+ * (convertAndSanitizeFilters) then removes its keys one by one, and with them the emptied operator and
+ * attribute: the condition is gone, not refused (checked live: `filters[id][$in][101]=5` lists every row).
+ */
+function droppedOperand(v: QueryValue, scope: FilterScope | null): boolean {
+  if (!isObj(v)) return false;
+  return !Object.keys(v).some((k) => k.startsWith('$') || (scope !== null && (scope.field(k) !== null || scope.attr(k) !== null)));
+}
+
 export class FilterParser {
   /** `canRead`: relations to content-types the caller may not read are no filter keys (Strapi's validator). */
   constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters', private canRead: CanRead = () => true) {}
@@ -281,6 +293,7 @@ export class FilterParser {
 
   private entry(key: string, v: QueryValue, scope: FilterScope): Filter | null {
     if (key === '$and' || key === '$or') {
+      if (droppedOperand(v, scope)) return null;
       const subs = listOf(v).map((x) => this.parse(x, scope)).filter((x): x is Filter => x !== null);
       if (subs.length === 0) return null;
       return { t: key === '$and' ? 'and' : 'or', items: subs };
@@ -291,7 +304,7 @@ export class FilterParser {
     }
     if (key.startsWith('$')) throw invalidKey(this.param, key, scope.path);
     const field = scope.field(key);
-    if (field) return this.fieldFilter(key, field, v, join(scope.path, key));
+    if (field) return this.fieldFilter(key, field, v, join(scope.path, key), scope);
     const attr = scope.attr(key);
     const path = join(scope.path, key);
     if (!attr && HIDDEN.has(key)) throw creatorKey(this.param, key, path, isObj(v) ? Object.keys(v) : []);
@@ -333,10 +346,11 @@ export class FilterParser {
     if (isObj(v) && !onId) return this.parse(v, scope);
     const idRef = scope.field('id');
     if (!idRef) throw invalidKey(this.param, key, scope.path);
-    return this.fieldFilter('id', idRef, v, join(scope.path, 'id'));
+    return this.fieldFilter('id', idRef, v, join(scope.path, 'id'), scope);
   }
 
-  private fieldFilter(name: string, field: FieldRef, v: QueryValue, path: string): Filter | null {
+  /** `scope`: where the field is, which says what an operand object may name (droppedOperand). */
+  private fieldFilter(name: string, field: FieldRef, v: QueryValue, path: string, scope: FilterScope): Filter | null {
     if (!isObj(v)) {
       // A list's objects (qs makes `[{$ne: 'a'}, 'b']` of `x[$ne]=a&x=b`) match no text in Strapi's where
       // (checked live: the list's other values still match); for other types Strapi answers 500, here a 400.
@@ -346,12 +360,15 @@ export class FilterParser {
     const items: Filter[] = [];
     for (const [op, val] of Object.entries(v)) {
       if (op === '$not') {
-        const sub = this.fieldFilter(name, field, val, path);
+        const sub = this.fieldFilter(name, field, val, path, scope);
         if (sub) items.push({ t: 'not', item: sub });
       } else if (op === '$and' || op === '$or') {
-        const subs = listOf(val).map((x) => this.fieldFilter(name, field, x, path)).filter((x): x is Filter => x !== null);
+        if (droppedOperand(val, scope)) continue;
+        const subs = listOf(val).map((x) => this.fieldFilter(name, field, x, path, scope)).filter((x): x is Filter => x !== null);
         if (subs.length) items.push({ t: op === '$and' ? 'and' : 'or', items: subs });
       } else if (OPERATORS.has(op as Operator)) {
+        // `$null`/`$notNull` cast any object to true before Strapi's converter looks at objects.
+        if (op !== '$null' && op !== '$notNull' && droppedOperand(val, scope)) continue;
         const f = this.op(name, field, op as Operator, val, path);
         if (f) items.push(f);
       } else {
@@ -480,6 +497,7 @@ export function parseSort(schema: Schema, ct: ContentType, value: QueryValue | u
 function parseSortIn(schema: Schema, scope: FilterScope, statusTable: string | null, value: QueryValue | undefined, open = false): SortTerm[] {
   if (value === undefined || value === '') return [];
   const terms: Array<[string[], boolean]> = [];
+  const known = (name: string): boolean => !!(scope.field(name) || scope.attr(name) || HIDDEN.has(name) || (name === 'status' && statusTable));
   const visit = (v: QueryValue) => {
     if (typeof v === 'string') {
       for (const part of v.split(',')) {
@@ -491,10 +509,11 @@ function parseSortIn(schema: Schema, scope: FilterScope, statusTable: string | n
       }
     } else if (Array.isArray(v)) v.forEach(visit);
     else if (isObj(v)) {
-      for (const [k, sub] of Object.entries(v)) {
-        if (/^\d+$/.test(k)) { visit(sub); continue; }
-        objectSort(k, sub, []);
-      }
+      // An object's keys are attributes, its numeric ones too (qs makes an object of `sort[0]=a&sort[x]=asc`
+      // or of an index over 100): Strapi names the first unknown key before it reads any direction (checked live).
+      const unknownKey = Object.keys(v).find((k) => !known(k));
+      if (unknownKey !== undefined) throw invalidKey('sort', unknownKey, null);
+      for (const [k, sub] of Object.entries(v)) objectSort(k, sub, []);
     }
   };
   const objectSort = (key: string, v: QueryValue, prefix: string[]) => {
@@ -508,7 +527,7 @@ function parseSortIn(schema: Schema, scope: FilterScope, statusTable: string | n
   visit(value);
   // Strapi 5.54 refuses a key the type does not have before a private or password one (checked live:
   // `sort[0]=password&sort[2]=nope` names `nope`).
-  const unknown = terms.find(([names]) => !scope.field(names[0]) && !scope.attr(names[0]) && !HIDDEN.has(names[0]) && !(names[0] === 'status' && statusTable));
+  const unknown = terms.find(([names]) => !known(names[0]));
   if (unknown) throw invalidKey('sort', unknown[0][0], null);
   return terms.map(([names, desc]) => sortTerm(schema, scope, statusTable, names, desc, open));
 }
