@@ -109,7 +109,7 @@ export type Populate =
   /** morphOne/morphMany: rows of `target` linked back through its morphTo attribute `by`. */
   | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
   /** `key`: the answer's key when not the attribute's name (GraphQL: one per distinct filters and sort). */
-  | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection; key?: string }
+  | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection; key?: string; count?: boolean }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
   | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[] };
 

@@ -1124,6 +1124,11 @@ export class PopulateParser {
       }
       case 'component': {
         const comp = this.schema.components.get(a.component)!;
+        // `count` answers `{"count": n}`, the instances it holds (0 or 1 for a single one; Strapi 5.54, checked
+        // live); what is asked under it is validated only.
+        if (o.count !== undefined && TRUTHY.has(o.count as string)) {
+          return { kind: 'component', attr: a, select: this.scratch(this.converting).component(comp, o, depth, path, status), count: true };
+        }
         return { kind: 'component', attr: a, select: this.component(comp, o, depth, path, status) };
       }
       case 'dynamiczone': {
@@ -1131,9 +1136,14 @@ export class PopulateParser {
         if (o.on !== undefined) {
           for (const [uid, csub] of Object.entries(o.on)) {
             const comp = this.schema.components.get(uid);
-            if (!comp || !a.components.includes(uid)) throw invalidKey('populate', uid, `${path}.on.${uid}`);
+            // A fragment for a model the zone cannot hold (another component, a content-type) reads nothing
+            // and refuses nothing (Strapi 5.54, checked live: `on[shared.seo]` alone answers `"blocks": []`);
+            // a component's fragment is still validated as a query of its own. Only a draft can hold a
+            // component outside the zone's list (zoneComponents).
+            const held = comp !== undefined && (a.components.includes(uid) || (status === 'draft' && zoneComponents(this.schema, a).includes(uid)));
             // Strapi's error paths skip the fragment (`on.<uid>`): they go on from the zone's.
-            on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true));
+            if (held) on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true));
+            else if (comp) this.scratch(this.converting).component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true);
           }
         } else {
           // Strapi's query conversion takes nothing but `populate`, `on` and `count` for a zone (and reads

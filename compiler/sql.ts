@@ -171,7 +171,7 @@ const isDefaultComponent = (sel: ComponentSelection) => {
 
 /** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
 function cachedComponent(ct: ContentType, p: Populate): ComponentAttr | DynamicZoneAttr | null {
-  if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && !p.key && isDefaultComponent(p.select) ? p.attr : null;
+  if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && !p.key && !p.count && isDefaultComponent(p.select) ? p.attr : null;
   if (p.kind === 'dynamiczone') {
     return ct.byName.get(p.attr.name) === p.attr && p.on.size === p.attr.components.length && [...p.on.values()].every(isDefaultComponent) ? p.attr : null;
   }
@@ -563,6 +563,7 @@ class RowGen extends FilterGen {
         const comp = p.select.component;
         const a = this.alias('k');
         const s = this.componentSource(p.attr, comp, src, a);
+        if (p.count) return `select '{"count":' || count(*) || '}' as v ${s.from} ${s.where}`;
         const joins: string[] = [];
         const row = this.descend(() => this.componentStep(p.attr, p.select), () => this.componentText(p.select, a, joins));
         const where = p.select.where ? `${s.where} and ${this.filter(p.select.where, a, null)}` : s.where;
@@ -868,7 +869,7 @@ class Gen extends RowGen {
       case 'relation': return p.count ? ONE : this.chain(() => this.relationStep(p, ct), p.select.populate, p.target);
       case 'morphBy': return this.chain(() => this.morphByStep(p, ct!), p.select.populate, p.target);
       case 'localizations': return this.chain(() => this.localizationsStep(ct!, p.where ?? null), p.select.populate, ct);
-      case 'component': return this.chain(() => this.componentStep(p.attr, p.select), p.select.populate, null);
+      case 'component': return p.count ? ONE : this.chain(() => this.componentStep(p.attr, p.select), p.select.populate, null);
       case 'dynamiczone': {
         // Its links in one query, then each component type present in one query each (concurrently).
         if ([...p.on.values()].every((sel) => !sel.populate.length)) {

@@ -677,7 +677,7 @@ describe('populate', () => {
   test('invalid populate: 400', async () => {
     assert.deepEqual(await badRequest('/api/articles?populate=**'),
       { status: 400, name: 'ValidationError', message: 'Invalid key **', details: { key: '**', path: '**', source: 'query', param: 'populate' } });
-    for (const q of ['populate=nope', 'populate=title', 'populate[author][populate]=nope', 'populate[seo][populate][nope]=true', 'populate[blocks][on][shared.seo]=true', 'populate[author][foo]=1']) {
+    for (const q of ['populate=nope', 'populate=title', 'populate[author][populate]=nope', 'populate[seo][populate][nope]=true', 'populate[blocks][on][shared.nope]=true', 'populate[author][foo]=1']) {
       assert.equal((await badRequest(`/api/articles?${q}`)).name, 'ValidationError', q);
     }
   });
