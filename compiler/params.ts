@@ -263,9 +263,9 @@ function listOf(v: QueryValue): QueryValue[] {
  * (convertAndSanitizeFilters) then removes its keys one by one, and with them the emptied operator and
  * attribute: the condition is gone, not refused (checked live: `filters[id][$in][101]=5` lists every row).
  */
-function droppedOperand(v: QueryValue, scope: FilterScope | null): boolean {
+function droppedOperand(v: QueryValue, scope: FilterScope): boolean {
   if (!isObj(v)) return false;
-  return !Object.keys(v).some((k) => k.startsWith('$') || (scope !== null && (scope.field(k) !== null || scope.attr(k) !== null)));
+  return !Object.keys(v).some((k) => k.startsWith('$') || scope.field(k) !== null || scope.attr(k) !== null);
 }
 
 export class FilterParser {
@@ -1140,10 +1140,11 @@ export class PopulateParser {
             // and refuses nothing (Strapi 5.54, checked live: `on[shared.seo]` alone answers `"blocks": []`);
             // a component's fragment is still validated as a query of its own. Only a draft can hold a
             // component outside the zone's list (zoneComponents).
-            const held = comp !== undefined && (a.components.includes(uid) || (status === 'draft' && zoneComponents(this.schema, a).includes(uid)));
+            if (!comp) continue;
+            const held = (status === 'draft' ? zoneComponents(this.schema, a) : a.components).includes(uid);
             // Strapi's error paths skip the fragment (`on.<uid>`): they go on from the zone's.
-            if (held) on.set(uid, this.component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true));
-            else if (comp) this.scratch(this.converting).component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true);
+            const sel = (held ? this : this.scratch(this.converting)).component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true);
+            if (held) on.set(uid, sel);
           }
         } else {
           // Strapi's query conversion takes nothing but `populate`, `on` and `count` for a zone (and reads

@@ -169,6 +169,9 @@ const isDefaultComponent = (sel: ComponentSelection) => {
   return sel.populate.length === 0 && !sel.where && !sel.sort?.length && sel.fields.length === all.length && sel.fields.every((f, i) => f === all[i]);
 };
 
+/** A populate's `count` (a relation's or a component's): `{"count": n}` of the rows `fromWhere` reaches. */
+const countValue = (fromWhere: string): string => `select '{"count":' || count(*) || '}' as v ${fromWhere}`;
+
 /** The attribute, when the render cache keeps this populate: the model's own component or zone, one level, every field. */
 function cachedComponent(ct: ContentType, p: Populate): ComponentAttr | DynamicZoneAttr | null {
   if (p.kind === 'component') return ct.byName.get(p.attr.name) === p.attr && !p.key && !p.count && isDefaultComponent(p.select) ? p.attr : null;
@@ -563,7 +566,7 @@ class RowGen extends FilterGen {
         const comp = p.select.component;
         const a = this.alias('k');
         const s = this.componentSource(p.attr, comp, src, a);
-        if (p.count) return `select '{"count":' || count(*) || '}' as v ${s.from} ${s.where}`;
+        if (p.count) return countValue(`${s.from} ${s.where}`);
         const joins: string[] = [];
         const row = this.descend(() => this.componentStep(p.attr, p.select), () => this.componentText(p.select, a, joins));
         const where = p.select.where ? `${s.where} and ${this.filter(p.select.where, a, null)}` : s.where;
@@ -686,7 +689,7 @@ class Gen extends RowGen {
     const a = this.alias();
     const s = this.relationSource(p.attr, p.target, src, a);
     const where = `${s.where}${this.relationConds(p, ct, src, a).map((c) => ` and ${c}`).join('')}`;
-    if (p.count) return `select '{"count":' || count(*) || '}' as v ${s.from} ${where}`;
+    if (p.count) return countValue(`${s.from} ${where}`);
     const joins: string[] = [];
     const row = this.descend(() => this.relationStep(p, ct), () => this.rowText(p.target, p.select, a, joins));
     const from = `${s.from}${sp(joins)} ${where}`;
