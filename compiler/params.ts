@@ -794,6 +794,9 @@ function nestedPath(parent: Obj, path: string): string | null {
   return isObj(parent.populate) || DOTTED.has(parent) ? path : null;
 }
 
+/** A populate entry's check kept in its place among the entries (PopulateParser.forType). */
+type Later = () => void;
+
 /** The keys a populated attribute's object takes beside attribute names (Strapi's populate keywords). */
 const POPULATE_KEYWORDS = new Set(['populate', 'fields', 'filters', 'sort', 'count', 'on']);
 
@@ -870,9 +873,12 @@ function normalizePopulate(v: QueryValue | undefined, path: string | null, conte
     if (contentApi && entries.length > QS_ARRAY_LIMIT && entries.every(([k, x], i) => k === String(i) && typeof x === 'string')) {
       throw validation(`Too many populate entries (${entries.length}). The maximum number of populate entries when using array notation is ${QS_ARRAY_LIMIT}. Consider using object notation (populate[field]=true), nested population, or reducing the number of fields.`, { source: 'query', param: 'populate' });
     }
-    if (entries.every(([k]) => !/^\d+$/.test(k))) OBJECT_FORM.add(out);
+    // Any other object's keys are attribute names, numbers included (qs's object for an index past its
+    // limit, or beside a named key): `0` and `1` are boolean-like and passed over, `2`… are unknown keys
+    // (Strapi 5.54, checked live: populate[0]=nope&populate[category]=true populates the category only,
+    // populate[2]=author&populate[category]=true is "Invalid key 2").
+    OBJECT_FORM.add(out);
     for (const [k, sub] of entries) {
-      if (/^\d+$/.test(k) && typeof sub === 'string') { addDotted(sub); continue; }
       // `*` is a populate value, never an attribute's key (checked live: populate[*]=true is a 400).
       if (k === '*' && contentApi) throw invalidKey('populate', '*', path);
       // Strapi reads a populate entry's value as a boolean (`true|false|t|f|1|0`) or `*`.
@@ -997,7 +1003,9 @@ export class PopulateParser {
     if (depth > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
     }
-    const entries: Array<[Attribute | 'localizations', QueryValue | true]> = [];
+    // In the object's order, each entry validated in full before the next is looked at (a later unknown key
+    // comes after an earlier entry's own error, as in Strapi's traversal): `later` holds a check in its place.
+    const entries: Array<[Attribute | 'localizations', QueryValue | true] | Later> = [];
     if (spec === '*') {
       for (const a of ct.attributes) if (a.kind !== 'scalar' && (!a.private || this.open)) entries.push([a, true]);
       // Every content-type has localizations in Strapi's database layer (private without i18n): the Query Engine reads them.
@@ -1009,13 +1017,20 @@ export class PopulateParser {
         if (name === 'localizations' && (ct.localized || this.open)) { entries.push(['localizations', sub]); continue; }
         const a = ct.byName.get(name);
         if (!a && passedOver(name, spec)) continue;
+        if (!a && OBJECT_FORM.has(spec) && POPULATE_KEYWORDS.has(name)) { entries.push(() => this.levelKeyword(ct, name, sub, depth, path, status)); continue; }
         // Checked live: an attribute that cannot be populated is named by its path; an unknown key of the
         // object form by its parent's (a dotted path names itself).
-        if (!a || (a.private && !this.open) || a.kind === 'scalar') throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? path : path ? `${path}.${name}` : name);
+        if (!a || (a.private && !this.open) || a.kind === 'scalar') {
+          const e = invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? path : path ? `${path}.${name}` : name);
+          entries.push(() => { throw e; });
+          continue;
+        }
         entries.push([a, sub]);
       }
     }
-    for (const [a, sub] of entries) {
+    for (const entry of entries) {
+      if (typeof entry === 'function') { entry(); continue; }
+      const [a, sub] = entry;
       const subPath = path ? `${path}.${a === 'localizations' ? a : a.name}` : a === 'localizations' ? a : a.name;
       // Left out of the answer but validated all the same: Strapi refuses an invalid populate under a
       // relation the caller may not read (its sanitizer then removes it, before the query conversion)
@@ -1044,6 +1059,61 @@ export class PopulateParser {
     sel.inlineCreators?.sort((x, y) => (x.kind === 'relation' && x.attr.name === 'createdBy' ? 0 : 1) - (y.kind === 'relation' && y.attr.name === 'createdBy' ? 0 : 1));
   }
 
+  /**
+   * A populate keyword among a type's attribute names (`populate[fields]=…`, `populate[author][populate][sort]=…`):
+   * Strapi 5.54's populate traversal validates it as that level's own `fields`, `sort`, `filters`,
+   * `populate`, `count` or `on`, and its query conversion then ignores it (checked live: populate[fields][0]=title
+   * answers every field, populate[populate]=author populates nothing, populate[sort]=x is "Invalid key x").
+   */
+  private levelKeyword(model: ContentType | Component, key: string, v: QueryValue | true, depth: number, path: string | null, status: 'published' | 'draft'): void {
+    if (v === true) return;
+    const comp = 'kind' in model ? null : model;
+    switch (key) {
+      case 'fields': asPopulate(() => comp ? componentSelection(comp, v, null, this.open) : selection(model as ContentType, v, null, this.open)); return;
+      case 'sort': asPopulate(() => comp ? parseComponentSort(comp, v) : parseSort(this.schema, model as ContentType, v, this.open)); return;
+      case 'filters':
+        // Only the query conversion minds a filters value that is no object, and it skips the keyword.
+        if (!isObj(v) && !Array.isArray(v)) return;
+        asPopulate(() => new FilterParser(this.schema, new ParamBuilder(''), 'filters', this.canRead)
+          .parse(v, comp ? componentScope(comp, null, this.open) : typeScope(model as ContentType, null, this.open)));
+        return;
+      case 'populate': {
+        if (comp) {
+          // A component's nested populate string is checked from the component, as a path of its own (checked live).
+          if (isDotNotation(v)) checkDotPaths(this.schema, comp, v);
+          else if (isObj(v)) this.scratch(this.converting).component(comp, { populate: v }, depth, path ?? '', status);
+          return;
+        }
+        const sel: Selection = { fields: [], withLocale: false, withTimestamps: { createdAt: false, updatedAt: false, publishedAt: false }, populate: [] };
+        this.scratch(this.converting).forType(model as ContentType, sel, v, depth + 1, path, status);
+        return;
+      }
+      case 'count': if (!BOOLEAN_LIKE.has(v as string)) throw invalidKey('populate', 'count', path); return;
+      case 'on': {
+        // Named by the traversal's own path, through the level's `populate` (checked live).
+        const at = path ? `${path}.populate.on` : 'on';
+        if (!isObj(v)) throw invalidKey('populate', 'on', at);
+        for (const uid of Object.keys(v)) {
+          if (!this.schema.contentTypes.has(uid) && !this.schema.components.has(uid)) throw invalidKey('populate', uid, `${at}.${uid}`);
+        }
+      }
+    }
+  }
+
+  /**
+   * A populated attribute's `filters`, validated as a query of its own. A value that is neither an object
+   * nor a list passes the validator and fails Strapi 5.54's query conversion, with its own words and no
+   * details (checked live: populate[author][filters]=x).
+   */
+  private populateFilters(f: QueryValue | undefined, scope: () => FilterScope): Filter | null {
+    if (f === undefined) return null;
+    if (!isObj(f) && !Array.isArray(f) && f !== '') {
+      if (this.converting) this.converting.error ??= validation('The filters parameter must be an object or an array', {});
+      return null;
+    }
+    return asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(f, scope()));
+  }
+
   /** A parser for populates parsed for their errors only: its parameters go to a builder of its own, not the statement's. */
   private scratch(converting: Conversion | null): PopulateParser {
     const p = new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting);
@@ -1065,7 +1135,7 @@ export class PopulateParser {
     const select = asPopulate(() => selection(target, o.fields, null, this.open));
     if (this.limits.contentApi) checkPopulateNamedAttribute(target, o.populate, o, path);
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
-    const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, typeScope(target, null, this.open))) : null;
+    const parsed = this.populateFilters(o.filters, () => typeScope(target, null, this.open));
     const sort = asPopulate(() => parseSort(this.schema, target, o.sort, this.open));
     leadWithSort(select, sort, target, this.open);
     return { select, where: parsed && joinedNot(parsed), sort };
@@ -1111,7 +1181,7 @@ export class PopulateParser {
         const names = listed?.includes('*') ? null : listed;
         // A nested populate goes through the file's attributes as a relation's through its target's (checked live).
         // Its `filters` keep the files that pass them (Strapi 5.54: a single media failing them reads null; checked live).
-        const parsed = o.filters !== undefined ? asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, fileScope(this.schema, null))) : null;
+        const parsed = this.populateFilters(o.filters, () => fileScope(this.schema, null));
         const where = parsed ? { where: joinedNot(parsed) } : {};
         // Its `sort` orders the files, and as any populate's leads their keys (checked live).
         const sort = asPopulate(() => parseSortIn(this.schema, fileScope(this.schema, null), null, o.sort));
@@ -1178,10 +1248,8 @@ export class PopulateParser {
       // A dynamic zone's fragment (`on`) keeps its keys in place (checked live; its items keep the zone's order).
       sel.leadSort = !inZone;
     }
-    if (o.filters !== undefined) {
-      const parsed = asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(o.filters!, componentScope(comp, null, this.open)));
-      if (parsed) sel.where = joinedNot(parsed);
-    }
+    const parsed = this.populateFilters(o.filters, () => componentScope(comp, null, this.open));
+    if (parsed) sel.where = joinedNot(parsed);
     const at = nestedPath(o, path);
     if (this.limits.contentApi) checkPopulateNamedAttribute(comp, o.populate, o, path);
     if (!lenient && isDotNotation(o.populate)) checkDotPaths(this.schema, comp, o.populate);
@@ -1190,22 +1258,27 @@ export class PopulateParser {
     if (depth + 1 > this.limits.maxPopulateDepth) {
       throw validation(`populate is nested deeper than the limit of ${this.limits.maxPopulateDepth}`, { source: 'query', param: 'populate', path });
     }
-    const entries: Array<[Attribute, QueryValue | true]> = [];
+    const entries: Array<[Attribute, QueryValue | true] | Later> = [];
     if (spec === '*') {
       for (const a of comp.attributes) if (a.kind !== 'scalar' && !a.private) entries.push([a, true]);
     } else {
       for (const [name, sub] of spec) {
         const a = comp.byName.get(name);
         if (!a && passedOver(name, spec)) continue;
+        if (!a && !lenient && OBJECT_FORM.has(spec) && POPULATE_KEYWORDS.has(name)) { entries.push(() => this.levelKeyword(comp, name, sub, depth + 1, at, status)); continue; }
         if (!a || a.kind === 'scalar' || a.private) {
           // In a dynamic zone's shared populate a key need only exist on some of its components.
           if (lenient) continue;
-          throw invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? at : at ? `${at}.${name}` : name);
+          const e = invalidKey('populate', name, !a && OBJECT_FORM.has(spec) ? at : at ? `${at}.${name}` : name);
+          entries.push(() => { throw e; });
+          continue;
         }
         entries.push([a, sub]);
       }
     }
-    for (const [a, sub] of entries) {
+    for (const entry of entries) {
+      if (typeof entry === 'function') { entry(); continue; }
+      const [a, sub] = entry;
       const subPath = at ? `${at}.${a.name}` : a.name;
       if (a.kind === 'relation' && !this.canRead(a.target)) { this.validateOnly(comp.uid, a, sub, depth + 1, subPath, status, null); continue; }
       const p = this.attribute(comp.uid, a, sub, depth + 1, subPath, status);
