@@ -667,8 +667,8 @@ class Gen extends RowGen {
       case 'morphBy': return this.morphBy(p, ct!, src);
       case 'localizations': {
         const own = ct!;
-        // Asked for every locale at once (`locale=*`), Strapi answers each entry's localizations empty.
-        if (this.everyLocale) return `select '[]'::text as v`;
+        // Every locale at once (`locale=*`) needs the level's rows at hand (see localizationsWhere).
+        if (this.everyLocale && !this.opts.keyOrder) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
@@ -752,7 +752,10 @@ class Gen extends RowGen {
     if (this.rows) return `where ${a}.${R.documentId} = ${src}.${R.documentId}${where ? ` and ${this.filter(where, a, own.uid)}` : ''} and not ${this.found((row) => `${row}.id = ${a}.id`, level)}`;
     const status = own.draftAndPublish && this.query.status ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
     const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';
-    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${this.notInLevel(a, level)}`;
+    // Every locale at once (`locale=*`, a list of locales), the page's own rows may be other locales of a
+    // row's document: Strapi leaves them out (`id $notIn` the results) at the root too.
+    const others = this.everyLocale ? ` and not ${this.found((row) => `${row}.id = ${a}.id`, level)}` : this.notInLevel(a, level);
+    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${others}`;
   }
 
   private morphByConds(p: Extract<Populate, { kind: 'morphBy' }>, a: string): string[] {
@@ -920,8 +923,6 @@ class Gen extends RowGen {
     const level = [...this.steps];
     return (src) => {
       const a = this.alias();
-      // Asked for every locale at once (`locale=*`), no localizations are read.
-      if (this.everyLocale) return { sql: `from ${q(own.table)} ${a} where false`, alias: a };
       return { sql: `from ${q(own.table)} ${a} ${this.localizationsWhere(own, src, a, where, level)}`, alias: a };
     };
   }
