@@ -178,6 +178,30 @@ export function coerce(field: string, ref: FieldRef, raw: QueryValue): unknown {
   }
 }
 
+const DATE_TYPES: ReadonlySet<string> = new Set(['date', 'time', 'datetime', 'timestamp', 'systemDate']);
+
+/**
+ * A list's values, converted in order. An object among them is refused, but only once every value is
+ * converted: Strapi's database layer parses a date (the object's own values too) before the object
+ * reaches its query, so an invalid date anywhere in the list is the error it answers (checked live).
+ */
+function coerceList(field: string, ref: FieldRef, list: QueryValue[]): unknown[] {
+  let refused: ApiError | null = null;
+  const leaves = (x: QueryValue): void => {
+    if (typeof x === 'string') coerce(field, ref, x);
+    else if (Array.isArray(x)) for (const y of x) leaves(y);
+    else if (x && typeof x === 'object') for (const [k, y] of Object.entries(x)) if (k.startsWith('$')) leaves(y as QueryValue);
+  };
+  const out = list.map((x) => {
+    if (typeof x === 'string') return coerce(field, ref, x);
+    if (DATE_TYPES.has(ref.type)) leaves(x);
+    refused ??= badValue(field, x);
+    return null;
+  });
+  if (refused) throw refused;
+  return out;
+}
+
 /** `{"a","b"}`: a PostgreSQL array literal of text elements, cast to the column's array type in SQL. */
 export function pgArray(values: unknown[]): string {
   return `{${values.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
@@ -396,7 +420,7 @@ export class FilterParser {
     switch (op) {
       case '$in': case '$notIn': {
         const list = listOf(v).filter((x) => x !== '');
-        const coerced = list.map((x) => coerce(path, field, x));
+        const coerced = coerceList(path, field, list);
         // Sent as one PostgreSQL array literal (text): the driver never guesses the element type.
         return { t: 'cmp', field, op, param: this.params.push(pgArray(coerced)) };
       }
