@@ -752,10 +752,7 @@ class Gen extends RowGen {
     if (this.rows) return `where ${a}.${R.documentId} = ${src}.${R.documentId}${where ? ` and ${this.filter(where, a, own.uid)}` : ''} and not ${this.found((row) => `${row}.id = ${a}.id`, level)}`;
     const status = own.draftAndPublish && this.query.status ? ` and ${a}.${R.publishedAt} is ${this.query.status === 'published' ? 'not null' : 'null'}` : '';
     const filter = where ? ` and ${this.filter(where, a, own.uid)}` : '';
-    // Every locale at once (`locale=*`, a list of locales), the page's own rows may be other locales of a
-    // row's document: Strapi leaves them out (`id $notIn` the results) at the root too.
-    const others = this.everyLocale ? ` and not ${this.found((row) => `${row}.id = ${a}.id`, level)}` : this.notInLevel(a, level);
-    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${others}`;
+    return `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.${R.locale} is distinct from ${src}.${R.locale}${status}${filter}${this.notInLevel(a, level)}`;
   }
 
   private morphByConds(p: Extract<Populate, { kind: 'morphBy' }>, a: string): string[] {
@@ -839,10 +836,10 @@ class Gen extends RowGen {
   /**
    * Strapi reads localizations without the rows of the level itself (`id $notIn` the results): under a
    * relation from a non-localized type, an entry's other locales may be among them, and are left out.
-   * The page's own rows are of one locale.
+   * The page's own rows are of one locale, unless every locale is read at once (`locale=*`, a list).
    */
   private notInLevel(a: string, level: Step[]): string {
-    return this.opts.keyOrder && level.length ? ` and not ${this.found((row) => `${row}.id = ${a}.id`, level)}` : '';
+    return this.opts.keyOrder && (level.length || this.everyLocale) ? ` and not ${this.found((row) => `${row}.id = ${a}.id`, level)}` : '';
   }
 
   /** One query for `step`'s rows, then (when it found some) the longest chain of the populates under them. */
