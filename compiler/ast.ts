@@ -148,6 +148,4 @@ export interface ReadQuery {
   status: 'published' | 'draft' | null;
   /** The Query Engine's rows (ReadLimits.rows): its localizations are the document's other rows, any locale or status. */
   rows?: boolean;
-  /** Param index of the locale that localized targets of non-localized rows keep to (GraphQL; 0: every locale). */
-  relLocaleParam: number;
 }

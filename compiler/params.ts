@@ -125,11 +125,7 @@ export const fileRecordKeys = (schema: Schema): string[] => extendedFile(schema)
 
 export class ParamBuilder {
   readonly values: unknown[] = [];
-  relLocale = 0;
-  constructor(private readonly locale: string) {}
   push(v: unknown): number { this.values.push(v); return this.values.length; }
-  /** The locale a non-localized row reads its localized relations in; one param per query. */
-  relLocaleParam(): number { return this.relLocale || (this.relLocale = this.push(this.locale)); }
 }
 
 // ---------------------------------------------------------------- value coercion
@@ -1098,7 +1094,7 @@ export class PopulateParser {
       case 'filters':
         // Only the query conversion minds a filters value that is no object, and it skips the keyword.
         if (!isObj(v) && !Array.isArray(v)) return;
-        asPopulate(() => new FilterParser(this.schema, new ParamBuilder(''), 'filters', this.canRead)
+        asPopulate(() => new FilterParser(this.schema, new ParamBuilder(), 'filters', this.canRead)
           .parse(v, comp ? componentScope(comp, null, this.open) : typeScope(model as ContentType, null, this.open)));
         return;
       case 'populate': {
@@ -1140,7 +1136,7 @@ export class PopulateParser {
 
   /** A parser for populates parsed for their errors only: its parameters go to a builder of its own, not the statement's. */
   private scratch(converting: Conversion | null): PopulateParser {
-    const p = new PopulateParser(this.schema, new ParamBuilder(''), this.limits, this.canRead, converting);
+    const p = new PopulateParser(this.schema, new ParamBuilder(), this.limits, this.canRead, converting);
     p.anyStatus = this.anyStatus;
     return p;
   }
@@ -1457,7 +1453,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   // does (checked live). Other types pass it over.
   const list = ct.localized && !rows && Array.isArray(q.locale) && q.locale.every((l) => typeof l === 'string') ? q.locale as string[] : null;
   const loc = (list && req.shape === 'list' ? onlyLocale(list) : null) ?? q.locale;
-  const params = new ParamBuilder(typeof loc === 'string' && loc !== '*' && loc !== '' ? loc : schema.defaultLocale);
+  const params = new ParamBuilder();
   // Strapi reads anything but the string `published` (a list, an object) as a draft lookup (checked live).
   const rawStatus = q.status;
   const status: 'published' | 'draft' = rawStatus === undefined || rawStatus === 'published' ? 'published' : 'draft';
@@ -1508,7 +1504,6 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     localeError,
     query: {
       ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status, rows,
-      relLocaleParam: params.relLocale,
     },
     params: params.values,
   };

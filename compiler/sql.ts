@@ -734,8 +734,8 @@ class Gen extends RowGen {
     // A row's links are answered whatever the linked row's locale, as Strapi's populate (it filters by
     // status only): links Strapi writes join rows of one locale, but data a v4 migration or an i18n
     // switch left joins other locales too, and Strapi shows them (checked live after localizing a type).
-    // GraphQL keeps a non-localized row's links to the request's locale (relLocaleParam).
-    if (p.target.localized && !ct?.localized && this.query.relLocaleParam) conds.push(`${a}.${R.locale} = $${this.query.relLocaleParam}::text`);
+    // GraphQL's association resolver too: a category's articles are those of every locale, whatever the
+    // root's `locale` argument (checked live on Strapi 5.54).
     if (p.where) conds.push(this.filter(p.where, a, p.target.uid));
     return conds;
   }

@@ -13,7 +13,8 @@ import { createDumpDatabase, DUMP_TOKEN, DUMP_TOKEN_SALT } from './strapi-dump.t
 const PROJECT = fileURLToPath(new URL('./fixtures/strapi/project', import.meta.url));
 const CASES = fileURLToPath(new URL('./fixtures/strapi/read-cases.jsonl', import.meta.url));
 
-interface Case { seq: number; name: string; group: string; method: string; path: string; auth: 'public' | 'token'; status: number; response: unknown; skip?: string }
+/** A recorded request: a REST GET, or a GraphQL POST with its `body` (documentIds named by key in both). */
+interface Case { seq: number; name: string; group: string; method: string; path: string; body?: unknown; auth: 'public' | 'token'; status: number; response: unknown; skip?: string }
 const cases: Case[] = readFileSync(CASES, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Case);
 
 const TS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -73,7 +74,11 @@ before(async () => {
   });
   s = await startTestServer({
     db, modelsDir: PROJECT,
-    env: { API_TOKEN_SALT: DUMP_TOKEN_SALT, API_TOKENS: undefined, PUBLIC_PERMISSIONS: undefined, AUTHENTICATED_PERMISSIONS: undefined },
+    // GraphQL as the recording Strapi's config/plugins.js set it (v5 shape, defaultLimit 25, maxLimit 100).
+    env: {
+      API_TOKEN_SALT: DUMP_TOKEN_SALT, API_TOKENS: undefined, PUBLIC_PERMISSIONS: undefined, AUTHENTICATED_PERMISSIONS: undefined,
+      GRAPHQL_SHAPE: 'v5', GRAPHQL_DEFAULT_LIMIT: '25', GRAPHQL_MAX_LIMIT: '100',
+    },
   });
 });
 
@@ -91,8 +96,9 @@ test('every read recorded against Strapi right after seeding gets the same answe
   const failures: string[] = [];
   for (const c of cases) {
     let path = c.path;
-    for (const [id, key] of keys) path = path.split(key).join(id);
-    const res = await s.fetchJson(c.method, path, undefined, c.auth === 'token' ? DUMP_TOKEN : null);
+    let body = c.body === undefined ? undefined : JSON.stringify(c.body);
+    for (const [id, key] of keys) { path = path.split(key).join(id); body = body?.split(key).join(id); }
+    const res = await s.fetchJson(c.method, path, body === undefined ? undefined : JSON.parse(body), c.auth === 'token' ? DUMP_TOKEN : null);
     // A case marked `skip` records a Strapi defect (a 500) that is not copied: only no 5xx counts.
     if (c.skip) {
       if (res.status >= 500) failures.push(`#${c.seq} ${c.name}: ${res.status}`);

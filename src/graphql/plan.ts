@@ -9,7 +9,7 @@ import {
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
 import type { ComponentSelection, Filter, Pagination, Populate, PublicationMode, ReadQuery, Selection } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { FilterParser, ParamBuilder, componentScope, parseComponentSort, parsePagination, parseSort, typeScope, withPublication, type ReadLimits } from '../../compiler/params.ts';
+import { FilterParser, ParamBuilder, componentScope, matchesNullRow, parseComponentSort, parsePagination, parseSort, typeScope, withPublication, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
 
 /** A relation field's selections, gathered by relation and arguments. */
@@ -50,7 +50,10 @@ function leaf(v: unknown): QueryValue {
   return JSON.stringify(v);
 }
 
-type FilterTarget = { ct: ContentType } | { comp: Component } | 'scalar' | 'opaque';
+/** What a filter key applies to: `datetime` is a scalar whose GraphQL input is DateTime (see restFilters). */
+type FilterTarget = { ct: ContentType } | { comp: Component } | 'scalar' | 'datetime' | 'opaque';
+const TIMESTAMPS = new Set(['createdAt', 'updatedAt', 'publishedAt']);
+const LIST_OPS = new Set(['in', 'notIn', 'between']);
 
 /** GraphQL filters (`{title: {eq: "x"}, or: [...]}`) → REST filters (`{title: {$eq: "x"}, $or: [...]}`). */
 const NULL_MATCHES_NONE = new Set(['eqi', 'contains', 'containsi', 'startsWith', 'startsWithi', 'endsWith', 'endsWithi', 'in', 'notIn', 'lt', 'lte', 'gt', 'gte']);
@@ -60,7 +63,7 @@ export function restFilters(schema: Schema, v: unknown, target: FilterTarget): Q
   const out: Obj = {};
   for (const [k, x] of Object.entries(v)) {
     if (x === undefined) continue;
-    if (target === 'scalar' || target === 'opaque') {
+    if (target === 'scalar' || target === 'datetime' || target === 'opaque') {
       if (k === 'not') { if (x !== null) out.$not = restFilters(schema, x, target); continue; }
       if (x === null) {
         // `eq: null` reads as "is null", as Strapi's query engine does; `null`/`notNull` take null as false.
@@ -71,8 +74,21 @@ export function restFilters(schema: Schema, v: unknown, target: FilterTarget): Q
         else if (NULL_MATCHES_NONE.has(k)) out.$in = [];
         continue;
       }
-      // An empty list is no condition to Strapi's query engine (`in: []`, `between: []`: every row).
-      if ((k === 'in' || k === 'between') && Array.isArray(x) && x.length === 0) continue;
+      if (LIST_OPS.has(k) && Array.isArray(x)) {
+        // Strapi's DateTime input is a JS Date (graphql-scalars) and its query sanitizer drops a list's
+        // object elements: of a DateTime list only the nulls are left (checked live on 5.54:
+        // `createdAt: { in: ["2030-…"] }` and `between` answer every row, `in: ["2030-…", null]` none).
+        const items = target === 'datetime' ? x.filter((i) => i === null) : x;
+        // An empty list is no condition to Strapi's query engine (`in: []`, `between: []`: every row).
+        if (items.length === 0) continue;
+        // A NULL in SQL's `in (…)` is never equal: `in` is its other values; `not in` and `between` with a
+        // NULL are never true (checked live: `views: { notIn: [null] } }` answers none, `in: ["REST", null]` REST).
+        const values = items.filter((i) => i !== null);
+        if (values.length < items.length && (k !== 'in' || values.length === 0)) { out.$in = []; continue; }
+        if (k === 'in' && Array.isArray(out.$in) && out.$in.length === 0) continue; // already matches none
+        out[`$${k}`] = values.map(leaf);
+        continue;
+      }
       out[`$${k}`] = Array.isArray(x) ? x.map(leaf) : k === 'and' || k === 'or' || k === 'in' || k === 'notIn' ? [leaf(x)] : leaf(x);
       continue;
     }
@@ -85,6 +101,7 @@ export function restFilters(schema: Schema, v: unknown, target: FilterTarget): Q
     if (a?.kind === 'relation') sub = { ct: schema.contentTypes.get(a.target)! };
     else if (a?.kind === 'component') sub = { comp: schema.components.get(a.component)! };
     else if (a?.kind === 'media') sub = 'opaque';
+    else if (a ? a.kind === 'scalar' && (a.type === 'datetime' || a.type === 'timestamp') : 'ct' in target && TIMESTAMPS.has(k)) sub = 'datetime';
     else if (!a && k === 'localizations' && 'ct' in target) sub = target;
     out[k] = restFilters(schema, x, sub);
   }
@@ -94,7 +111,10 @@ export function restFilters(schema: Schema, v: unknown, target: FilterTarget): Q
 /**
  * `not` with SQL's three-valued logic, as Strapi's `whereNot`: a comparison on a NULL value is unknown,
  * so its negation does not match either (the compiler's `not` treats unknown as false, then negates).
- * Negations are pushed down to the comparisons (De Morgan), where "and the field is not null" is added.
+ * Negations are pushed down to the comparisons (De Morgan), where "and the field is not null" is added,
+ * through relations, media and components too: `whereNot` applies to the rows their LEFT JOINs produce, so
+ * a negated relation condition holds when some related row fails it (checked live on 5.54: `not: { articles:
+ * { featured: { eq: false } } }` is the tags with a featured article), as REST's joinedNot.
  */
 export function strictNot(f: Filter | null): Filter | null {
   if (!f) return f;
@@ -102,7 +122,7 @@ export function strictNot(f: Filter | null): Filter | null {
     switch (x.t) {
       case 'and': case 'or': return { t: x.t, items: x.items.map(walk) };
       case 'not': return negate(x.item);
-      case 'relation': case 'media': case 'component': return { ...x, sub: walk(x.sub) };
+      case 'relation': case 'media': case 'component': case 'morph': return { ...x, sub: walk(x.sub) };
       default: return x;
     }
   };
@@ -115,6 +135,10 @@ export function strictNot(f: Filter | null): Filter | null {
       case 'cmp':
         if (x.op === '$null' || x.op === '$notNull') return { t: 'not', item: x };
         return { t: 'and', items: [{ t: 'not', item: x }, { t: 'cmp', field: x.field, op: '$notNull', param: 0 }] };
+      case 'relation': case 'media': case 'component': case 'morph': {
+        const sub = negate(x.sub);
+        return { ...x, sub, nullRowMatches: matchesNullRow(sub) };
+      }
       default: return { t: 'not', item: walk(x) };
     }
   };
@@ -342,7 +366,6 @@ export class Planner {
       ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct: target }), typeScope(target, null)))
       : null;
     const sort = parseSort(schema, target, sortValue(args.sort));
-    if (target.localized && !srcLocalized) this.params.relLocaleParam();
     return {
       kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, sort, count: false,
       where: this.models.shape === 'v4' ? where : withPublication(where, this.publication, this.status, target),
@@ -452,7 +475,7 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   const schema = models.schema;
   const { ct, args } = r;
   const loc = typeof args.locale === 'string' && args.locale !== '' ? args.locale : undefined;
-  const params = new ParamBuilder(loc && loc !== '*' ? loc : schema.defaultLocale);
+  const params = new ParamBuilder();
   const status: 'published' | 'draft' = args.status === 'DRAFT' || args.publicationState === 'PREVIEW' ? 'draft' : 'published';
   let localeParam: number | null = null;
   // As REST's: `*` is every locale for a list, a locale no row has for one document by documentId (a null).
@@ -475,7 +498,6 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   return {
     query: {
       ct, shape: r.shape, select, where, sort, pagination, localeParam, documentParam, status,
-      relLocaleParam: params.relLocale,
     },
     params: params.values,
   };

@@ -24,6 +24,7 @@ import { componentTypeName, nameIndex, pluralQuery, singularQuery, typeName } fr
 import { FILE_UID, LOCALE_UID, fillRecordTarget, filesType, localeReadType, recordTarget, usersPermissionsTypes, withTypes, type PluginTypes } from '../plugin-types.ts';
 import { usersPermissionsMutations } from './users-mutations.ts';
 import { listLocales } from '../i18n/locales.ts';
+import { ISO_LOCALE_CODES } from '../i18n/iso-locale-codes.ts';
 import { isUsersPlugin } from '../users/plugin.ts';
 import type { SdlResult } from './sdl.ts';
 import type { AuthCheck, GqlContext } from './context.ts';
@@ -131,6 +132,25 @@ function dateTimeScalar(): GraphQLScalarType {
     parseLiteral: (ast: ValueNode) => {
       if (ast.kind !== Kind.STRING) throw new GraphQLError(`DateTime cannot represent non string or Date type ${'value' in ast ? String(ast.value) : undefined}`, { nodes: ast });
       if (!validDateTime(ast.value)) throw invalid(ast.value, ast);
+      return ast.value;
+    },
+  });
+}
+
+/**
+ * Strapi's `I18NLocaleCode`: a literal is `*` or a code of its ISO list, refused otherwise with its
+ * words (plain errors, which graphql-js prefixes with `Expected value of type…` as Strapi's answers show,
+ * checked live: `locale: "all"`); a variable's value passes unchecked, as Strapi's parseValue.
+ */
+function localeCodeScalar(): GraphQLScalarType {
+  return new GraphQLScalarType({
+    name: 'I18NLocaleCode',
+    description: 'A string used to identify an i18n locale',
+    serialize: (v) => v,
+    parseValue: (v) => v,
+    parseLiteral: (ast: ValueNode) => {
+      if (ast.kind !== Kind.STRING) throw new Error('Locale cannot represent non string type');
+      if (ast.value !== '*' && !ISO_LOCALE_CODES.has(ast.value)) throw new Error('Unknown locale supplied');
       return ast.value;
     },
   });
@@ -274,7 +294,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const hit = byNode?.get(exact);
     if (hit) return hit;
     const env = planEnv(info);
-    const { sets, withCount } = new Planner(models, env, new ParamBuilder(schema.defaultLocale), 'published', access.canRead)
+    const { sets, withCount } = new Planner(models, env, new ParamBuilder(), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
     const sql = planFor(sqlCache.get(`${renderCache ? 'r' : '-'}|${astKey(query)}`, pageBounds(query.pagination), () =>
@@ -531,7 +551,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
       chained[`${pluralQuery(ct)}_connection`] = async (_s, args, ctx, info) => {
         const nodes = await list(ctx, args, info, true);
         // pageInfo (and its v4 alias meta) is Strapi's field resolver: a count only when selected.
-        const { withCount } = new Planner(models, planEnv(info), new ParamBuilder(schema.defaultLocale), 'published', () => true).rootSets(ct, info.fieldNodes, 'list', true);
+        const { withCount } = new Planner(models, planEnv(info), new ParamBuilder(), 'published', () => true).rootSets(ct, info.fieldNodes, 'list', true);
         if (!withCount) return { nodes, data: nodes, pageInfo: null, meta: null };
         const p = listParams(schema, ct, args, chainLimits);
         const info2 = pageInfoOf(Number(p.start), Number(p.limit), Number(await docs(ctx).count(p)));
@@ -809,6 +829,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   }
   map.JSON = scalar('JSON', 'The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf).', 'http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf');
   map.DateTime = dateTimeScalar();
+  map.I18NLocaleCode = localeCodeScalar();
   map.Date = dateScalar();
   if (sdl.typeDefs.includes('scalar Time')) map.Time = stringScalar('Time', (s) => /^\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(s), graphqlTime);
   if (sdl.typeDefs.includes('scalar Long')) map.Long = longScalar();
