@@ -401,7 +401,7 @@ export const defaults: Config = {
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000, watchScanBytes: 8 * 1024 * 1024 },
   webhooks: { defaultHeaders: {}, timeout: 10_000, concurrency: 5, queueSize: 10_000 },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', v4CompatibilityMode: true, shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 50000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
+    endpoint: '/graphql', shape: 'v4', v4CompatibilityMode: true, shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 1000000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
