@@ -173,7 +173,17 @@ async function loadDocuments(): Promise<void> {
   }
 }
 
+/** A single type's query (about: draft & publish, a zone; global: a component and media). */
+function singleType(): string {
+  if (rnd() < 0.5) {
+    const zone = some(['... on ComponentSharedQuote { title body }', '... on ComponentSharedRichText { body }', '__typename'], 0.5);
+    return `{ about${rnd() < 0.4 ? `(status: ${pick(['DRAFT', 'PUBLISHED'])})` : ''} { ${some(['documentId', 'title', 'createdAt', 'publishedAt'], 0.5).join(' ') || 'title'}${zone.length ? ` blocks { ${zone.join(' ')} }` : ''} } }`;
+  }
+  return `{ global { ${some(['documentId', 'siteName', 'siteDescription', 'updatedAt'], 0.5).join(' ') || 'siteName'}${rnd() < 0.5 ? ' defaultSeo { metaTitle metaDescription shareImage { url name } }' : ''}${rnd() < 0.5 ? ` favicon { ${some(MEDIA_FIELDS, 0.4).join(' ') || 'url'} }` : ''} } }`;
+}
+
 function operation(): { query: string; variables: Record<string, unknown> } {
+  if (rnd() < 0.08) return { query: singleType(), variables: {} };
   const type = pick(Object.keys(TYPES));
   const t = TYPES[type];
   const r = rnd();
