@@ -10,18 +10,10 @@
 // test/fixtures/strapi/read-cases.jsonl; the query that shows one is printed whole, to be recorded so.
 import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
+import { fuzzArgs } from './fuzz-args.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
-const strapi = flag('strapi')?.replace(/\/$/, '');
-const fastrapi = flag('fastrapi')?.replace(/\/$/, '');
-const runs = Number(flag('runs') ?? 300);
-let seed = Number(flag('seed') ?? 1);
-const token = flag('token');
-if (!strapi || !fastrapi || !(runs > 0) || !Number.isInteger(seed)) {
-  console.error('usage: npx tsx bench/diff-fuzz.ts --strapi URL --fastrapi URL [--runs N] [--seed N] [--token T]');
-  process.exit(2);
-}
+const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/diff-fuzz.ts');
+let seed = firstSeed;
 
 // A seeded generator: a run is repeated by its seed.
 const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
@@ -138,5 +130,5 @@ for (let i = 0; i < runs; i++) {
   differ++;
   console.log(`\n#${i} ${why}${auth ? '' : ' (public)'} ${path}\n  strapi:   ${a.text.slice(0, 400)}\n  fastrapi: ${b.text.slice(0, 400)}`);
 }
-console.log(`\n${differ} of ${runs} differ (seed ${flag('seed') ?? 1})`);
+console.log(`\n${differ} of ${runs} differ (seed ${firstSeed})`);
 agent.destroy();

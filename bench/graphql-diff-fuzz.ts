@@ -11,18 +11,10 @@
 // GRAPHQL_MAX_LIMIT=100 GRAPHQL_DEPTH_LIMIT=10). The operation that shows a difference is printed whole.
 import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
+import { fuzzArgs } from './fuzz-args.ts';
 
-const argv = process.argv.slice(2);
-const flag = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
-const strapi = flag('strapi')?.replace(/\/$/, '');
-const fastrapi = flag('fastrapi')?.replace(/\/$/, '');
-const runs = Number(flag('runs') ?? 300);
-let seed = Number(flag('seed') ?? 1);
-const token = flag('token');
-if (!strapi || !fastrapi || !(runs > 0) || !Number.isInteger(seed)) {
-  console.error('usage: npx tsx bench/graphql-diff-fuzz.ts --strapi URL --fastrapi URL [--runs N] [--seed N] [--token T]');
-  process.exit(2);
-}
+const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/graphql-diff-fuzz.ts');
+let seed = firstSeed;
 
 // mulberry32: seeds give unrelated sequences (a plain LCG's nearby seeds replay one sequence shifted).
 const rnd = () => {
@@ -235,5 +227,5 @@ for (let i = 0; i < runs; i++) {
   console.log(`  strapi:   ${a.text.slice(0, 700)}`);
   console.log(`  fastrapi: ${b.text.slice(0, 700)}\n`);
 }
-console.log(`${differ} of ${runs} differ (seed ${flag('seed') ?? 1})`);
+console.log(`${differ} of ${runs} differ (seed ${firstSeed})`);
 agent.destroy();
