@@ -121,7 +121,7 @@ function listArgs(type: string, root: boolean): string {
   if (rnd() < 0.5) args.push(`filters: ${filter(type, 0)}`);
   if (rnd() < 0.4) args.push(`sort: ${sort(type)}`);
   if (rnd() < 0.4) args.push(`pagination: ${pagination()}`);
-  if (root && t.i18n && rnd() < 0.3) args.push(`locale: ${str(pick(['en', 'fr', 'de', 'all']))}`);
+  if (root && t.i18n && rnd() < 0.3) args.push(`locale: ${str(pick(['en', 'fr', 'de', 'all', '*']))}`);
   if (root && t.dp && rnd() < 0.3) args.push(`status: ${pick(['DRAFT', 'PUBLISHED'])}`);
   return args.length ? `(${args.join(', ')})` : '';
 }

@@ -32,6 +32,8 @@ export type Filter =
   /** Through a morphOne/morphMany: the rows of `target` whose `by` link names this row. */
   | { t: 'morph'; attr: MorphAttr; target: ContentType; by: MorphAttr; sub: Filter; nullRowMatches: boolean }
   | { t: 'component'; attr: ComponentAttr; component: Component; sub: Filter; nullRowMatches: boolean }
+  /** A localized type's `localizations`: the rows of the row's document, itself and its other status included (never none). */
+  | { t: 'localizations'; ct: ContentType; sub: Filter; nullRowMatches: false }
   | { t: 'const'; value: boolean }
   /** `publicationFilter` (Strapi 5.54's cohorts of a draft & publish row: by its other version, same locale or any). */
   | { t: 'publication'; mode: PublicationMode; status: 'published' | 'draft'; ct: ContentType };

@@ -225,6 +225,8 @@ interface FilterScope {
   path: string | null;
   /** Private and password attributes are addressable (the Query Engine's `where`; ReadLimits.rows). */
   open?: boolean;
+  /** The content-type whose rows these are (a localized one's `localizations` are filterable). */
+  ct?: ContentType;
 }
 
 /** A scalar a query may name: any with `open` (ReadLimits.rows), else one the Content API shows. */
@@ -242,6 +244,7 @@ function typeScope(ct: ContentType, path: string | null, open = false): FilterSc
       return nameable(a, open) ? { column: a.column, type: a.type } : null;
     },
     attr: (name) => ct.byName.get(name) ?? null,
+    ct,
   };
 }
 
@@ -327,6 +330,22 @@ export class FilterParser {
     if (field) return this.fieldFilter(key, field, v, join(scope.path, key), scope);
     const attr = scope.attr(key);
     const path = join(scope.path, key);
+    // i18n's `localizations` relation of a localized type to itself, joined by document: Strapi 5.54 filters
+    // through every row of the document, the row itself and its other status too (checked live:
+    // `filters[localizations][id][$eq]=<own id>` finds the row, `[publishedAt][$null]=true` every published one).
+    // On a content-type without i18n the key is known and refused by its whole path, once the keys under it
+    // passed as a relation to the type itself; their values are not read (checked live).
+    if (!attr && key === 'localizations' && scope.ct) {
+      const ct = scope.ct;
+      if (!ct.localized) {
+        try { this.relationSub(v, typeScope(ct, path, scope.open), key); } catch (e) {
+          if (e instanceof ApiError && e.message.startsWith('Invalid key ')) throw e;
+        }
+        throw invalidKey(this.param, key, path);
+      }
+      const sub = this.relationSub(v, typeScope(ct, path, scope.open), key);
+      return sub ? { t: 'localizations', ct, sub, nullRowMatches: false } : null;
+    }
     if (!attr && HIDDEN.has(key)) throw creatorKey(this.param, key, path, isObj(v) ? Object.keys(v) : []);
     // A private attribute is named by its whole path (checked live); an unknown key by its scope's.
     if (!attr || (attr.private && !scope.open)) throw invalidKey(this.param, key, attr || HIDDEN.has(key) ? path : scope.path);
@@ -484,6 +503,7 @@ export function joinedNot(f: Filter): Filter {
     case 'and': case 'or': return { t: f.t, items: f.items.map(joinedNot) };
     case 'not': return negateJoined(f.item);
     case 'relation': case 'media': case 'component': case 'morph': return { ...f, sub: joinedNot(f.sub) };
+    case 'localizations': return { ...f, sub: joinedNot(f.sub) };
     default: return f;
   }
 }
@@ -497,6 +517,7 @@ function negateJoined(f: Filter): Filter {
       const sub = negateJoined(f.sub);
       return { ...f, sub, nullRowMatches: matchesNullRow(sub) };
     }
+    case 'localizations': return { ...f, sub: negateJoined(f.sub) };
     default: return { t: 'not', item: f };
   }
 }

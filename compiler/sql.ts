@@ -388,6 +388,10 @@ class FilterGen {
         const a = this.alias();
         return this.exists(this.morphSource(f.attr, f.by, f.target, ownerUid, alias, a), this.filter(f.sub, a, f.target.uid), f.nullRowMatches);
       }
+      case 'localizations': {
+        const a = this.alias();
+        return this.exists({ from: `from ${q(f.ct.table)} ${a}`, where: `where ${a}.${R.documentId} = ${alias}.${R.documentId}`, order: `${a}.id` }, this.filter(f.sub, a, f.ct.uid), false);
+      }
     }
   }
 
@@ -667,8 +671,6 @@ class Gen extends RowGen {
       case 'morphBy': return this.morphBy(p, ct!, src);
       case 'localizations': {
         const own = ct!;
-        // Every locale at once (`locale=*`) needs the level's rows at hand (see localizationsWhere).
-        if (this.everyLocale && !this.opts.keyOrder) return `select '[]'::text as v`;
         const a = this.alias();
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));

@@ -17,6 +17,7 @@ function filterTables(schema: Schema, f: Filter | null, out: Set<string>): void 
     case 'media': for (const t of MEDIA) out.add(t); filterTables(schema, f.sub, out); return;
     case 'component': out.add(f.attr.cmpsTable); out.add(f.component.table); filterTables(schema, f.sub, out); return;
     case 'morph': out.add(f.target.table); if (f.by.join) out.add(f.by.join.table); filterTables(schema, f.sub, out); return;
+    case 'localizations': out.add(f.ct.table); filterTables(schema, f.sub, out); return;
     default: return;
   }
 }

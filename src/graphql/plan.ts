@@ -7,7 +7,7 @@ import {
   type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionNode,
 } from 'graphql';
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, MorphAttr, RelationAttr, Schema, ScalarAttr } from '../../compiler/schema.ts';
-import type { ComponentSelection, Filter, Pagination, Populate, PublicationMode, ReadQuery, Selection } from '../../compiler/ast.ts';
+import type { ComponentSelection, Filter, Pagination, Populate, PublicationMode, ReadQuery, Selection, SortTerm } from '../../compiler/ast.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { FilterParser, ParamBuilder, componentScope, matchesNullRow, parseComponentSort, parsePagination, parseSort, typeScope, withPublication, type ReadLimits } from '../../compiler/params.ts';
 import { componentTypeName } from './names.ts';
@@ -122,7 +122,7 @@ export function strictNot(f: Filter | null): Filter | null {
     switch (x.t) {
       case 'and': case 'or': return { t: x.t, items: x.items.map(walk) };
       case 'not': return negate(x.item);
-      case 'relation': case 'media': case 'component': case 'morph': return { ...x, sub: walk(x.sub) };
+      case 'relation': case 'media': case 'component': case 'morph': case 'localizations': return { ...x, sub: walk(x.sub) };
       default: return x;
     }
   };
@@ -139,6 +139,7 @@ export function strictNot(f: Filter | null): Filter | null {
         const sub = negate(x.sub);
         return { ...x, sub, nullRowMatches: matchesNullRow(sub) };
       }
+      case 'localizations': return { ...x, sub: negate(x.sub) };
       default: return { t: 'not', item: walk(x) };
     }
   };
@@ -285,6 +286,8 @@ export class Planner {
     const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
     const morphs = new Map<MorphAttr, Array<readonly SelectionNode[]>>();
     let locs: Array<readonly SelectionNode[]> | null = null;
+    // The first `localizations` field's arguments (its filters and sort, as Strapi's association resolver reads them).
+    let locArgs: Args | null = null;
     let custom = false;
     for (const f of fields) {
       const name = f.name.value;
@@ -294,6 +297,7 @@ export class Planner {
       const base = conn ? name.slice(0, -'_connection'.length) : name;
       const sub = (wrapper: string) => (conn ? this.unwrap(wrapper, f) : f.selectionSet ? [f.selectionSet.selections] : []);
       if (base === 'localizations' && ct.localized) {
+        locArgs ??= this.argsOf(tn, f);
         (locs ??= []).push(...(v4 ? this.entities(`${tn}RelationResponseCollection`, `${tn}Entity`, [f]) : sub(`${tn}RelationResponseCollection`)));
         continue;
       }
@@ -330,7 +334,7 @@ export class Planner {
     }
     for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
-    if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs) });
+    if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs), ...this.localizationArgs(ct, locArgs ?? {}) });
     return sel;
   }
 
@@ -346,6 +350,15 @@ export class Planner {
    * Gathers a relation field's selections by relation and arguments: `tags` and `tags_connection` with
    * the same arguments read one populate; different arguments are different populates.
    */
+  /** A `localizations` field's filters and sort, read as a relation's (checked live: its filters apply). */
+  private localizationArgs(ct: ContentType, args: Args): { where: Filter | null; sort: SortTerm[] } {
+    const schema = this.models.schema;
+    const where = args.filters !== undefined && args.filters !== null
+      ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct }), typeScope(ct, null)))
+      : null;
+    return { where, sort: parseSort(schema, ct, sortValue(args.sort)) };
+  }
+
   private groupRelation(rels: Map<string, RelationGroup>, tn: string, a: RelationAttr, f: FieldNode, conn: boolean): void {
     const target = this.models.schema.contentTypes.get(a.target)!;
     if (!this.canRead(target.uid)) return;
