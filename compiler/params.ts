@@ -337,14 +337,15 @@ export class FilterParser {
     // passed as a relation to the type itself; their values are not read (checked live).
     if (!attr && key === 'localizations' && scope.ct) {
       const ct = scope.ct;
+      const sub = () => this.relationSub(v, typeScope(ct, path, scope.open), key);
       if (!ct.localized) {
-        try { this.relationSub(v, typeScope(ct, path, scope.open), key); } catch (e) {
+        try { sub(); } catch (e) {
           if (e instanceof ApiError && e.message.startsWith('Invalid key ')) throw e;
         }
         throw invalidKey(this.param, key, path);
       }
-      const sub = this.relationSub(v, typeScope(ct, path, scope.open), key);
-      return sub ? { t: 'localizations', ct, sub, nullRowMatches: false } : null;
+      const f = sub();
+      return f ? { t: 'localizations', ct, sub: f, nullRowMatches: false } : null;
     }
     if (!attr && HIDDEN.has(key)) throw creatorKey(this.param, key, path, isObj(v) ? Object.keys(v) : []);
     // A private attribute is named by its whole path (checked live); an unknown key by its scope's.
@@ -502,8 +503,7 @@ export function joinedNot(f: Filter): Filter {
   switch (f.t) {
     case 'and': case 'or': return { t: f.t, items: f.items.map(joinedNot) };
     case 'not': return negateJoined(f.item);
-    case 'relation': case 'media': case 'component': case 'morph': return { ...f, sub: joinedNot(f.sub) };
-    case 'localizations': return { ...f, sub: joinedNot(f.sub) };
+    case 'relation': case 'media': case 'component': case 'morph': case 'localizations': return { ...f, sub: joinedNot(f.sub) };
     default: return f;
   }
 }

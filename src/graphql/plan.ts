@@ -327,14 +327,14 @@ export class Planner {
       withLocale, withTimestamps: ts, populate: [],
       ...(v4 && ct.draftAndPublish ? { stableId: true } : {}),
     };
-    for (const [key, g] of rels) sel.populate.push(this.relation(ct.localized, key, g.attr, g.args, g.sets));
+    for (const [key, g] of rels) sel.populate.push(this.relation(key, g.attr, g.args, g.sets));
     for (const a of ct.attributes) {
       const sets = others.get(a);
       if (sets) sel.populate.push(this.attribute(a, sets));
     }
     for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
-    if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs), ...this.localizationArgs(ct, locArgs ?? {}) });
+    if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs), ...this.filtersAndSort(ct, locArgs ?? {}) });
     return sel;
   }
 
@@ -346,12 +346,8 @@ export class Planner {
     return { kind: 'morphTo', attr: a, types };
   }
 
-  /**
-   * Gathers a relation field's selections by relation and arguments: `tags` and `tags_connection` with
-   * the same arguments read one populate; different arguments are different populates.
-   */
-  /** A `localizations` field's filters and sort, read as a relation's (checked live: its filters apply). */
-  private localizationArgs(ct: ContentType, args: Args): { where: Filter | null; sort: SortTerm[] } {
+  /** A list field's `filters` and `sort` on `ct`'s rows (a relation's, a `localizations` field's: checked live). */
+  private filtersAndSort(ct: ContentType, args: Args): { where: Filter | null; sort: SortTerm[] } {
     const schema = this.models.schema;
     const where = args.filters !== undefined && args.filters !== null
       ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct }), typeScope(ct, null)))
@@ -359,6 +355,10 @@ export class Planner {
     return { where, sort: parseSort(schema, ct, sortValue(args.sort)) };
   }
 
+  /**
+   * Gathers a relation field's selections by relation and arguments: `tags` and `tags_connection` with
+   * the same arguments read one populate; different arguments are different populates.
+   */
   private groupRelation(rels: Map<string, RelationGroup>, tn: string, a: RelationAttr, f: FieldNode, conn: boolean): void {
     const target = this.models.schema.contentTypes.get(a.target)!;
     if (!this.canRead(target.uid)) return;
@@ -371,14 +371,11 @@ export class Planner {
     rels.set(key, g);
   }
 
-  private relation(srcLocalized: boolean, key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
+  private relation(key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
     const schema = this.models.schema;
     const target = schema.contentTypes.get(attr.target)!;
     const select = this.typeSelection(target, sets);
-    const where = args.filters !== undefined && args.filters !== null
-      ? strictNot(new FilterParser(schema, this.params).parse(restFilters(schema, args.filters, { ct: target }), typeScope(target, null)))
-      : null;
-    const sort = parseSort(schema, target, sortValue(args.sort));
+    const { where, sort } = this.filtersAndSort(target, args);
     return {
       kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, sort, count: false,
       where: this.models.shape === 'v4' ? where : withPublication(where, this.publication, this.status, target),
@@ -434,7 +431,7 @@ export class Planner {
       fields: comp.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && scalars.has(a.name)),
       populate: [],
     };
-    for (const [key, g] of rels) sel.populate.push(this.relation(false, key, g.attr, g.args, g.sets));
+    for (const [key, g] of rels) sel.populate.push(this.relation(key, g.attr, g.args, g.sets));
     for (const a of comp.attributes) {
       const sets2 = nested.get(a);
       if (!sets2) continue;
