@@ -285,7 +285,7 @@ describe('populate', () => {
     assert.equal(plan('articles', 'populate=author,category').sql.text, a);
     assert.equal(plan('articles', 'populate[author]=true&populate[category]=true').sql.text, a);
     assert.equal(laterals(a), 0);
-    assert.equal((a.match(/ and not exists \(select 1 from "articles_(author|category)_lnk"/g) ?? []).length, 2);
+    assert.equal((a.match(/ or not exists \(select 1 from "articles_(author|category)_lnk"/g) ?? []).length, 2);
     assert.equal(plan('articles', 'populate=seo.shareImage').sql.text, plan('articles', 'populate[seo][populate][shareImage]=true').sql.text);
     assert.equal(plan('articles', 'populate[author]=false').sql.text, plan('articles', '').sql.text);
   });
@@ -294,7 +294,7 @@ describe('populate', () => {
     const p = plan('articles', 'populate[author][fields][0]=name&populate[author][populate][articles][fields][0]=title&populate[author][populate][articles][filters][views][$gt]=5&populate[author][populate][articles][sort]=title:desc');
     assert.equal(laterals(p.sql.text), 1);
     assert.match(p.sql.text, /case when t(\d+)\.id is null then 'null' else concat\(left\(row_to_json\((o\d+)\)::text, -1\), ',"articles":', p\d+\.v, '}'\) end/);
-    assert.match(p.sql.text, /left join \("articles_author_lnk" lt(\d+) join "authors" t\1 on t\1\.id = lt\1\."author_id"\) on lt\1\."article_id" = t0\.id and not exists \(.*\) cross join lateral \(select t\1\.id as "id", t\1\.document_id as "documentId", t\1\."name" as "name"\) o\d+ left join lateral/);
+    assert.match(p.sql.text, /left join \("articles_author_lnk" lt(\d+) join "authors" t\1 on t\1\.id = lt\1\."author_id"\) on lt\1\."article_id" = t0\.id and \(\(select case when pg_catalog\.pg_relation_size\('"articles_author_lnk"'::regclass\) .* or not exists \(.*\)\) cross join lateral \(select t\1\.id as "id", t\1\.document_id as "documentId", t\1\."name" as "name"\) o\d+ left join lateral/);
     // The inverse to-many side keeps the owner's inverse order column (article_ord), after the asked sort.
     const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc, lt\1\."article_ord", lt\1\.id limit 1000/.exec(p.sql.text);
     assert.ok(m, p.sql.text);
@@ -321,14 +321,14 @@ describe('populate', () => {
     assert.match(plan('tags', 'populate=articles').sql.text, new RegExp(String.raw`from "articles_tags_lnk" lt(\d+) join "articles" t\1 on t\1\.id = lt\1\."article_id"${OBJ} where lt\1\."tag_id" = t0\.id and .* order by lt\1\."article_ord", lt\1\.id limit 1000`));
     assert.match(plan('categories', 'populate=children').sql.text, new RegExp(String.raw`from "categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."category_id"${OBJ} where lt\1\."inv_category_id" = t0\.id order by lt\1\."category_ord", lt\1\.id limit 1000`));
     // A to-one side has no order column: its first link row by id.
-    assert.match(plan('categories', 'populate=parent').sql.text, /left join \("categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."inv_category_id"\) on lt\1\."category_id" = t0\.id and not exists \(select 1 from "categories_parent_lnk" lt(\d+) join "categories" t\2 on t\2\.id = lt\2\."inv_category_id" where lt\2\."category_id" = t0\.id and lt\2\.id < lt\1\.id\)/);
+    assert.match(plan('categories', 'populate=parent').sql.text, /left join \("categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."inv_category_id"\) on lt\1\."category_id" = t0\.id and \(\(select case when pg_catalog\.pg_relation_size\('"categories_parent_lnk"'::regclass\) <= 32768 then not exists \(select 1 from "categories_parent_lnk" lt\d+d group by lt\d+d\."category_id" having count\(\*\) > 1\) else false end\) or not exists \(select 1 from "categories_parent_lnk" lt(\d+) join "categories" t\2 on t\2\.id = lt\2\."inv_category_id" where lt\2\."category_id" = t0\.id and lt\2\.id < lt\1\.id\)\)/);
   });
 
   test('a to-one link column a foreign key keeps: its earlier links are not checked against the target table', () => {
     const keyedBy = (rows: KeyedColumn[]) => new Compiler(schema, { ...OPTS, keyedColumns: keyedColumns(rows) });
     const keyed = keyedBy([{ table: 'categories_parent_lnk', column: 'inv_category_id', target: 'categories' }, { table: 'articles_category_lnk', column: 'category_id', target: 'categories' }]);
     assert.match(keyed.read(ct('categories'), 'list', 'populate=parent').sql.text,
-      /left join \("categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."inv_category_id"\) on lt\1\."category_id" = t0\.id and not exists \(select 1 from "categories_parent_lnk" lt(\d+) where lt\2\."category_id" = t0\.id and lt\2\.id < lt\1\.id\)/);
+      /left join \("categories_parent_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."inv_category_id"\) on lt\1\."category_id" = t0\.id and \(\(select case when pg_catalog\.pg_relation_size\('"categories_parent_lnk"'::regclass\) <= 32768 then not exists \(select 1 from "categories_parent_lnk" lt\d+d group by lt\d+d\."category_id" having count\(\*\) > 1\) else false end\) or not exists \(select 1 from "categories_parent_lnk" lt(\d+) where lt\2\."category_id" = t0\.id and lt\2\.id < lt\1\.id\)/);
     // A condition on the target (a filter, a status) still reads it for every earlier link.
     assert.match(keyed.read(ct('articles'), 'list', 'populate[category][filters][name][$eq]=x').sql.text,
       /not exists \(select 1 from "articles_category_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."category_id" and /);
