@@ -435,7 +435,7 @@ export class FilterParser {
     }
     switch (op) {
       case '$in': case '$notIn': {
-        const list = listOf(v).filter((x) => x !== '');
+        const list = listOf(v);
         const coerced = coerceList(path, field, list);
         // Sent as one PostgreSQL array literal (text): the driver never guesses the element type.
         return { t: 'cmp', field, op, param: this.params.push(pgArray(coerced)) };
