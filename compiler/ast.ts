@@ -1,6 +1,7 @@
 // The normalized read query: what compiler/params.ts produces from query parameters and
 // compiler/sql.ts turns into one SQL statement. Values live in a parameter vector; the AST only
 // holds their positions, so two queries of the same shape produce the same SQL text.
+import type { DeferredError } from './deferred.ts';
 import type { ContentType, ScalarAttr, RelationAttr, MediaAttr, MorphAttr, ComponentAttr, DynamicZoneAttr, Component } from './schema.ts';
 
 export type Operator =
@@ -150,4 +151,6 @@ export interface ReadQuery {
   status: 'published' | 'draft' | null;
   /** The Query Engine's rows (ReadLimits.rows): its localizations are the document's other rows, any locale or status. */
   rows?: boolean;
+  /** Populate filter values refused once their level has rows (compiler/deferred.ts); the statement reads them as null. */
+  deferred?: DeferredError[];
 }

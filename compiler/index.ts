@@ -11,6 +11,7 @@ import { checkQueryParams } from './query-schema.ts';
 import { checkStrictDocumentParams } from './document-params.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { pageBounds, type Pagination, type ReadQuery } from './ast.ts';
+import type { DeferredError } from './deferred.ts';
 
 export interface CompilerOptions extends ReadLimits {
   maxRelationRows: number;
@@ -86,6 +87,8 @@ export interface ReadPlan {
   params: unknown[];
   pagination: Pagination;
   shape: 'list' | 'one';
+  /** Errors that stand once the answer shows their level has rows (compiler/deferred.ts `standingError`). */
+  deferred?: DeferredError[];
 }
 
 /** Values that change the SQL text stay in the key; every other leaf value under filters is masked. */
@@ -168,7 +171,7 @@ export class Compiler {
     const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
       compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
-    const plan: ReadPlan = { sql, params, pagination: query.pagination, shape };
+    const plan: ReadPlan = { sql, params, pagination: query.pagination, shape, ...(query.deferred ? { deferred: query.deferred } : {}) };
     if (key) this.exact.set(key, plan);
     return plan;
   }

@@ -11,6 +11,7 @@ import { PUBLICATION_MODES, pageBounds } from './ast.ts';
 import { ApiError, invalidKey, validation } from './errors.ts';
 import { parseDate, parseDateTime, parseTime } from './dates.ts';
 import { TEXT_TYPES, numericSearch, searchedFields } from './search.ts';
+import type { DeferredError, LevelStep } from './deferred.ts';
 
 export interface ReadLimits {
   defaultLimit: number;
@@ -292,8 +293,30 @@ function droppedOperand(v: QueryValue, scope: FilterScope): boolean {
 }
 
 export class FilterParser {
-  /** `canRead`: relations to content-types the caller may not read are no filter keys (Strapi's validator). */
-  constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters', private canRead: CanRead = () => true) {}
+  /**
+   * `canRead`: relations to content-types the caller may not read are no filter keys (Strapi's validator).
+   * `onValue`: where a value the database layer would refuse goes instead of being thrown (a populate's
+   * filters: compiler/deferred.ts); it then stands as null, which matches nothing, and the parse goes on.
+   */
+  constructor(private schema: Schema, private params: ParamBuilder, private param = 'filters', private canRead: CanRead = () => true,
+    private onValue?: (e: ApiError) => void) {}
+
+  /** A parameter made from a value (`make` throws when the value is refused). */
+  private value(make: () => unknown): number {
+    if (!this.onValue) return this.params.push(make());
+    let v: unknown;
+    try { v = make(); } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      this.onValue(e);
+      v = null;
+    }
+    return this.params.push(v);
+  }
+
+  private refused(e: ApiError): void {
+    if (!this.onValue) throw e;
+    this.onValue(e);
+  }
 
   parse(value: QueryValue, scope: FilterScope): Filter | null {
     // A list is a group of its own whose conditions all hold, wherever it stands: `$or[1][0]…&$or[1][1]…`
@@ -436,32 +459,34 @@ export class FilterParser {
     switch (op) {
       case '$in': case '$notIn': {
         const list = listOf(v);
-        const coerced = coerceList(path, field, list);
         // Sent as one PostgreSQL array literal (text): the driver never guesses the element type.
-        return { t: 'cmp', field, op, param: this.params.push(pgArray(coerced)) };
+        return { t: 'cmp', field, op, param: this.value(() => pgArray(coerceList(path, field, list))) };
       }
       case '$between': {
         if (!Array.isArray(v) || v.length !== 2) {
-          throw validation(`$between on ${name} expects an array of two values`, { key: '$between', path, source: 'query', param: this.param });
+          this.refused(validation(`$between on ${name} expects an array of two values`, { key: '$between', path, source: 'query', param: this.param }));
+          const a = this.params.push(null);
+          this.params.push(null);
+          return { t: 'cmp', field, op, param: a };
         }
-        const a = this.params.push(coerce(path, field, v[0]));
-        this.params.push(coerce(path, field, v[1]));
+        const a = this.value(() => coerce(path, field, v[0]));
+        this.value(() => coerce(path, field, v[1]));
         return { t: 'cmp', field, op, param: a };
       }
       case '$contains': case '$notContains': case '$containsi': case '$notContainsi':
       case '$startsWith': case '$startsWithi': case '$endsWith': case '$endsWithi': {
-        if (typeof v !== 'string') throw badValue(path, v);
-        const esc = v.replace(/[\\%_]/g, '\\$&');
-        const pattern = op.startsWith('$startsWith') ? `${esc}%` : op.startsWith('$endsWith') ? `%${esc}` : `%${esc}%`;
-        return { t: 'cmp', field, op, param: this.params.push(pattern) };
+        return { t: 'cmp', field, op, param: this.value(() => {
+          if (typeof v !== 'string') throw badValue(path, v);
+          const esc = v.replace(/[\\%_]/g, '\\$&');
+          return op.startsWith('$startsWith') ? `${esc}%` : op.startsWith('$endsWith') ? `%${esc}` : `%${esc}%`;
+        }) };
       }
       case '$eqi': case '$nei':
-        if (typeof v !== 'string') throw badValue(path, v);
-        return { t: 'cmp', field, op, param: this.params.push(v) };
+        return { t: 'cmp', field, op, param: this.value(() => { if (typeof v !== 'string') throw badValue(path, v); return v; }) };
       default: {
         // `$eq` with a list is any of them: `$in`, one array parameter whatever the list's length.
         if (Array.isArray(v)) return this.op(name, field, '$in', v, path);
-        return { t: 'cmp', field, op, param: this.params.push(coerce(path, field, v)) };
+        return { t: 'cmp', field, op, param: this.value(() => coerce(path, field, v)) };
       }
     }
   }
@@ -867,10 +892,15 @@ function asPopulate<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
-    const d = e instanceof ApiError ? e.details as { param?: unknown } | undefined : undefined;
-    if (d && (d.param === 'fields' || d.param === 'sort' || d.param === 'filters')) d.param = 'populate';
-    throw e;
+    throw e instanceof ApiError ? populateError(e) : e;
   }
+}
+
+/** An error of a populate's fields, sort or filters names the parameter `populate`, as Strapi's. */
+function populateError(e: ApiError): ApiError {
+  const d = e.details as { param?: unknown } | undefined;
+  if (d && (d.param === 'fields' || d.param === 'sort' || d.param === 'filters')) d.param = 'populate';
+  return e;
 }
 
 /** qs's arrayLimit in Strapi's query parser (strapi::query), and its populate traversal's own limit. */
@@ -997,6 +1027,21 @@ export class PopulateParser {
   /** `publicationFilter`: Strapi applies its cohort to every populated draft & publish type too. */
   publication: PublicationMode | null = null;
 
+  /**
+   * Populate filter values Strapi's database layer refuses only where the level above has rows
+   * (compiler/deferred.ts), in the order met.
+   */
+  deferred: DeferredError[] = [];
+  /**
+   * What a refused populate filter value does: `defer` it (a populate that is read); `drop` it (one Strapi
+   * validates and then removes or passes over, never converting its values: under a relation the caller
+   * may not read, a zone's fragment for a component it cannot hold; checked live); `throw` it (a
+   * populate under a `count`, which Strapi converts and fails on with a 500; here a 400).
+   */
+  values: 'defer' | 'drop' | 'throw' = 'defer';
+  /** Where the parse is: the keys from the answer's rows down to the attribute being parsed. */
+  private at: LevelStep[] = [];
+
 
   /** Strapi converts a query only once it validated all of it: the first conversion error, for after. */
   get conversionError(): ApiError | null { return this.converting?.params ?? this.converting?.error ?? null; }
@@ -1089,7 +1134,8 @@ export class PopulateParser {
         const o = isObj(sub) ? sub : {};
         if (sub === '*') this.wildcard(ct, subPath);
         for (const k of Object.keys(o)) if (!['populate', 'fields', 'filters', 'sort'].includes(k)) throw invalidKey('populate', k, subPath);
-        sel.populate.push({ kind: 'localizations', ...this.related(ct, o, depth, subPath, status, this) });
+        this.at.push({ key: 'localizations' });
+        try { sel.populate.push({ kind: 'localizations', ...this.related(ct, o, depth, subPath, status, this) }); } finally { this.at.pop(); }
         continue;
       }
       const p = this.attribute(ct.uid, a, sub, depth, subPath, status);
@@ -1115,7 +1161,8 @@ export class PopulateParser {
       case 'filters':
         // Only the query conversion minds a filters value that is no object, and it skips the keyword.
         if (!isObj(v) && !Array.isArray(v)) return;
-        asPopulate(() => new FilterParser(this.schema, new ParamBuilder(), 'filters', this.canRead)
+        // Validated only: its values are never converted.
+        asPopulate(() => new FilterParser(this.schema, new ParamBuilder(), 'filters', this.canRead, () => {})
           .parse(v, comp ? componentScope(comp, null, this.open) : typeScope(model as ContentType, null, this.open)));
         return;
       case 'populate': {
@@ -1152,12 +1199,16 @@ export class PopulateParser {
       if (this.converting) this.converting.error ??= validation('The filters parameter must be an object or an array', {});
       return null;
     }
-    return asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead).parse(f, scope()));
+    // The attribute's rows are read for the level above it (`at` ends with the attribute).
+    const level = this.at.slice(0, -1).map((step) => ({ ...step }));
+    const onValue = this.values === 'throw' ? undefined : this.values === 'drop' ? () => {} : (e: ApiError) => { this.deferred.push({ error: populateError(e), level }); };
+    return asPopulate(() => new FilterParser(this.schema, this.params, 'filters', this.canRead, onValue).parse(f, scope()));
   }
 
   /** A parser for populates parsed for their errors only: its parameters go to a builder of its own, not the statement's. */
-  private scratch(converting: Conversion | null): PopulateParser {
+  private scratch(converting: Conversion | null, values: 'drop' | 'throw' = converting === null || this.values === 'drop' ? 'drop' : 'throw'): PopulateParser {
     const p = new PopulateParser(this.schema, new ParamBuilder(), this.limits, this.canRead, converting);
+    p.values = values;
     p.anyStatus = this.anyStatus;
     return p;
   }
@@ -1185,6 +1236,11 @@ export class PopulateParser {
   /** The populate of one attribute; null when Strapi leaves the attribute out of the response. */
   /** `owner`: the uid of the content-type or component the attribute belongs to. */
   private attribute(owner: string, a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
+    this.at.push({ key: a.name });
+    try { return this.attributeAt(owner, a, given, depth, path, status); } finally { this.at.pop(); }
+  }
+
+  private attributeAt(owner: string, a: Attribute, given: QueryValue | true, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (given === '*' && a.kind === 'morph' && !a.target) return null;
     if (given === '*' && a.kind !== 'dynamiczone') this.wildcard(this.targetOf(a), path);
     const sub = given === '*' ? true : given;
@@ -1254,7 +1310,7 @@ export class PopulateParser {
             if (!comp) continue;
             const held = (status === 'draft' ? zoneComponents(this.schema, a) : a.components).includes(uid);
             // Strapi's error paths skip the fragment (`on.<uid>`): they go on from the zone's.
-            const sel = (held ? this : this.scratch(this.converting)).component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true);
+            const sel = this.inZone(uid, () => (held ? this : this.scratch(this.converting, 'drop')).component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true));
             if (held) on.set(uid, sel);
           }
         } else {
@@ -1271,7 +1327,7 @@ export class PopulateParser {
           // read names the zone's own, so its statement stays the size of the zone.
           for (const uid of status === 'draft' ? zoneComponents(this.schema, a) : a.components) {
             const comp = this.schema.components.get(uid)!;
-            on.set(uid, this.component(comp, { ...o, fields: undefined as unknown as QueryValue, filters: undefined as unknown as QueryValue }, depth, path, status, true));
+            on.set(uid, this.inZone(uid, () => this.component(comp, { ...o, fields: undefined as unknown as QueryValue, filters: undefined as unknown as QueryValue }, depth, path, status, true)));
           }
         }
         return { kind: 'dynamiczone', attr: a, on };
@@ -1279,6 +1335,13 @@ export class PopulateParser {
       default:
         throw invalidKey('populate', a.name, path);
     }
+  }
+
+  /** A dynamic zone's component: what is populated under it is read for that component's entries only. */
+  private inZone<T>(uid: string, f: () => T): T {
+    const step = this.at[this.at.length - 1];
+    step.component = uid;
+    try { return f(); } finally { delete step.component; }
   }
 
   private component(comp: Component, o: Obj, depth: number, path: string, status: 'published' | 'draft', lenient = false, inZone = lenient): ComponentSelection {
@@ -1513,6 +1576,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   populate.publication = publication;
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;
+  const deferred = populate.deferred?.length ? { deferred: populate.deferred } : {};
   const joins = limits.maxPopulate ? populateCount(select) : 0;
   if (limits.maxPopulate && joins > limits.maxPopulate) {
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
@@ -1524,7 +1588,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   return {
     localeError,
     query: {
-      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status, rows,
+      ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status, rows, ...deferred,
     },
     params: params.values,
   };

@@ -3,6 +3,7 @@ import type { ContentType } from '../../compiler/schema.ts';
 import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
 import type { CompiledRead } from '../../compiler/sql.ts';
 import { notFound } from '../../compiler/errors.ts';
+import { standingError } from '../../compiler/deferred.ts';
 import { readStatement, type Db } from '../db/connect.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
@@ -49,6 +50,10 @@ export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promi
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   const row = rows[0];
   if (plan.sql.sizeChecked && row && String(row[row.length - 1]) === 't') throw responseTooLarge(plan.sql.maxBytes!);
+  if (plan.deferred) {
+    const standing = standingError(plan.deferred, plan.shape, row?.[0] ? String(row[0]) : null);
+    if (standing) throw standing;
+  }
   return row;
 }
 
