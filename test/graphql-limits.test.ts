@@ -104,10 +104,22 @@ describe('default limits', () => {
     // 100 aliases of a nested list (600 selections): 1,692,600, as the README says.
     const nested: HostileDoc = { query: `{ ${Array.from({ length: 100 }, (_, i) => `a${i}: articles { title tags { name articles { title } } }`).join(' ')} }` };
     assertRefused(await refusedCheaply(s(), nested, 16), 'GRAPHQL_VALIDATION_FAILED', COST('1692600'));
-    // Nine nested lists of 100: past what a double counts exactly.
+    // Nine nested lists of 100: past what a double counts exactly (small: validated, then priced).
     let deep = 'title';
     for (let i = 0; i < 9; i++) deep = `${i % 2 ? 'tags' : 'articles'}(pagination: { limit: 100 }) { ${i % 2 ? 'name' : 'title'} ${deep} }`;
-    assertRefused(await refusedCheaply(s(), { query: `{ ${deep} }` }, 16), 'GRAPHQL_VALIDATION_FAILED', COST('over 9007199254740991'));
+    assertRefused(await send(s(), { query: `{ ${deep} }` }), 'GRAPHQL_VALIDATION_FAILED', COST('over 9007199254740991'));
+    await normalQueryWorks(s());
+  });
+
+  test('a small document over the cost limit: validated first (an invalid one gets Strapi\'s errors), priced before it runs', async () => {
+    // Four lists under each other (at most 100 each here): 101,010,101, in a few selections.
+    const lists = (leaf: string) => `{ tags(pagination: { limit: 200 }) { articles(pagination: { limit: 200 }) { tags(pagination: { limit: 200 }) { articles(pagination: { limit: 200 }) { ${leaf} } } } } }`;
+    const invalid = await send(s(), { query: lists('nope') });
+    assert.equal(invalid.status, 400, invalid.text.slice(0, 300));
+    assert.deepEqual(invalid.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code]),
+      [['Cannot query field "nope" on type "Article".', 'GRAPHQL_VALIDATION_FAILED']]);
+    const valid = await send(s(), { query: lists('title') });
+    assertRefused(valid, 'GRAPHQL_VALIDATION_FAILED', COST('101010101'));
     await normalQueryWorks(s());
   });
 

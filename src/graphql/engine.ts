@@ -195,6 +195,13 @@ function chosenOperation(doc: DocumentNode, operationName: string | undefined): 
   return operationName ? ops.find((o) => o.name?.value === operationName) : ops.length === 1 ? ops[0] : undefined;
 }
 
+/**
+ * Selections (fragments expanded) up to which a document is validated before it is priced: graphql-js's
+ * rules are cheap there (some grow with the square of a document's fields, the reason larger ones are
+ * priced first), and Strapi, which prices nothing, answers an invalid document's errors whatever it asks.
+ */
+const VALIDATED_FIRST = 500;
+
 export class GraphqlEngine {
   private cache: WeightedLru<Prepared | GqlResponse>;
   private rules: ValidationRule[];
@@ -209,8 +216,8 @@ export class GraphqlEngine {
 
   /**
    * Parsed, validated and compiled once per (document, operation name); failures are kept too. A
-   * document over the size or cost limit is refused right after parsing and not kept: its cost depends
-   * on the variables, and a repeat costs a parse again, no more.
+   * document over the size limit, or a large one over the cost limit, is refused right after parsing and
+   * not kept: its cost depends on the variables, and a repeat costs a parse again, no more.
    */
   prepare(query: string, operationName: string | undefined, variables: Record<string, unknown> | undefined): Prepared | GqlResponse {
     const key = `${operationName ?? ''}\u0000${query}`;
@@ -240,15 +247,17 @@ export class GraphqlEngine {
 
   /**
    * The limits, checked on the bare AST, each before the work it bounds: the expanded size before the
-   * depth rule and graphql-jit walk it; the cost before validation and compilation.
+   * depth rule and graphql-jit walk it; the cost of a large one before validation and compilation.
    */
   private overLimit(doc: DocumentNode, size: DocumentSize, operationName: string | undefined, vars: Record<string, unknown>): GqlResponse | null {
     if (size.selections > this.opts.maxSelections) {
       return refusal(`Query has more than ${this.opts.maxSelections} selections once its fragments are expanded (graphql.maxSelections): ask for fewer fields or spread fragments fewer times`);
     }
     // Invalid whatever it costs (a fragment cycle, too deep): validation answers, as in Strapi, with all
-    // of the document's errors; its work is bounded by the size just checked.
-    if (size.cyclic || deepestOperation(doc) > this.opts.depthLimit) return null;
+    // of the document's errors; its work is bounded by the size just checked. So does a document small
+    // enough that validating it costs little (an invalid one gets Strapi's errors, not the cost's): a
+    // valid one is priced before it runs (execute()).
+    if (size.cyclic || size.selections <= VALIDATED_FIRST || deepestOperation(doc) > this.opts.depthLimit) return null;
     // No operation to run: validation or operation resolution answers.
     const operation = chosenOperation(doc, operationName);
     return operation ? this.overCost(operation, fragmentsOf(doc), vars) : null;
