@@ -34,6 +34,32 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await tagNames(), ['A', 'B']);
   });
 
+  test('a string given to a json attribute is JSON text, as Strapi 5.54 stores it (checked live); text that is no JSON is refused, nothing written', async () => {
+    const stored = async (documentId: string) => (await s.sql()`select jsonb_typeof(metadata) as type, metadata::text as text from articles
+      where document_id = ${documentId} order by id`).map((r) => `${r.type} ${r.text}`);
+    const parsed = await post('/api/articles', { title: 'json text', metadata: '{"a":[1,2]}' });
+    assert.deepEqual(parsed.metadata, { a: [1, 2] });
+    assert.deepEqual(await stored(parsed.documentId), ['object {"a": [1, 2]}', 'object {"a": [1, 2]}']);
+    const literal = await post('/api/articles', { title: 'json string', metadata: '"abc"' });
+    assert.deepEqual(await stored(literal.documentId), ['string "abc"', 'string "abc"']);
+    assert.deepEqual((await post('/api/articles', { title: 'json value', metadata: { b: 'x' } })).metadata, { b: 'x' });
+    // A list starting with a boolean (the driver typed it a boolean array: a 500).
+    const list = await post('/api/articles', { title: 'json list', metadata: [false, 1, 'x'] });
+    assert.deepEqual(list.metadata, [false, 1, 'x']);
+    assert.deepEqual(await stored(list.documentId), ['array [false, 1, "x"]', 'array [false, 1, "x"]']);
+    const before = (await s.sql()`select count(*)::int as n from articles`)[0].n;
+    for (const text of ['abc', '', '{"a":']) {
+      const r = await s.fetchJson('POST', '/api/articles', { data: { title: 'json bad', metadata: text } }, TOKEN);
+      assert.equal(r.status, 400, r.text);
+      assert.equal(r.body.error.message, 'metadata must be JSON text: a string given to a json attribute is read as JSON');
+      assert.deepEqual(r.body.error.details.errors[0].path, ['metadata']);
+    }
+    assert.equal((await s.sql()`select count(*)::int as n from articles`)[0].n, before);
+    const r = await put(`/api/articles/${parsed.documentId}`, { metadata: '[true,null]' });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body.data.metadata, [true, null]);
+  });
+
   test("a source without draft & publish links the version its reference's status names (Strapi's getRelationTargetStatus)", async () => {
     const doc = (await post('/api/articles?status=published', { title: 'Versions', slug: 'versions' })).documentId;
     const linked = async () => (await s.sql()`select a.published_at is not null as published from articles_author_lnk l join articles a on a.id = l.article_id

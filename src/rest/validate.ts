@@ -568,6 +568,15 @@ export class BodyValidator {
         if (!Array.isArray(v)) { typeErr(show(v)); return null; }
         break;
       case 'json':
+        // Strapi's JSON field hands text to the database as it is, which PostgreSQL reads as JSON (checked
+        // live: "{\"a\":1}" is stored and answered as {"a":1}; text that is no JSON fails its insert, a 500).
+        if (typeof v === 'string') {
+          try { value = JSON.parse(v); } catch {
+            const message = `${label} must be JSON text: a string given to a json attribute is read as JSON`;
+            this.parseError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
+            return null;
+          }
+        }
         break;
     }
     if (typeof value === 'string' && ['string', 'text', 'richtext', 'email', 'password', 'uid', 'enumeration'].includes(a.type)) {

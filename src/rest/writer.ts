@@ -49,6 +49,18 @@ export class Writer {
   }
 
   /**
+   * A row's column values as parameters. A json or blocks value goes as JSON whatever it is: the driver
+   * types a list by its first item (`[true, null]` went as a boolean array, which a jsonb column refuses).
+   */
+  private values(model: ContentType | Component, columns: Map<string, unknown>): unknown[] {
+    return [...columns].map(([column, v]) => {
+      if (v === null || v === undefined) return v;
+      const a = model.attributes.find((x) => x.kind === 'scalar' && x.column === column);
+      return a?.kind === 'scalar' && (a.type === 'json' || a.type === 'blocks') ? this.tx.json(v as never) : v;
+    });
+  }
+
+  /**
    * The document's rows, read once the document's lock is held (until the transaction ends): writes of
    * one document, on any thread or node, run one after the other, each seeing what the one before
    * committed. The lock and the read are pipelined (one round trip); the read's snapshot still comes
@@ -135,7 +147,7 @@ export class Writer {
 
   async insertRow(n: Normalized, documentId: string, locale: string | null, published: boolean): Promise<number> {
     const cols = [...n.columns.keys()];
-    const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...n.columns.values()], false);
+    const [row] = await this.run<{ id: number }>(W.insertRow(this.ct, cols, published), [documentId, locale, ...this.values(this.ct, n.columns)], false);
     const id = Number(row.id);
     this.touched.add(id);
     await this.writeOwned(this.ct, id, n, { id, locale, published }, true);
@@ -144,7 +156,7 @@ export class Writer {
 
   async updateRow(row: VersionRow, n: Normalized): Promise<void> {
     this.touched.add(row.id);
-    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [row.id, ...n.columns.values()], false);
+    await this.run(W.updateRow(this.ct, [...n.columns.keys()]), [row.id, ...this.values(this.ct, n.columns)], false);
     await this.writeOwned(this.ct, row.id, n, row, false);
   }
 
@@ -301,10 +313,10 @@ export class Writer {
       let id = item.id;
       if (id === null) {
         const cols = [...item.columns.keys()];
-        const [row] = await this.run<{ id: number }>(W.insertComponent(c, cols), [...item.columns.values()], false);
+        const [row] = await this.run<{ id: number }>(W.insertComponent(c, cols), [...this.values(c, item.columns)], false);
         id = Number(row.id);
       } else if (item.columns.size) {
-        await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...item.columns.values()], false);
+        await this.run(W.updateComponent(c, [...item.columns.keys()]), [id, ...this.values(c, item.columns)], false);
       }
       ids.push(id);
       await this.writeOwned(c, id, item, version, item.id === null);
