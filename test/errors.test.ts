@@ -438,10 +438,14 @@ describe('unknown body keys, named as Strapi 5.54 names them (checked live)', ()
     assert.deepEqual([zone.status, zone.body], [400, envelope(400, 'ValidationError', 'Invalid key floor at sections', { key: 'floor', path: 'sections', source: 'body' })]);
   });
 
-  test('the creator fields and `localizations` on a type without i18n name themselves', async () => {
+  test('the creator fields and `localizations` (on a localized type too, whatever its value: Strapi 5.54, checked live) name themselves', async () => {
     for (const key of ['createdBy', 'updatedBy', 'localizations']) {
       const r = await demo.fetchJson('POST', '/api/tags', { data: { name: `t-${key}`, [key]: key === 'localizations' ? [] : 1 } }, TOKEN);
       assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' })], key);
+    }
+    for (const value of [[], null, ['x'], { connect: [] }]) {
+      const r = await demo.fetchJson('POST', '/api/articles', { data: { title: 'with localizations', localizations: value } }, TOKEN);
+      assert.deepEqual([r.status, r.body], [400, envelope(400, 'ValidationError', 'Invalid key localizations', { key: 'localizations', path: 'localizations', source: 'body' })], JSON.stringify(value));
     }
   });
 });

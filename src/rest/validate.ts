@@ -243,9 +243,9 @@ export class BodyValidator {
         if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
         // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
         // timestamps are not writable.
-        // `localizations` is an attribute of localized types only (elsewhere refused as any unknown key).
-        if (key === 'publishedAt' || key === 'locale' || (key === 'localizations' && this.ct.localized)) continue;
-        // Strapi's own attributes (the creator fields relate to admin users): refused naming themselves.
+        if (key === 'publishedAt' || key === 'locale') continue;
+        // Strapi's own attributes (the creator fields relate to admin users; i18n's localizations, on a
+        // localized type too, whatever the value: checked live on Strapi 5.54): refused naming themselves.
         if (STRAPI_READ_ONLY.has(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
         throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
       }
