@@ -378,7 +378,7 @@ describe('validation errors (every constraint, all-types models)', () => {
   test('values of the wrong type never reach the database as a 500', async () => {
     const bad: Array<Record<string, unknown>> = [
       { big: 1.5 }, { big: 'x1' }, { ratio: 'fast' }, { day: 'soon' }, { clock: '25:61' }, { happenedAt: 'never' },
-      { stamp: {} }, { content: 'not blocks' }, { links: {} }, { sections: 'x' }, { address: [] }, { gallery: ['a'] },
+      { stamp: {} }, { content: [{ type: 'nope' }] }, { links: {} }, { sections: 'x' }, { address: [] }, { gallery: ['a'] },
       { owner: { foo: 1 } }, { labels: { set: ['x'], connect: ['y'] } }, { quantity: 1e20 }, { price: 'Infinity' },
     ];
     for (const extra of bad) {

@@ -4,6 +4,8 @@ import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr,
 import { registryOrder } from '../../compiler/schema.ts';
 import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
 import type { RouteParams } from './route-params.ts';
+import { blocksErrors, blocksValue } from './blocks.ts';
+import { show } from './yup-print.ts';
 
 export interface RelationOp {
   attr: RelationAttr;
@@ -82,18 +84,6 @@ const YUP_TYPE: Record<string, string> = {
   integer: 'number', biginteger: 'string', float: 'number', decimal: 'number', boolean: 'boolean', date: 'date', time: 'string',
   datetime: 'date', timestamp: 'date', blocks: 'array', json: 'mixed',
 };
-
-/** yup's printSimpleValue (quoting strings): null for what it prints as JSON. */
-function printSimple(v: unknown): string | null {
-  if (v === null || v === undefined || v === true || v === false) return String(v);
-  if (typeof v === 'number') return Number.isNaN(v) ? 'NaN' : Object.is(v, -0) ? '-0' : String(v);
-  if (typeof v === 'string') return `"${v}"`;
-  return null;
-}
-/** A value as yup's printValue shows it in "the final value was" (objects and arrays: JSON whose leaves are printed so, checked live). */
-export const show = (v: unknown): string => printSimple(v) ?? JSON.stringify(v, function (this: Record<string, unknown>, key: string, x: unknown) {
-  return printSimple(this[key]) ?? x;
-}, 2);
 
 /** Types whose yup schema refuses null with a type error (the others are mixed, or nullable booleans). */
 const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
@@ -564,9 +554,12 @@ export class BodyValidator {
         value = new Date(t).toISOString();
         break;
       }
-      case 'blocks':
-        if (!Array.isArray(v)) { typeErr(show(v)); return null; }
+      case 'blocks': {
+        value = blocksValue(v);
+        if (value === null) return null;
+        for (const e of blocksErrors(value as unknown[], path)) this.err(e.path, e.message, e.value, e.withValue);
         break;
+      }
       case 'json':
         // Strapi's JSON field hands text to the database as it is, which PostgreSQL reads as JSON (checked
         // live: "{\"a\":1}" is stored and answered as {"a":1}; text that is no JSON fails its insert, a 500).

@@ -2,7 +2,7 @@
 // (`ref`, `refId`, `field`), validated like Strapi's upload body (yup: strings or null).
 import { checkJsonDepth, type Task } from '../task.ts';
 import { fieldErrors, validation, type ApiError, type FieldError } from '../../compiler/errors.ts';
-import { show } from '../rest/validate.ts';
+import { show } from '../rest/yup-print.ts';
 import { boundaryOf, parseMultipart, MultipartError, type Part } from './multipart.ts';
 
 export interface Incoming { filename: string; contentType: string | null; data: Buffer }
