@@ -34,6 +34,20 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await tagNames(), ['A', 'B']);
   });
 
+  test('a null among relation references is passed over, a single media given a list takes its first file (Strapi 5.54, checked live)', async () => {
+    const names = async (documentId: string) => (await s.fetchJson('GET', `/api/articles/${documentId}?populate[tags][fields][0]=name&populate[author][fields][0]=name&fields[0]=title`, undefined, TOKEN)).body.data;
+    const a = await post('/api/articles', { title: 'nulls', tags: [null, tags.A, null], author: [null] });
+    const got = await names(a.documentId);
+    assert.deepEqual([got.tags.map((t: Doc) => t.name), got.author], [['A'], null]);
+    const r = await put(`/api/articles/${a.documentId}`, { tags: { connect: [null, tags.B] }, author: { connect: [null] } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual((await names(a.documentId)).tags.map((t: Doc) => t.name), ['A', 'B']);
+    const [red, blue] = [await insertFile(s.sql(), { name: 'red.png' }), await insertFile(s.sql(), { name: 'blue.png' })];
+    const c = await s.fetchJson('POST', '/api/articles?populate[cover][fields][0]=name', { data: { title: 'covers', cover: [blue, red] } }, TOKEN);
+    assert.equal(c.status, 201, c.text);
+    assert.equal(c.body.data.cover.name, 'blue.png');
+  });
+
   test('a string given to a json attribute is JSON text, as Strapi 5.54 stores it (checked live); text that is no JSON is refused, nothing written', async () => {
     const stored = async (documentId: string) => (await s.sql()`select jsonb_typeof(metadata) as type, metadata::text as text from articles
       where document_id = ${documentId} order by id`).map((r) => `${r.type} ${r.text}`);

@@ -611,8 +611,8 @@ export class BodyValidator {
       return { attr: a, ids: [], ops: { connect: mediaRefs(o.connect), disconnect: mediaRefs(o.disconnect) } };
     }
     if (v === null) return { attr: a, ids: [] };
-    const list = Array.isArray(v) ? v : [v];
-    if (!a.multiple && list.length > 1) { this.err(path, `${yupPath(path)} must be a single file`, v); return null; }
+    // A single media given a list takes its first file (Strapi 5.54, checked live: `cover: [2, 1]` is 2).
+    const list = Array.isArray(v) ? (a.multiple ? v : v.slice(0, 1)) : [v];
     const refs: MediaRef[] = [];
     for (const item of list) {
       const o = typeof item === 'object' && item !== null ? item as Record<string, unknown> : null;
@@ -697,7 +697,8 @@ export class BodyValidator {
       this.err(path, `${yupPath(path)} has an invalid relation reference`, x);
       return null;
     };
-    const refs = (x: unknown): RelRef[] => (Array.isArray(x) ? x : x === undefined || x === null ? [] : [x]).map(ref).filter((r): r is RelRef => r !== null);
+    // A null among the references names nothing and is passed over (Strapi 5.54, checked live: `tags: [null, a]` links a).
+    const refs = (x: unknown): RelRef[] => (Array.isArray(x) ? x : [x]).filter((y) => y !== undefined && y !== null).map(ref).filter((r): r is RelRef => r !== null);
     // The shorthand's items (a list, or one entry) name an entry and its locale, nothing else: Strapi's
     // unrecognized-key check refuses the rest (`status`, `position`…; checked live). connect/set items pass.
     const shorthandKeys = (items: unknown[]) => {
