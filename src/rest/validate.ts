@@ -414,12 +414,30 @@ export class BodyValidator {
         const given = v;
         if (!Array.isArray(given)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
         given.forEach((item, i) => {
-          const uid = item && typeof item === 'object' ? (item as Record<string, unknown>).__component : undefined;
+          if (!isRecord(item)) {
+            // yup's object cast makes anything else null (Strapi's entry then holds null there, and its
+            // relation processing fails on it; checked live).
+            const at = [...path, String(i)];
+            this.err(at, `${yupPath(at)} must be a \`object\` type, but the final value was: \`null\`${item === null ? '' : ` (cast from the value \`${show(item)}\`)`}.`, null);
+            given[i] = null;
+            this.unknownComponent = true;
+            return;
+          }
+          // yup's string cast: a number or boolean uid is its text (in the errors and the entry too).
+          if (typeof item.__component === 'number' || typeof item.__component === 'boolean') item.__component = String(item.__component);
+          const uid = item.__component;
+          if (uid === null) {
+            const at = [...path, String(i), '__component'];
+            this.err(at, `${yupPath(at)} must be a \`string\` type, but the final value was: \`null\`.`, null);
+            this.err(at, `${yupPath(at)} must be one of the following values: ${registryOrder(this.schema).join(', ')}`, null);
+            this.missingComponent = true;
+            return;
+          }
           // Any component of the app is taken, as Strapi 5.54's validator (yup `oneOf` every registered
           // component): one outside the zone's list is stored on the draft and read back, and its publish
           // leaves it out (checked live; see Writer.cloneOwned).
           const comp = typeof uid === 'string' ? this.schema.components.get(uid) : undefined;
-          if (uid === undefined || uid === null) {
+          if (uid === undefined) {
             // Checked live: Strapi names the missing key, then fails building its relation store.
             this.err([...path, String(i), '__component'], `${yupPath(path)}[${i}].__component is a required field`, undefined, false);
             this.missingComponent = true;
