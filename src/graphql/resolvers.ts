@@ -347,12 +347,15 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   // ---------------------------------------------------------------- writes
 
+  /** A Float literal past the doubles (`1e400`) is Infinity: kept as its text, which the body's check refuses as Strapi's does (not JSON's null). */
+  const keepInfinity = (_: string, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
+
   const fakeTask = (ctx: GqlContext, method: string, query: Record<string, string | undefined>, data?: unknown): Task => {
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, v);
     return {
       method, path: '', query: qs.toString(), authorization: ctx.task.authorization, contentType: 'application/json',
-      body: data === undefined ? null : new TextEncoder().encode(JSON.stringify({ data })), ip: ctx.task.ip,
+      body: data === undefined ? null : new TextEncoder().encode(JSON.stringify({ data }, keepInfinity)), ip: ctx.task.ip,
     };
   };
 

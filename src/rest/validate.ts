@@ -534,7 +534,8 @@ export class BodyValidator {
         const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
         if (typeof v !== 'number' && typeof v !== 'string') { typeErr(show(v)); return null; }
         if (Number.isNaN(n)) { typeErr('NaN', ` (cast from the value \`${JSON.stringify(v)}\`)`); return null; }
-        if (!Number.isFinite(n)) { typeErr(String(n)); return null; }
+        // Infinity (1e400, "Infinity"): yup's integer test, or Strapi's own finite test (checked live).
+        if (!Number.isFinite(n)) { this.err(path, a.type === 'integer' ? `${label} must be an integer` : `${label} must be a finite number`, null); return null; }
         if (a.type === 'integer' && !Number.isInteger(n)) { this.err(path, `${label} must be an integer`, v); return null; }
         if (a.type === 'integer' && Math.abs(n) > 2147483647) { this.err(path, `${label} must be less than or equal to 2147483647`, v); return null; }
         value = n;
