@@ -114,7 +114,8 @@ export type Populate =
   /** `key`: the answer's key when not the attribute's name (GraphQL: one per distinct filters and sort). */
   | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection; key?: string; count?: boolean }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
-  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[] };
+  /** `key`: the answer's key when not `localizations` (GraphQL: one per distinct filters and sort). */
+  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[]; key?: string };
 
 export interface MorphTarget { ct: ContentType; select: Selection }
 

@@ -490,7 +490,7 @@ class RowGen extends FilterGen {
     const fixed = ranks.every((r, i) => ranks.every((o, k) => k <= i || r.max <= o.min || r.min > o.max));
     const parts = populate.map((p) => {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
-      const name = JSON.stringify(p.kind === 'localizations' ? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
+      const name = JSON.stringify(p.kind === 'localizations' ? p.key ?? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
       const kept = cache && ct ? cachedComponent(ct, p) : null;
       if (kept) return [key, `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`];

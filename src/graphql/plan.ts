@@ -285,9 +285,8 @@ export class Planner {
     const comps = new Map<string, ComponentGroup>();
     const others = new Map<Attribute, Array<readonly SelectionNode[]>>();
     const morphs = new Map<MorphAttr, Array<readonly SelectionNode[]>>();
-    let locs: Array<readonly SelectionNode[]> | null = null;
-    // The first `localizations` field's arguments (its filters and sort, as Strapi's association resolver reads them).
-    let locArgs: Args | null = null;
+    // `localizations` fields by their filters and sort (as relations: aliases with other arguments read their own).
+    const locs = new Map<string, { args: Args; sets: Array<readonly SelectionNode[]> }>();
     let custom = false;
     for (const f of fields) {
       const name = f.name.value;
@@ -297,8 +296,11 @@ export class Planner {
       const base = conn ? name.slice(0, -'_connection'.length) : name;
       const sub = (wrapper: string) => (conn ? this.unwrap(wrapper, f) : f.selectionSet ? [f.selectionSet.selections] : []);
       if (base === 'localizations' && ct.localized) {
-        locArgs ??= this.argsOf(tn, f);
-        (locs ??= []).push(...(v4 ? this.entities(`${tn}RelationResponseCollection`, `${tn}Entity`, [f]) : sub(`${tn}RelationResponseCollection`)));
+        const args = this.argsOf(tn, f);
+        const key = relKey('localizations', args);
+        const g = locs.get(key) ?? { args, sets: [] };
+        g.sets.push(...(v4 ? this.entities(`${tn}RelationResponseCollection`, `${tn}Entity`, [f]) : sub(`${tn}RelationResponseCollection`)));
+        locs.set(key, g);
         continue;
       }
       const a = ct.byName.get(base);
@@ -334,7 +336,9 @@ export class Planner {
     }
     for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
-    if (locs) sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, locs), ...this.filtersAndSort(ct, locArgs ?? {}) });
+    for (const [key, g] of locs) {
+      sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, g.sets), ...this.filtersAndSort(ct, g.args), ...(key === 'localizations' ? {} : { key }) });
+    }
     return sel;
   }
 

@@ -445,8 +445,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const T = typeName(ct);
     const fields = attributeResolvers(ct.attributes);
     if (ct.localized) {
-      fields.localizations = (p, args) => many(slice(asRow(p).localizations, args));
-      if (!v4) fields.localizations_connection = (p, args) => { const nodes = slice(asRow(p).localizations, args); return { nodes, data: nodes }; };
+      fields.localizations = (p, args) => many(slice(asRow(p)[relKey('localizations', args)], args));
+      if (!v4) fields.localizations_connection = (p, args) => { const nodes = slice(asRow(p)[relKey('localizations', args)], args); return { nodes, data: nodes }; };
     }
     map[T] = fields;
     if (v4) entityOf(T);
