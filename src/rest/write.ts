@@ -71,6 +71,9 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
   else data = withoutUnknownKeys(ct, data as Record<string, unknown>);
   try {
     documentChecks();
+    // A create or update writes one locale: the document service refuses every one (checked live on
+    // Strapi 5.54: nothing is written).
+    if (ct.localized && query.locale === '*') throw validation('Invalid locale param * provided. Document locales must be strings.');
   } catch (e) {
     // Strapi's controller refuses a body's unknown key before its document service looks at the query.
     new BodyValidator(ctx.schema, ct, true).checkKeys(data as Record<string, unknown>);
