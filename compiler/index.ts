@@ -156,7 +156,8 @@ export class Compiler {
     const rc = this.renderCacheNow();
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made
     // for a route with its own params another route's, nor one of this server's own reads a caller's).
-    const key = `${rc ? 'r' : '-'}${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${raw}`;
+    // A rewrite (by its function's name) reads the same text otherwise: its plans are kept apart.
+    const key = `${rc ? 'r' : '-'}${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${rewrite ? `${rewrite.name}~` : ''}${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;

@@ -34,6 +34,17 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await tagNames(), ['A', 'B']);
   });
 
+  test('a write answers the entry it wrote whatever the query\'s filters and _q say (Strapi 5.54, checked live); a GET applies them', async () => {
+    const r = await s.fetchJson('POST', '/api/tags?filters[name][$eq]=nomatch&fields[0]=name', { data: { name: 'filtered out' } }, TOKEN);
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.body.data.name, 'filtered out');
+    const u = await s.fetchJson('PUT', `/api/tags/${r.body.data.documentId}?_q=nomatch`, { data: { name: 'still answered' } }, TOKEN);
+    assert.equal(u.status, 200, u.text);
+    assert.equal(u.body.data.name, 'still answered');
+    assert.equal((await s.fetchJson('GET', `/api/tags/${r.body.data.documentId}?_q=nomatch`, undefined, TOKEN)).status, 404);
+    assert.equal((await s.fetchJson('POST', '/api/tags?filters[nope]=1', { data: { name: 'refused' } }, TOKEN)).status, 400, 'the filters are still checked');
+  });
+
   test('a null among relation references is passed over, a single media given a list takes its first file (Strapi 5.54, checked live)', async () => {
     const names = async (documentId: string) => (await s.fetchJson('GET', `/api/articles/${documentId}?populate[tags][fields][0]=name&populate[author][fields][0]=name&fields[0]=title`, undefined, TOKEN)).body.data;
     const a = await post('/api/articles', { title: 'nulls', tags: [null, tags.A, null], author: [null] });

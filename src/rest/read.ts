@@ -1,6 +1,6 @@
 // REST reads: one compiled statement per request, whose `data` column is already the JSON text.
 import type { ContentType } from '../../compiler/schema.ts';
-import { listMeta, responseTooLarge, type Compiler, type ReadPlan } from '../../compiler/index.ts';
+import { listMeta, responseTooLarge, type Compiler, type QueryRewrite, type ReadPlan } from '../../compiler/index.ts';
 import type { CompiledRead } from '../../compiler/sql.ts';
 import { notFound } from '../../compiler/errors.ts';
 import { standingError } from '../../compiler/deferred.ts';
@@ -70,8 +70,8 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
  * findOne by documentId, or the single type's document when documentId is undefined. `action`: the route
  * whose params the query is checked with (a write's answer is read with the write's).
  */
-export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200, action: CoreAction = ct.kind === 'singleType' ? 'find' : 'findOne'): Promise<Reply> {
-  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, undefined, contentApi(ctx, ct, action));
+export async function findOne(ctx: ReadContext, ct: ContentType, rawQuery: string, documentId?: string, status = 200, action: CoreAction = ct.kind === 'singleType' ? 'find' : 'findOne', rewrite?: QueryRewrite): Promise<Reply> {
+  const plan = ctx.compiler.read(ct, 'one', rawQuery, documentId, ctx.access, rewrite, contentApi(ctx, ct, action));
   const row = await planRow(ctx, plan);
   const data = row?.[0];
   if (!data) throw notFound();

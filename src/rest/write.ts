@@ -118,6 +118,16 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   return n;
 }
 
+/**
+ * A write answers the entry it wrote with the query's fields and populate: its `filters` and `_q` (checked
+ * before the write) select nothing there (Strapi 5.54, checked live: `POST ?filters[name]=x` answers 201 with
+ * the entry, which this server read back through them and answered 404 after writing it).
+ */
+function writtenEntry(q: { [key: string]: QueryValue }): { [key: string]: QueryValue } {
+  const { filters: _f, _q, ...rest } = q;
+  return rest;
+}
+
 function writeParams(ctx: WriteContext, ct: ContentType, q: { [key: string]: QueryValue }): WriteParams {
   const publish = !ct.draftAndPublish || q.status === undefined || q.status === 'published';
   let locale: string | null = null;
@@ -234,7 +244,7 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
   });
-  return findOne(ctx, ct, task.query, documentId, 201, 'create');
+  return findOne(ctx, ct, task.query, documentId, 201, 'create', writtenEntry);
 }
 
 export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
@@ -242,7 +252,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
   let found = true;
   await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
   if (!found) throw notFound();
-  return findOne(ctx, ct, task.query, documentId, 200, 'update');
+  return findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
 }
 
 /** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
@@ -315,7 +325,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
   }, ''); // a single type's turn is the type's (documentLockKey)
-  return findOne(ctx, ct, task.query, documentId, 200, 'update');
+  return findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
 }
 
 /** A single type's document (any version), or undefined: Strapi's core service reads it so, outside any transaction. */
