@@ -53,6 +53,10 @@ describe('relation writes (demo blog)', () => {
     const r = await put(`/api/articles/${a.documentId}`, { tags: { connect: [null, tags.B] }, author: { connect: [null] } });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual((await names(a.documentId)).tags.map((t: Doc) => t.name), ['A', 'B']);
+    // An id given as a string of digits names that entry (Strapi 5.54, checked live).
+    const idOfC = (await s.fetchJson('GET', `/api/tags/${tags.C}`, undefined, TOKEN)).body.data.id as number;
+    assert.equal((await put(`/api/articles/${a.documentId}`, { tags: [{ id: String(idOfC) }] })).status, 200);
+    assert.deepEqual((await names(a.documentId)).tags.map((t: Doc) => t.name), ['C']);
     const [red, blue] = [await insertFile(s.sql(), { name: 'red.png' }), await insertFile(s.sql(), { name: 'blue.png' })];
     const c = await s.fetchJson('POST', '/api/articles?populate[cover][fields][0]=name', { data: { title: 'covers', cover: [blue, red] } }, TOKEN);
     assert.equal(c.status, 201, c.text);
@@ -127,11 +131,22 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await tagNames(), ['B', 'E', 'C', 'D'], 'a refused write changes nothing');
   });
 
-  test('set, set with connect refused, unknown target refused', async () => {
+  test('set; set beside connect or disconnect wins, their references still checked; unknown target refused (Strapi 5.54, checked live)', async () => {
     let r = await put(`/api/articles/${article}`, { tags: { set: [tags.E, tags.A] } });
     assert.equal(r.status, 200);
     assert.deepEqual(await tagNames(), ['E', 'A']);
     r = await put(`/api/articles/${article}`, { tags: { set: [tags.B], connect: [tags.C] } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(await tagNames(), ['B']);
+    r = await put(`/api/articles/${article}`, { tags: { set: [tags.E, tags.A], disconnect: [tags.E] } });
+    assert.deepEqual(await tagNames(), ['E', 'A']);
+    r = await put(`/api/articles/${article}`, { tags: { set: [], connect: ['doesnotexist000000000000'] } });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.message, 'Document with id "doesnotexist000000000000", locale "null" not found');
+    r = await put(`/api/articles/${article}`, { author: { set: [authorA], connect: [authorB] } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await s.fetchJson('GET', `/api/articles/${article}?populate[author][fields][0]=name`, undefined, TOKEN)).body.data.author.name, 'Ann');
+    r = await put(`/api/articles/${article}`, { tags: { connect: [{ id: 'x' }] } });
     assert.equal(r.status, 400);
     r = await put(`/api/articles/${article}`, { tags: { connect: ['doesnotexist000000000000'] } });
     assert.equal(r.status, 400);

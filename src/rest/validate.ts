@@ -688,10 +688,9 @@ export class BodyValidator {
       if ('__type' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
       // Strapi 5.54 ignores other keys of a morph payload, not those of its options (checked live).
       checkOptions(o.options, path);
-      if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
-        throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
-      }
-      return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
+      // `set` wins: connect and disconnect beside it are passed over (as a relation's).
+      if (o.set !== undefined) return { attr: a, set: refs(o.set), connect: [], disconnect: [] };
+      return { attr: a, set: undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
     }
     this.err(path, `${label} has an invalid relation value`, v);
     return null;
@@ -709,7 +708,9 @@ export class BodyValidator {
         const r = x as RelRef;
         return { documentId: r.documentId, locale: r.locale ?? undefined, position: r.position, ...status(r) };
       }
-      const id = x && typeof x === 'object' ? (x as { id?: unknown }).id : undefined;
+      // An id given as a string of digits is that id (Strapi 5.54, checked live: `{ id: "1" }` links entry 1).
+      const given = x && typeof x === 'object' ? (x as { id?: unknown }).id : undefined;
+      const id = typeof given === 'string' && /^\d{1,15}$/.test(given) ? Number(given) : given;
       if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
         return { documentId: '', entityId: id, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position, ...status(x as RelRef) };
       }
@@ -734,11 +735,11 @@ export class BodyValidator {
       // Strapi's unrecognized-key check, before any other (checked live): one error naming the attribute path.
       for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw invalidBodyKey(k, path);
       checkOptions(o.options, path);
-      if (o.set !== undefined && (o.connect !== undefined || o.disconnect !== undefined)) {
-        throw new ApiError(400, 'ValidationError', 'You cannot use set with connect or disconnect', {});
-      }
       // Strapi passes `options.strict` on as its orderer's flag: only a value given and falsy turns it off.
       const strict = isRecord(o.options) && o.options.strict !== undefined ? Boolean(o.options.strict) : true;
+      // `set` wins: connect and disconnect beside it link nothing, though their references must name entries
+      // (Strapi 5.54, checked live on a create and an update: `{ set: [a], connect: [b] }` links a; `{ set: [],
+      // connect: ['zz'] }` is zz's "not found"). The writer reads `connect` only without `set`.
       return { attr: a, set: o.set !== undefined ? refs(o.set) : undefined, connect: refs(o.connect), disconnect: refs(o.disconnect), strict };
     }
     this.err(path, `${yupPath(path)} has an invalid relation value`, v);

@@ -70,7 +70,7 @@ export class RelationWriter {
     } else {
       let next: string | null | undefined;
       if (op.set) next = op.set.length ? op.set[op.set.length - 1].documentId : null;
-      if (op.connect.length) next = op.connect[op.connect.length - 1].documentId;
+      else if (op.connect.length) next = op.connect[op.connect.length - 1].documentId;
       if (next === undefined && op.disconnect.length && currentDocs.some((d) => op.disconnect.some((r) => r.documentId === d))) next = null;
       if (next === undefined) return;
       docs = next === null ? [] : [next];
