@@ -61,6 +61,13 @@ describe('relation writes (demo blog)', () => {
     const c = await s.fetchJson('POST', '/api/articles?populate[cover][fields][0]=name', { data: { title: 'covers', cover: [blue, red] } }, TOKEN);
     assert.equal(c.status, 201, c.text);
     assert.equal(c.body.data.cover.name, 'blue.png');
+    // A media list: nulls passed over, a file named twice linked once; an id no file has does not exist.
+    const g = await s.fetchJson('POST', '/api/articles?populate[gallery][fields][0]=name', { data: { title: 'gallery', gallery: [null, red, blue, red] } }, TOKEN);
+    assert.equal(g.status, 201, g.text);
+    assert.deepEqual(g.body.data.gallery.map((f: Doc) => f.name), ['red.png', 'blue.png']);
+    const none = await s.fetchJson('POST', '/api/articles', { data: { title: 'gallery', gallery: [-1] } }, TOKEN);
+    assert.equal(none.status, 400, none.text);
+    assert.equal(none.body.error.message, '1 relation(s) of type plugin::upload.file associated with this entity do not exist');
   });
 
   test('a string given to a json attribute is JSON text, as Strapi 5.54 stores it (checked live); text that is no JSON is refused, nothing written', async () => {

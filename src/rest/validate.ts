@@ -632,14 +632,23 @@ export class BodyValidator {
     if (v === null) return { attr: a, ids: [] };
     // A single media given a list takes its first file (Strapi 5.54, checked live: `cover: [2, 1]` is 2).
     const list = Array.isArray(v) ? (a.multiple ? v : v.slice(0, 1)) : [v];
+    // Nulls are passed over, a file named twice is linked once, and an id no file has (0, -1) is one that
+    // does not exist (Strapi 5.54, checked live).
     const refs: MediaRef[] = [];
+    const seen = new Set<string>();
     for (const item of list) {
-      const o = typeof item === 'object' && item !== null ? item as Record<string, unknown> : null;
+      if (item === null || item === undefined) continue;
+      const o = typeof item === 'object' ? item as Record<string, unknown> : null;
       const doc = o ? o.documentId : item;
-      if (typeof doc === 'string' && doc !== '' && !/^\d+$/.test(doc) && (!o || o.id === undefined)) { refs.push({ documentId: doc }); continue; }
-      const n = Number(o ? o.id : item);
-      if (!Number.isInteger(n) || n <= 0) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
-      refs.push({ id: n });
+      let ref: MediaRef;
+      if (typeof doc === 'string' && doc !== '' && !/^-?\d+$/.test(doc) && (!o || o.id === undefined)) ref = { documentId: doc };
+      else {
+        const n = Number(o ? o.id : item);
+        if (!Number.isInteger(n)) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
+        ref = { id: n };
+      }
+      const key = ref.id !== undefined ? `#${ref.id}` : ref.documentId!;
+      if (!seen.has(key)) { seen.add(key); refs.push(ref); }
     }
     return refs.every((r) => r.id !== undefined) ? { attr: a, ids: refs.map((r) => r.id!) } : { attr: a, ids: [], refs };
   }
