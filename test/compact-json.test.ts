@@ -26,7 +26,7 @@ before(async () => {
   s = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5' } });
   const file = await insertFile(s.sql(), { name: 'cover.png', alternativeText: TRICKY });
   await s.sql()`update files set formats = ${s.sql().json(FORMATS)}, focal_point = ${s.sql().json({ x: 1, y: null })}, provider_metadata = ${s.sql().json({ k: 'v "q"', n: null })} where id = ${file}`;
-  await insertFile(s.sql(), { name: 'other.jpg', mime: 'image/jpeg' });
+  const other = await insertFile(s.sql(), { name: 'other.jpg', mime: 'image/jpeg' });
   const post = async (path: string, data: unknown) => {
     const r = await s.fetchJson('POST', path, { data }, TOKEN);
     assert.equal(r.status, 201, r.text);
@@ -37,7 +37,7 @@ before(async () => {
   const tags = [await post('/api/tags', { name: 'sql' }), await post('/api/tags', { name: TRICKY })];
   doc = await post('/api/articles', {
     title: TRICKY, slug: 'compact', description: null, metadata: METADATA, content: CONTENT, views: 74, rating: 4.25, kind: 'news', featured: true, publishDate: '2024-03-05',
-    author, category, tags, cover: file, gallery: [file, file],
+    author, category, tags, cover: file, gallery: [file, other],
     seo: { metaTitle: 'SEO', shareImage: file },
     blocks: [{ __component: 'shared.quote', title: 'q', body: TRICKY }, { __component: 'shared.rich-text', body: 'r' }, { __component: 'shared.media', file }, { __component: 'shared.slider', files: [file] }],
   });
