@@ -1576,7 +1576,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   populate.publication = publication;
   populate.forType(ct, select, q.populate, 1, null, status);
   if (populate.conversionError) throw populate.conversionError;
-  const deferred = populate.deferred?.length ? { deferred: populate.deferred } : {};
+  const deferred = populate.deferred.length ? { deferred: populate.deferred } : {};
   const joins = limits.maxPopulate ? populateCount(select) : 0;
   if (limits.maxPopulate && joins > limits.maxPopulate) {
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });

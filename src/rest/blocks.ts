@@ -4,7 +4,7 @@
 // list is stored as null (an object, a number, text that is no JSON list: Strapi answers 201 with null), a
 // JSON text of a list is that list.
 
-import { show } from './yup-print.ts';
+import { show, yupPath } from './yup-print.ts';
 
 export interface BlockError { path: string[]; message: string; value?: unknown; withValue: boolean }
 
@@ -20,8 +20,6 @@ export function blocksValue(v: unknown): unknown[] | null {
   return null;
 }
 
-/** yup's path text: `content[0].children[1].text`. */
-const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
 
 const LINK_PROTOCOLS = new Set(['http:', 'https:', 'ftp:', 'mailto:', 'tel:']);
 function validLink(link: string): boolean {

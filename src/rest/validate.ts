@@ -5,7 +5,7 @@ import { registryOrder } from '../../compiler/schema.ts';
 import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
 import type { RouteParams } from './route-params.ts';
 import { blocksErrors, blocksValue } from './blocks.ts';
-import { show } from './yup-print.ts';
+import { show, yupPath } from './yup-print.ts';
 
 export interface RelationOp {
   attr: RelationAttr;
@@ -92,7 +92,6 @@ const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
 };
 
 /** A field's name in Strapi's (yup's) messages: `blocks[0].title`, `seo.metaTitle`. */
-const yupPath = (path: string[]) => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
 
 /** Strapi's own attributes no client writes (timestamps, creator fields, i18n's localizations), whatever the model. */
 export const STRAPI_READ_ONLY: ReadonlySet<string> = new Set(['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations']);
@@ -697,7 +696,8 @@ export class BodyValidator {
       if ('__type' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
       // Strapi 5.54 ignores other keys of a morph payload, not those of its options (checked live).
       checkOptions(o.options, path);
-      // `set` wins: connect and disconnect beside it are passed over (as a relation's).
+      // `set` wins: connect and disconnect beside it are passed over, unread (a relation's are still looked up;
+      // no morph payload of Strapi 5.54's was checked with both).
       if (o.set !== undefined) return { attr: a, set: refs(o.set), connect: [], disconnect: [] };
       return { attr: a, set: undefined, connect: refs(o.connect), disconnect: refs(o.disconnect) };
     }

@@ -1,4 +1,7 @@
-// Values as yup (Strapi 5.54's validator) prints them in its messages ("the final value was: `…`").
+// Values and paths as yup (Strapi 5.54's validator) prints them in its messages ("the final value was: `…`").
+
+/** A path as yup writes it in a message: `content[0].children[1].text`. */
+export const yupPath = (path: string[]): string => path.reduce((s, p, i) => (/^\d+$/.test(p) ? `${s}[${p}]` : i === 0 ? p : `${s}.${p}`), '');
 
 /** yup's printSimpleValue (quoting strings): null for what it prints as JSON. */
 function printSimple(v: unknown): string | null {
