@@ -85,6 +85,20 @@ describe('permissions', () => {
     }
   });
 
+  test('a JWT accepted before is refused once it expires, and one not valid yet is refused until it is (verified tokens are remembered)', async () => {
+    const key = new TextEncoder().encode(SECRET);
+    const now = Math.floor(Date.now() / 1000);
+    const user = (await s.fetchJson('GET', '/api/users/me', undefined, jwt)).body.id as number;
+    const short = await new SignJWT({ id: user }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setExpirationTime(now + 2).sign(key);
+    const later = await new SignJWT({ id: user }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now).setNotBefore(now + 2).setExpirationTime(now + 60).sign(key);
+    assert.equal((await s.fetchJson('GET', '/api/articles', undefined, short)).status, 200);
+    assert.equal((await s.fetchJson('GET', '/api/articles', undefined, short)).status, 200);
+    assert.equal((await s.fetchJson('GET', '/api/articles', undefined, later)).status, 401);
+    await new Promise((r) => setTimeout(r, (now + 2) * 1000 - Date.now() + 50));
+    assert.equal((await s.fetchJson('GET', '/api/articles', undefined, short)).status, 401);
+    assert.equal((await s.fetchJson('GET', '/api/articles', undefined, later)).status, 200);
+  });
+
   test('stored tokens (strapi_api_tokens): custom actions, expiry, admin kind, hourly last_used_at', async () => {
     const sql = s.sql();
     const salt = 'change-me-api-token-salt';

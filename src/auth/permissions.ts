@@ -38,6 +38,9 @@ export function parsePermissions(text: string, schema: Schema, key: string): Set
   return out;
 }
 
+/** Presented keys whose HMAC is remembered (Permissions.keyHash). */
+const KEY_HASHES = 4096;
+
 export interface TokenRecord { name: string; type: 'full-access' | 'read-only'; hash: Buffer }
 
 /** Strapi's api-token hash: HMAC-SHA512 keyed with the salt; stored as hex in access_key. */
@@ -252,13 +255,31 @@ export class Authorizer {
     return state;
   }
 
+  /**
+   * The HMAC of a presented key, remembered: a client sends the same key with every request, and the HMAC
+   * was 5% of a token-authenticated list's CPU under load (the blog, 50 connections). What a key grants is
+   * still decided per request (env tokens compared in constant time, stored ones through tokenCache).
+   * Bounded: a flood of distinct keys empties it.
+   */
+  private keyHash(key: string): Buffer {
+    let h = this.keyHashes.get(key);
+    if (!h) {
+      h = hashToken(key, this.config.auth.apiTokenSalt);
+      if (this.keyHashes.size >= KEY_HASHES) this.keyHashes.clear();
+      this.keyHashes.set(key, h);
+    }
+    return h;
+  }
+
+  private keyHashes = new Map<string, Buffer>();
+
   /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
   async caller(authorization: string | undefined, lookups: AuthLookups): Promise<Caller | null> {
     if (!authorization) return { kind: 'public', grant: this.envPublic ?? (await this.currentRoles(lookups)).public };
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
     if (!m) return null;
     const token = m[1];
-    const h = hashToken(token, this.config.auth.apiTokenSalt);
+    const h = this.keyHash(token);
     for (const t of this.tokens) {
       if (t.hash.length === h.length && timingSafeEqual(t.hash, h)) return { kind: 'token', grant: t.type === 'full-access' ? this.full : this.readOnly };
     }

@@ -12,12 +12,31 @@ export class Jwt {
 
   /** The user id in a valid token, or null (bad signature, expired, malformed, wrong algorithm). */
   async verify(token: string): Promise<number | null> {
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (now < hit.until && now >= hit.from) return hit.id;
+      this.verified.delete(token);
+    }
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       const id = Number(payload.id);
-      return Number.isInteger(id) && id > 0 ? id : null;
+      if (!Number.isInteger(id) || id <= 0) return null;
+      if (this.verified.size >= VERIFIED) this.verified.clear();
+      this.verified.set(token, { id, from: typeof payload.nbf === 'number' ? payload.nbf * 1000 : 0, until: typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity });
+      return id;
     } catch {
       return null;
     }
   }
+
+  /**
+   * Tokens whose signature was checked, with the window their claims allow: a frontend sends one token
+   * with every request, and the check took ~180 µs (as much as the rest of a small read). Whether the user
+   * may still sign in (blocked, deleted) is asked per request elsewhere. Invalid tokens are not kept.
+   */
+  private verified = new Map<string, { id: number; from: number; until: number }>();
 }
+
+/** Verified tokens remembered at most (a flood of distinct ones empties the map). */
+const VERIFIED = 4096;
