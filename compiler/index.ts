@@ -49,6 +49,10 @@ export interface CompilerOptions extends ReadLimits {
   rowCounters?: boolean;
   /** Whether a table is large (src/db/table-sizes.ts): its filtered lists are planned with their values (`planFor`). */
   largeTable?: (table: string) => boolean;
+  /** Whether a table is known to be small (src/db/table-sizes.ts): relation filters read its matching ids first (SqlOptions.smallTable). */
+  smallTable?: (table: string) => boolean;
+  /** Changes when a table's size class does: part of every plan's cache key. */
+  sizeEpoch?: () => number;
   /** JSON members after each root row's own (compiler/sql.ts SqlOptions.rowTail). */
   rowTail?: string;
   /** Link columns whose targets a foreign key keeps (compiler/foreign-keys.ts; read at start by src/server.ts). */
@@ -157,7 +161,7 @@ export class Compiler {
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made
     // for a route with its own params another route's, nor one of this server's own reads a caller's).
     // A rewrite (by its function's name) reads the same text otherwise: its plans are kept apart.
-    const key = `${rc ? 'r' : '-'}${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${rewrite ? `${rewrite.name}~` : ''}${raw}`;
+    const key = `${rc ? 'r' : '-'}${this.sizeEpoch()}${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${rewrite ? `${rewrite.name}~` : ''}${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
@@ -169,9 +173,9 @@ export class Compiler {
     const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(!!contentApi), access?.canRead);
     checkDocumentParams(q, shape);
     if (!internal) this.documentChecks(q, localeError);
-    const sk = `${rc ? 'r' : '-'}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
+    const sk = `${rc ? 'r' : '-'}${this.sizeEpoch()}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns })), query, this.opts.largeTable);
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape, ...(query.deferred ? { deferred: query.deferred } : {}) };
     if (key) this.exact.set(key, plan);
     return plan;
@@ -241,6 +245,12 @@ export class Compiler {
 
   /** Whether `table` counts as large now (planFor). */
   largeTable(table: string): boolean { return this.opts.largeTable?.(table) ?? false; }
+
+  /** Whether `table` is known to be small now (SqlOptions.smallTable); `undefined` without size knowledge. */
+  get smallTable(): ((table: string) => boolean) | undefined { return this.opts.smallTable; }
+
+  /** The size classes' generation (part of plan cache keys: statements depend on them). */
+  sizeEpoch(): number { return this.opts.sizeEpoch?.() ?? 0; }
 
   /** Whether reads compiled now copy from the render cache (on, and its gate open). */
   renderCacheNow(): boolean {

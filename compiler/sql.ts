@@ -38,6 +38,11 @@ export interface SqlOptions {
   rowTail?: string;
   /** Link columns a foreign key keeps pointing at an existing target row (compiler/foreign-keys.ts `keyedColumn`). */
   keyedColumns?: ReadonlySet<string>;
+  /**
+   * Tables known to be small (src/db/table-sizes.ts): a filter through a relation to one reads the
+   * matching target ids first (`relationFilter`).
+   */
+  smallTable?: (table: string) => boolean;
 }
 
 /**
@@ -316,7 +321,8 @@ interface Source { from: string; where: string; order: string }
  */
 class FilterGen {
   private n = 0;
-  constructor(protected schema: Schema) {}
+  /** Tables known to be small (SqlOptions.smallTable): relation filters through them read the target ids first. */
+  constructor(protected schema: Schema, private smallTable?: (table: string) => boolean) {}
   alias(p = 't'): string { return `${p}${++this.n}`; }
 
   // ------------------------------------------------------------ sources
@@ -386,7 +392,7 @@ class FilterGen {
       // Plain SQL NOT, as Strapi's knex query: a null compared value matches neither side.
       case 'not': return `not (${this.filter(f.item, alias, ownerUid)})`;
       case 'cmp': return this.cmp(f, alias);
-      case 'relation': { const a = this.alias(); return this.exists(this.relationSource(f.attr, f.target, alias, a), this.filter(f.sub, a, f.target.uid), f.nullRowMatches); }
+      case 'relation': return this.relationFilter(f, alias);
       case 'media': { const a = this.alias('f'); return this.exists(this.mediaSource(f.attr, alias, a), this.filter(f.sub, a, null), f.nullRowMatches); }
       case 'component': { const a = this.alias('k'); return this.exists(this.componentSource(f.attr, f.component, alias, a), this.filter(f.sub, a, null), f.nullRowMatches); }
       case 'morph': {
@@ -402,6 +408,23 @@ class FilterGen {
   }
 
   /** Some related row matches; with `nullRowMatches` (Strapi's LEFT JOIN), having none matches too. */
+  /**
+   * Rows with a linked row passing `f.sub`. Through a small target table, the ids of the targets that pass
+   * are read first and the links searched by them: PostgreSQL can then scan the links in parallel and
+   * hash them once (at 1M articles, 11 categories' 440,000 links: 275 -> 203 ms for the broad filter with
+   * its count; one category with a relation sort 10.9 -> 8.6 ms). Through a large one, the target rows
+   * that pass could be most of it: the links are joined to them row by row, as ever. Where rows without a
+   * link pass too (`nullRowMatches`), the links are looked for per row either way.
+   */
+  private relationFilter(f: Extract<Filter, { t: 'relation' }>, alias: string): string {
+    const a = this.alias();
+    const cond = this.filter(f.sub, a, f.target.uid);
+    if (f.nullRowMatches || !this.smallTable?.(f.target.table)) return this.exists(this.relationSource(f.attr, f.target, alias, a), cond, f.nullRowMatches);
+    const j = f.attr.join;
+    const l = `l${a}`;
+    return `${alias}.id in (select ${l}.${q(j.source)} from ${q(j.table)} ${l} where ${l}.${q(j.target)} = any(array(select ${a}.id from ${q(f.target.table)} ${a} where ${cond})))`;
+  }
+
   private exists(s: Source, cond: string, nullRowMatches: boolean): string {
     const hit = `exists (select 1 ${s.from} ${s.where} and ${cond})`;
     return nullRowMatches ? `(${hit} or not exists (select 1 ${s.from} ${s.where}))` : hit;
@@ -436,7 +459,7 @@ class FilterGen {
 
 /** Rows, components and media as JSON text: what needs no request (also the render cache's renders). */
 class RowGen extends FilterGen {
-  constructor(schema: Schema, protected opts: SqlOptions) { super(schema); }
+  constructor(schema: Schema, protected opts: SqlOptions) { super(schema, opts.smallTable); }
 
   // ------------------------------------------------------------ sort (a media populate's too)
 

@@ -289,7 +289,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const vars = info.operation.variableDefinitions?.length ? JSON.stringify(info.variableValues) : '';
     // The render cache is read once its gate opened (the REST compiler's, see compiler/index.ts).
     const renderCache = ctx.rest.compiler.renderCacheNow();
-    const exact = `${renderCache ? 'r' : '-'}|${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
+    const epoch = ctx.rest.compiler.sizeEpoch();
+    const exact = `${renderCache ? 'r' : '-'}${epoch}|${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
     let byNode = plans.get(node);
     const hit = byNode?.get(exact);
     if (hit) return hit;
@@ -297,8 +298,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     const { sets, withCount } = new Planner(models, env, new ParamBuilder(), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
     const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
-    const sql = planFor(sqlCache.get(`${renderCache ? 'r' : '-'}|${astKey(query)}`, pageBounds(query.pagination), () =>
-      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize, rowCounters: config.api.rest.rowCounters })),
+    const sql = planFor(sqlCache.get(`${renderCache ? 'r' : '-'}${epoch}|${astKey(query)}`, pageBounds(query.pagination), () =>
+      compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize, rowCounters: config.api.rest.rowCounters, smallTable: ctx.rest.compiler.smallTable })),
     query, (t) => ctx.rest.compiler.largeTable(t));
     const p: Plan = { sql, params, pagination: query.pagination };
     if (!byNode) plans.set(node, (byNode = new Map()));
