@@ -3,6 +3,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { connect } from '../src/db/connect.ts';
+import { planRow } from '../src/rest/read.ts';
+import { ApiError } from '../compiler/errors.ts';
 
 let s: TestServer;
 before(async () => {
@@ -38,6 +41,20 @@ test('REST: populate asking for more than REST_MAX_POPULATE attributes is refuse
   assert.equal(r.status, 400, r.text.slice(0, 300));
   assert.match(r.body.error.message, /more than the limit of 6 \(api\.rest\.maxPopulate\)/);
   assert.equal(r.headers['x-sql-statements'], '0');
+});
+
+test('a read whose JSON outgrows PostgreSQL\'s 1 GB text limit is refused as too large (400), not a 500', async () => {
+  // The size check runs on the finished text; a text past 1 GB fails while it is built (SQLSTATE 53200,
+  // "Cannot enlarge string buffer": a deeply populated GraphQL operation at 100k articles did so).
+  const db = connect(s.server.databaseUrl, 1, { readsOnly: true });
+  try {
+    const sql = { text: `select string_agg(repeat('x', 1000000), '') as data from generate_series(1, 1100)`, withTotal: false, sizeChecked: false, maxBytes: 8192, tables: [], prepare: false };
+    const ctx = { db, reader: () => db, primaryReads: db, count: () => {}, compiler: null as never };
+    await assert.rejects(planRow(ctx, { sql, params: [], pagination: null as never, shape: 'list' }), (e: unknown) =>
+      e instanceof ApiError && e.status === 400 && /larger than 8192 bytes \(limit http\.maxResponseSize\)/.test(e.message));
+    // Other failures stay what they are.
+    await assert.rejects(planRow(ctx, { sql: { ...sql, text: 'select 1/0 as data' }, params: [], pagination: null as never, shape: 'list' }), (e: { code?: string }) => e.code === '22012');
+  } finally { await db.end({ timeout: 5 }); }
 });
 
 test('a response larger than MAX_RESPONSE_SIZE is a 400 naming the limit (REST and GraphQL), smaller ones pass', async () => {

@@ -22,6 +22,17 @@ const PG_INPUT_ERRORS: Record<string, string> = {
   '23505': 'This attribute must be unique', '23503': 'A related entry does not exist', '23502': 'A required value is missing',
 };
 
+/**
+ * PostgreSQL could not build a text value past its 1 GB limit (a read's JSON growing past it: SQLSTATE 53200
+ * "Cannot enlarge string buffer", or an allocation over the limit). Such a read's answer is larger than
+ * any http.maxResponseSize allows: the caller refuses it as too large (a 400), not as a failure (a 500).
+ */
+export function isTextOverflow(e: unknown): boolean {
+  const pg = e as { code?: unknown; detail?: unknown; message?: unknown } | null;
+  if (pg?.code === '53200') return typeof pg.detail === 'string' && pg.detail.startsWith('Cannot enlarge string buffer');
+  return pg?.code === '54000' || (pg?.code === 'XX000' && typeof pg.message === 'string' && pg.message.startsWith('invalid memory alloc request size'));
+}
+
 /** The database cannot answer now (→ 503 with Retry-After). */
 export function isUnavailable(e: unknown): boolean {
   const code = (e as { code?: unknown } | null)?.code;

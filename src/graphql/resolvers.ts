@@ -13,6 +13,7 @@ import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
 import { graphqlLimits } from './context.ts';
 import { readStatement } from '../db/connect.ts';
+import { isTextOverflow } from '../db/errors.ts';
 import { readerFor } from '../rest/read.ts';
 import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
@@ -312,7 +313,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await readStatement(readerFor(ctx.rest, sql), sql.text, params, ctx.rest.signal, false, sql.prepare, sql) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
+    const rows = await readStatement(readerFor(ctx.rest, sql), sql.text, params, ctx.rest.signal, false, sql.prepare, sql).catch((e: unknown) => {
+      throw sql.maxBytes && isTextOverflow(e) ? responseTooLarge(sql.maxBytes) : e;
+    }) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
     ctx.rest.count(1);
     if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
     const row = rows[0];

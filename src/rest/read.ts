@@ -5,6 +5,7 @@ import type { CompiledRead } from '../../compiler/sql.ts';
 import { notFound } from '../../compiler/errors.ts';
 import { standingError } from '../../compiler/deferred.ts';
 import { readStatement, type Db } from '../db/connect.ts';
+import { isTextOverflow } from '../db/errors.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
 import { contentApi, type CoreAction, type RouteParamsContext } from './route-params.ts';
@@ -45,7 +46,9 @@ export function readerFor(ctx: ReadContext, sql: CompiledRead, db: Db = ctx.read
 
 export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promise<Array<Buffer | null> | undefined> {
   const db = readerFor(ctx, plan.sql, via);
-  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare, plan.sql) as Array<Array<Buffer | null>>;
+  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare, plan.sql).catch((e: unknown) => {
+    throw plan.sql.maxBytes && isTextOverflow(e) ? responseTooLarge(plan.sql.maxBytes) : e;
+  }) as Array<Array<Buffer | null>>;
   ctx.count(1);
   if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
   const row = rows[0];
