@@ -91,6 +91,25 @@ describe('relation filters through small and large tables', () => {
     }
   });
 
+  test('in a populate a plain condition through a relation is checked link by link on both nodes (a kept subquery), answers alike', async () => {
+    for (const path of [
+      '/api/categories?populate[articles][filters][category][name][$startsWith]=Cat&populate[articles][fields][0]=title&fields[0]=name&sort=name:asc',
+      '/api/authors?populate[articles][filters][tags][name][$eq]=red&populate[articles][fields][0]=title&fields[0]=name',
+      '/api/categories?populate[articles][filters][category][id][$null]=true&populate[articles][fields][0]=title&fields[0]=name&sort=name:asc',
+    ]) {
+      const a = await read(small, 'GET', path);
+      const b = await read(large, 'GET', path);
+      assert.equal(a.status, 200, `${path}: ${a.text}`);
+      assert.equal(a.text, b.text, path);
+      for (const x of [a, b]) {
+        assert.match(x.sql, /exists \(select 1 from "articles_(category|tags)_lnk" lt\d+ join "(categories|tags)" t\d+ on [^]*? offset 0\)/, path);
+        assert.doesNotMatch(x.sql, /= any\(array\(select /, path);
+      }
+    }
+    const cats = JSON.parse((await read(small, 'GET', '/api/categories?populate[articles][filters][category][name][$startsWith]=Cat&populate[articles][fields][0]=title&fields[0]=name&sort=name:asc')).text).data;
+    assert.deepEqual(cats.map((c: { articles: unknown[] }) => c.articles.length), [6, 3, 0], 'Cat A, Cat B, Parent');
+  });
+
   test('GraphQL filters through a relation answer alike', async () => {
     const query = '{ articles(filters: { category: { name: { startsWith: "Cat" } }, tags: { name: { eq: "blue" } } }, sort: "title") { title category { name } } }';
     const a = await read(small, 'POST', '/graphql', { query });
