@@ -416,7 +416,6 @@ class FilterGen {
     }
   }
 
-  /** Some related row matches; with `nullRowMatches` (Strapi's LEFT JOIN), having none matches too. */
   /**
    * Rows with a linked row passing `f.sub` (or, `nullRowMatches`, with no linked row at all). Through a
    * small target table, the ids of the targets that pass are read first, once, and the links searched by
@@ -450,6 +449,7 @@ class FilterGen {
     return `(${hit} or not exists (select 1 ${none.from} ${none.where}))`;
   }
 
+  /** Some related row matches; with `nullRowMatches` (Strapi's LEFT JOIN), having none matches too. */
   private exists(s: Source, cond: string, nullRowMatches: boolean): string {
     const hit = `exists (select 1 ${s.from} ${s.where} and ${cond})`;
     return nullRowMatches ? `(${hit} or not exists (select 1 ${s.from} ${s.where}))` : hit;
