@@ -161,7 +161,7 @@ export class Compiler {
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made
     // for a route with its own params another route's, nor one of this server's own reads a caller's).
     // A rewrite (by its function's name) reads the same text otherwise: its plans are kept apart.
-    const key = `${rc ? 'r' : '-'}${this.sizeEpoch()}${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${rewrite ? `${rewrite.name}~` : ''}${raw}`;
+    const key = `${rc ? 'r' : '-'}${this.sizeEpoch()}:${internal ? 'i' : apiKey(contentApi, !!this.opts.strictKeys)}|${access?.key ?? '*'}|${ct.uid}|${shape}|${documentId ?? ''}|${rewrite ? `${rewrite.name}~` : ''}${raw}`;
     if (key) {
       const hit = this.exact.get(key);
       if (hit) return hit;
@@ -173,7 +173,7 @@ export class Compiler {
     const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(!!contentApi), access?.canRead);
     checkDocumentParams(q, shape);
     if (!internal) this.documentChecks(q, localeError);
-    const sk = `${rc ? 'r' : '-'}${this.sizeEpoch()}|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
+    const sk = `${rc ? 'r' : '-'}${this.sizeEpoch()}:|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
       compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape, ...(query.deferred ? { deferred: query.deferred } : {}) };

@@ -45,7 +45,7 @@ export class TableSizes {
 
   isLarge = (table: string): boolean => this.large.has(table);
 
-  /** Known to hold fewer rows than the threshold (analyzed at least once); false until the first answer. */
+  /** Known to hold fewer rows than the threshold (estimated so, or never analyzed and 32 pages at most); false until the first answer. */
   isSmall = (table: string): boolean => this.small.has(table);
 
   /** Changes whenever a table's class does: statements compiled from the classes are made again. */
