@@ -7,14 +7,12 @@ import type { Attribute, ContentType, RelationAttr, Schema } from '../../compile
 import { pageBounds, type Pagination } from '../../compiler/ast.ts';
 import { ParamBuilder, type ReadLimits } from '../../compiler/params.ts';
 import { compileRead, type CompiledRead } from '../../compiler/sql.ts';
-import { planFor, responseTooLarge } from '../../compiler/index.ts';
+import { planFor } from '../../compiler/index.ts';
 import { StatementCache } from '../../compiler/cache.ts';
 import { ApiError } from '../../compiler/errors.ts';
 import type { RestContext } from '../rest/router.ts';
 import { graphqlLimits } from './context.ts';
-import { readStatement } from '../db/connect.ts';
-import { isTextOverflow } from '../db/errors.ts';
-import { readerFor } from '../rest/read.ts';
+import { statementRow } from '../rest/read.ts';
 import { ACTIONS, type Caller, type Action } from '../auth/permissions.ts';
 import type { Task } from '../task.ts';
 import type { Plugin } from '../plugins/types.ts';
@@ -313,14 +311,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
     opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
-    const rows = await readStatement(readerFor(ctx.rest, sql), sql.text, params, ctx.rest.signal, false, sql.prepare, sql).catch((e: unknown) => {
-      throw sql.maxBytes && isTextOverflow(e) ? responseTooLarge(sql.maxBytes) : e;
-    }) as Array<{ data: string | null; total?: string; oversize?: boolean }>;
-    ctx.rest.count(1);
-    if (ctx.rest.reads) for (const t of sql.tables) ctx.rest.reads.add(t);
-    const row = rows[0];
-    if (row?.oversize) throw responseTooLarge(sql.maxBytes!);
-    return { data: row?.data ? JSON.parse(row.data) : null, total: sql.withTotal && row ? Number(row.total) : null, pagination };
+    const row = await statementRow(ctx.rest, sql, params);
+    return { data: row?.[0] ? JSON.parse(String(row[0])) : null, total: sql.withTotal && row ? Number(String(row[1])) : null, pagination };
   }
 
   const pageInfo = (p: Pagination, total: number | null) => {

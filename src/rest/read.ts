@@ -44,15 +44,24 @@ export function readerFor(ctx: ReadContext, sql: CompiledRead, db: Db = ctx.read
   return sql.customPlan && ctx.customReads && db === ctx.primaryReads ? ctx.customReads : db;
 }
 
-export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promise<Array<Buffer | null> | undefined> {
-  const db = readerFor(ctx, plan.sql, via);
-  const rows = await readStatement(db, plan.sql.text, plan.params, ctx.signal, true, plan.sql.prepare, plan.sql).catch((e: unknown) => {
-    throw plan.sql.maxBytes && isTextOverflow(e) ? responseTooLarge(plan.sql.maxBytes) : e;
+/**
+ * Runs one compiled read (REST's and GraphQL's): its one row, raw; counted and its tables recorded. An answer
+ * past http.maxResponseSize is refused as too large, and so is one PostgreSQL could not even build (past its
+ * 1 GB text limit).
+ */
+export async function statementRow(ctx: ReadContext, sql: CompiledRead, params: unknown[], via?: Db): Promise<Array<Buffer | null> | undefined> {
+  const rows = await readStatement(readerFor(ctx, sql, via), sql.text, params, ctx.signal, true, sql.prepare, sql).catch((e: unknown) => {
+    throw sql.maxBytes && isTextOverflow(e) ? responseTooLarge(sql.maxBytes) : e;
   }) as Array<Array<Buffer | null>>;
   ctx.count(1);
-  if (ctx.reads) for (const t of plan.sql.tables) ctx.reads.add(t);
+  if (ctx.reads) for (const t of sql.tables) ctx.reads.add(t);
   const row = rows[0];
-  if (plan.sql.sizeChecked && row && String(row[row.length - 1]) === 't') throw responseTooLarge(plan.sql.maxBytes!);
+  if (sql.sizeChecked && row && String(row[row.length - 1]) === 't') throw responseTooLarge(sql.maxBytes!);
+  return row;
+}
+
+export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promise<Array<Buffer | null> | undefined> {
+  const row = await statementRow(ctx, plan.sql, plan.params, via);
   if (plan.deferred) {
     const standing = standingError(plan.deferred, plan.shape, row?.[0] ? String(row[0]) : null);
     if (standing) throw standing;

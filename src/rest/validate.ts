@@ -91,8 +91,6 @@ const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
   integer: 'number', float: 'number', decimal: 'number', blocks: 'array',
 };
 
-/** A field's name in Strapi's (yup's) messages: `blocks[0].title`, `seo.metaTitle`. */
-
 /** Strapi's own attributes no client writes (timestamps, creator fields, i18n's localizations), whatever the model. */
 export const STRAPI_READ_ONLY: ReadonlySet<string> = new Set(['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations']);
 
