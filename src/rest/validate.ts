@@ -133,10 +133,14 @@ export class BodyValidator {
   errors: FieldError[] = [];
   private unknownComponent = false;
   private missingComponent = false;
+  /** Whether Strapi's relations store could not be built (a zone entry without a known component): its error replaces the check that the entries named by id exist. */
+  get storeFailed(): boolean { return this.unknownComponent || this.missingComponent; }
   /** Inside a new component instance, ids are ignored (Strapi creates its nested instances afresh). */
   private insideNew = 0;
   /** A value Strapi's database layer refuses after validation passed: answered only when nothing else failed. */
   private parseError: ApiError | null = null;
+  /** An update's component instance the row does not hold: Strapi finds it as it writes components, before the row's own values reach the database (parseError). */
+  private componentError: ApiError | null = null;
   /** With deferParse, run() leaves a value it could not parse in `deferred` for the caller to throw (after Strapi's earlier checks). */
   deferParse = false;
   deferred: ApiError | null = null;
@@ -213,9 +217,10 @@ export class BodyValidator {
     }
     if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
     else if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
-    if (this.parseError && !this.errors.length) {
-      if (!this.deferParse) throw this.parseError;
-      this.deferred = this.parseError;
+    const later = this.componentError ?? this.parseError;
+    if (later && !this.errors.length) {
+      if (!this.deferParse) throw later;
+      this.deferred = later;
     }
     return out;
   }
@@ -336,10 +341,15 @@ export class BodyValidator {
    * type error, its mixed ones (dates, json, bigintegers) and booleans as "must be defined" — with the
    * null value either way. Other types see the body, where it is undefined.
    */
-  private requiredMessage(a: Attribute, at: string[]): void {
+  private requiredMessage(a: Attribute, at: string[], nullGiven = false): void {
     const typed = a.kind === 'scalar' ? NULL_TYPE_ERROR[a.type] : a.kind === 'component' && !a.repeatable ? 'object' : undefined;
-    if (this.ct.draftAndPublish && !this.draft && typed) this.err(at, `${yupPath(at)} must be a \`${typed}\` type, but the final value was: \`null\`.`, null);
-    else if (this.ct.draftAndPublish && !this.draft && a.kind === 'scalar') this.err(at, `${yupPath(at)} must be defined.`, null);
+    // A null sent in the body is the same null to yup (Strapi 5.54: `{"name": null}` on a type without
+    // draft & publish answers the type error, an absent name "must be defined.").
+    const isNull = nullGiven || (this.ct.draftAndPublish && !this.draft);
+    if (isNull && typed) this.err(at, `${yupPath(at)} must be a \`${typed}\` type, but the final value was: \`null\`.`, null);
+    // An update's required value is yup's notNull, a create's notNil (@strapi/core entity-validator).
+    else if (nullGiven && !this.creating && a.kind === 'scalar') this.err(at, `${yupPath(at)} cannot be null.`, null);
+    else if (isNull && a.kind === 'scalar') this.err(at, `${yupPath(at)} must be defined.`, null);
     else this.err(at, `${yupPath(at)} must be defined.`, undefined, false);
   }
 
@@ -486,7 +496,7 @@ export class BodyValidator {
       // An update may only keep instances the row holds (checked live: a zone answers a bare Error). Strapi's
       // entity layer finds it after the body's validation: a validation error (a list's min) comes first.
       const message = `Some of the provided components in ${field} are not related to the entity`;
-      this.parseError ??= allow.includes('__component') ? new ApiError(400, 'Error', message, null) : new ApiError(400, 'ApplicationError', message, {});
+      this.componentError ??= allow.includes('__component') ? new ApiError(400, 'Error', message, null) : new ApiError(400, 'ApplicationError', message, {});
       return null;
     }
     const result: ComponentValue = { component: comp, id: prev?.id ?? null, columns: new Map(), media: [], components: [], relations: [] };
@@ -512,7 +522,7 @@ export class BodyValidator {
     const typeErr = (final: string, cast = '') =>
       this.err(path, `${label} must be a \`${YUP_TYPE[a.type]}\` type, but the final value was: \`${final}\`${cast}.`, a.type === 'integer' || a.type === 'float' || a.type === 'decimal' ? null : v);
     if (v === null || v === undefined) {
-      if (a.required && !this.draft) this.requiredMessage(a, path);
+      if (a.required && !this.draft) this.requiredMessage(a, path, v === null);
       return null;
     }
     let value: unknown = v;
@@ -534,7 +544,13 @@ export class BodyValidator {
         // Infinity (1e400, "Infinity"): yup's integer test, or Strapi's own finite test (checked live).
         if (!Number.isFinite(n)) { this.err(path, a.type === 'integer' ? `${label} must be an integer` : `${label} must be a finite number`, null); return null; }
         if (a.type === 'integer' && !Number.isInteger(n)) { this.err(path, `${label} must be an integer`, v); return null; }
-        if (a.type === 'integer' && Math.abs(n) > 2147483647) { this.err(path, `${label} must be less than or equal to 2147483647`, v); return null; }
+        // Strapi's validation has no bound: PostgreSQL refuses the value as the row is written (a 500 there),
+        // after the relations and components were checked. Refused here at that point, as a 400.
+        if (a.type === 'integer' && (n > 2147483647 || n < -2147483648)) {
+          const message = n > 0 ? `${label} must be less than or equal to 2147483647` : `${label} must be greater than or equal to -2147483648`;
+          this.parseError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
+          return null;
+        }
         value = n;
         break;
       }
@@ -598,6 +614,8 @@ export class BodyValidator {
       if (a.maxLength !== undefined && s.length > a.maxLength) this.err(path, `${label} must be at most ${a.maxLength} characters`, v);
       else if (VARCHAR_TYPES.has(a.type) && s.length > 255) this.err(path, `${label} must be at most 255 characters`, v);
       if (!this.draft && a.regex !== undefined && s !== '' && !new RegExp(a.regex).test(s)) this.err(path, `${label} must match the following: "/${a.regex}/"`, v);
+      // Strapi's email validator ends with min(1) (checked live: `"email": ""` is refused outside a draft).
+      if (!this.draft && a.type === 'email' && s === '') this.err(path, `${label} cannot be empty`, v);
       if (a.required && s === '' && this.ct.draftAndPublish === false && a.type !== 'uid') { /* Strapi accepts empty strings */ }
     }
     if (typeof value === 'number') {

@@ -40,8 +40,14 @@ export class RelationWriter {
   async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<void> {
     const target = this.schema.contentTypes.get(op.attr.target)!;
     const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
-    await this.documentsOf(target, refs, op.disconnect);
+    // A numeric id naming no entry is reported with the validation's errors (missingIds).
+    await this.documentsOf(target, refs, op.disconnect, true);
     await this.resolve(target, { id: 0, ...row }, refs, this.ct);
+  }
+
+  /** The distinct numeric ids a relation write links to that name no entry (Strapi checks them with the body's validation). */
+  async missingIds(op: RelationOp): Promise<Set<number>> {
+    return this.documentsOf(this.schema.contentTypes.get(op.attr.target)!, [...(op.set ?? []), ...op.connect, ...op.disconnect], op.disconnect, true);
   }
 
   async apply(row: RowRef, op: RelationOp, documentId: string, source: LinkSource = this.ct): Promise<void> {
@@ -123,16 +129,16 @@ export class RelationWriter {
    * References by numeric entry id name their row's document (and its locale): from then on they are
    * documents like the others, so a draft still links to drafts whichever version's id was given.
    */
-  private async documentsOf(target: ContentType, refs: RelRef[], disconnect: RelRef[] = []): Promise<void> {
+  private async documentsOf(target: ContentType, refs: RelRef[], disconnect: RelRef[] = [], lenient = false): Promise<Set<number>> {
     // Refs the write's lock plan (plan()) already gave their document are not looked up again.
     const byId = refs.filter((r) => r.entityId !== undefined && r.documentId === '');
-    if (!byId.length) return;
+    if (!byId.length) return new Set();
     const rows = await this.run<{ id: number; document_id: string; locale: string | null }>(W.rowsById(target.table), [byId.map((r) => r.entityId)]);
     const found = new Map(rows.map((r) => [Number(r.id), r]));
     // An id to disconnect that names no entry disconnects nothing (Strapi 5.54, checked live); to link, it is an error.
     const optional = new Set(disconnect);
-    const missing = new Set(byId.filter((r) => !found.has(r.entityId!) && !optional.has(r)).map((r) => r.entityId));
-    if (missing.size) {
+    const missing = new Set(byId.filter((r) => !found.has(r.entityId!) && !optional.has(r)).map((r) => r.entityId!));
+    if (missing.size && !lenient) {
       // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
       const message = `${missing.size} relation(s) of type ${target.uid} associated with this entity do not exist`;
       throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
@@ -143,6 +149,7 @@ export class RelationWriter {
       r.documentId = hit.document_id;
       if (target.localized && r.locale === undefined && hit.locale !== null) r.locale = hit.locale;
     }
+    return missing;
   }
 
   /** Rows of each referenced document (positions' anchors included) this row may link to. */

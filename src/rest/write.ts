@@ -4,7 +4,7 @@
 // the draft onto a fresh published row (src/rest/writer.ts).
 import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
-import { notFound, validation } from '../../compiler/errors.ts';
+import { notFound, validation, type FieldError } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
@@ -18,7 +18,7 @@ import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, omitKeys, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { show } from './yup-print.ts';
-import { Writer, type VersionRow } from './writer.ts';
+import { Writer, missingFileIds, type VersionRow } from './writer.ts';
 import { RelationWriter } from './write-relations.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
@@ -79,6 +79,8 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
     new BodyValidator(ctx.schema, ct, true).checkKeys(data as Record<string, unknown>);
     throw e;
   }
+  // ... and before an update looks for its document (checked live: an unknown key to no document is a 400).
+  new BodyValidator(ctx.schema, ct, true).checkKeys(data as Record<string, unknown>);
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
@@ -91,31 +93,78 @@ interface WriteParams { publish: boolean; locale: string | null }
  */
 async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer): Promise<Normalized> {
   const run = <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
-  // Strapi maps relation references to rows before it validates (a body with both a bad value and a
-  // reference to no entry is answered with the latter); looked up only when the body has errors.
-  // The first validation (the draft's, or the only one) is where they come first; a value it could not parse after them.
-  const validate = async (v: BodyValidator, first: boolean): Promise<Normalized> => {
+  const rel = new RelationWriter(ctx.schema, ct, run);
+  // Strapi's order (5.54, checked live): documentIds are mapped to rows before validation (a body with both
+  // a bad value and a documentId of no entry is answered with the latter; looked up only when the body has
+  // errors); yup's errors come with one error per type of which entries named by id (relations, media) do
+  // not exist (the relations store's check, replaced by its own error when it cannot be built); then a value
+  // the database layer cannot parse (a date) as the draft is written; only then the publish's own
+  // validation (full rules), whose store check the draft already passed.
+  const first = async (v: BodyValidator): Promise<Normalized> => {
     v.deferParse = true;
     const n = v.run(data, existing);
-    if (first && (v.errors.length || v.deferred)) {
-      const rel = new RelationWriter(ctx.schema, ct, run);
+    // (Also for a valid body: the store's check and unique values come after the mapping.)
+    if (v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0)) {
       for (const op of n.relations) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
     }
+    if (!v.storeFailed) v.errors.push(...await missingEntries(ct, ctx.schema, data, rel, run, n));
+    if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
+    throwIfErrors(v.errors);
     if (v.deferred) throw v.deferred;
     return n;
   };
   if (ct.draftAndPublish) {
-    const draft = new BodyValidator(ctx.schema, ct, creating, p.locale, true);
-    const n = await validate(draft, true);
-    throwIfErrors(draft.errors);
+    const n = await first(new BodyValidator(ctx.schema, ct, creating, p.locale, true));
     if (!p.publish) return n;
   }
   const v = new BodyValidator(ctx.schema, ct, creating, p.locale);
   v.strictRelations = ctx.config.api.documents.strictRelations;
-  const n = await validate(v, !ct.draftAndPublish);
+  if (!ct.draftAndPublish) return first(v);
+  const n = v.run(data, existing);
   if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
+}
+
+/**
+ * Strapi's check that the entries a body names by id exist (its relations store: the targets in the order
+ * the model's attributes, components and zone entries first name them, each checked at once; the first
+ * lacking some is the one error, with the count of distinct ids it lacks). Its error also carries the entry
+ * as Strapi processed it, left out here.
+ */
+async function missingEntries(ct: ContentType, schema: Schema, data: Record<string, unknown>, rel: RelationWriter, run: <T>(text: string, params?: unknown[]) => Promise<T[]>, n: Normalized): Promise<FieldError[]> {
+  const missing = new Map<string, number>();
+  for (const op of n.relations) {
+    const ids = await rel.missingIds(op);
+    if (ids.size) missing.set(op.attr.target, (missing.get(op.attr.target) ?? 0) + ids.size);
+  }
+  const files = await missingFileIds(run, n);
+  if (files.length) missing.set(FILE_UID, files.length);
+  if (!missing.size) return [];
+  const uid = storeOrder(schema, ct.attributes, data).find((u) => missing.has(u)) ?? [...missing.keys()][0];
+  const message = `${missing.get(uid)} relation(s) of type ${uid} associated with this entity do not exist`;
+  return [{ path: [], message, name: 'ValidationError' }];
+}
+
+const FILE_UID = 'plugin::upload.file';
+
+/** The targets of a body's relations and media in the order Strapi's relations store first names them (its buildRelationsStore). */
+function storeOrder(schema: Schema, attributes: ContentType['attributes'], data: Record<string, unknown>, out: string[] = []): string[] {
+  for (const a of attributes) {
+    const v = data[a.name];
+    if (v === null || v === undefined) continue;
+    if (a.kind === 'media') { if (!out.includes(FILE_UID)) out.push(FILE_UID); }
+    else if (a.kind === 'relation') { if (!out.includes(a.target)) out.push(a.target); }
+    else if (a.kind === 'component' || a.kind === 'dynamiczone') {
+      for (const item of Array.isArray(v) ? v : [v]) {
+        if (!item || typeof item !== 'object') continue;
+        const uid = a.kind === 'component' ? a.component : (item as { __component?: unknown }).__component;
+        const comp = typeof uid === 'string' ? schema.components.get(uid) : undefined;
+        if (comp) storeOrder(schema, comp.attributes, item as Record<string, unknown>, out);
+      }
+    }
+  }
+  return out;
 }
 
 /**

@@ -21,6 +21,20 @@ type Held = { cmp: number; type: string };
 /** A version row of the document being written. */
 export interface VersionRow { id: number; locale: string | null; published: boolean }
 
+/** The files a body names by id that do not exist, and the mime type of those that do (by id). */
+async function filesById(run: <T extends Row>(text: string, params: unknown[]) => Promise<T[]>, n: Normalized): Promise<{ mime: Map<number, string>; missing: number[] }> {
+  const ids = [...n.fileIds];
+  if (!ids.length) return { mime: new Map(), missing: [] };
+  const found = await run<{ id: number; mime: string | null }>(W.filesById, [ids]);
+  const mime = new Map(found.map((r) => [Number(r.id), r.mime ?? '']));
+  return { mime, missing: ids.filter((i) => !mime.has(i)) };
+}
+
+/** The files a body names by id that do not exist. */
+export async function missingFileIds(run: <T extends Row>(text: string, params: unknown[]) => Promise<T[]>, n: Normalized): Promise<number[]> {
+  return (await filesById(run, n)).missing;
+}
+
 export class Writer {
   statements = 0;
   /** What this transaction did to version rows, for the webhooks sent once it committed (src/webhooks/). */
@@ -104,10 +118,7 @@ export class Writer {
   async check(n: Normalized, documentId: string, locale: string | null): Promise<void> {
     await this.fileDocuments(n);
     if (n.fileIds.size) {
-      const ids = [...n.fileIds];
-      const found = await this.run<{ id: number; mime: string | null }>(W.filesById, [ids]);
-      const mime = new Map(found.map((r) => [Number(r.id), r.mime ?? '']));
-      const missing = ids.filter((i) => !mime.has(i));
+      const { mime, missing } = await filesById((t, p) => this.run(t, p), n);
       if (missing.length) {
         // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
         const message = `${missing.length} relation(s) of type plugin::upload.file associated with this entity do not exist`;

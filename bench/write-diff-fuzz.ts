@@ -1,0 +1,239 @@
+// Differential fuzz of REST writes: random creates, updates and deletes (every attribute kind, relation
+// writes in all their forms — ids, documentIds, connect/disconnect/set, positions, locales —, components,
+// dynamic zones, media, `status` and `locale`) sent in the same order to a live Strapi and to this server,
+// each on its OWN copy of one database (writes change it), then each written document read back with
+// `populate=*`. Statuses, errors and answers are compared once documentIds (random on each side) are mapped
+// to one name and timestamps masked. Prints each difference; never fails on one.
+//
+//   createdb -h 127.0.0.1 -p 5499 -U postgres -T blog wfs; createdb -h 127.0.0.1 -p 5499 -U postgres -T blog wff
+//   (Strapi on wfs, this server on wff, as bench/side-by-side.ts runs them; the token is valid on both copies)
+//   npx tsx bench/write-diff-fuzz.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 --token T [--runs 200] [--seed 1]
+//
+// Made for the blog models (this repository's models/). A run changes both databases: start each run from
+// fresh copies, or the two sides' documents and ids drift apart.
+import http from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
+import { fuzzArgs } from './fuzz-args.ts';
+
+const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/write-diff-fuzz.ts');
+let seed = firstSeed;
+const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+const some = <T>(a: readonly T[], p = 0.3): T[] => a.filter(() => rnd() < p);
+
+type Side = 'strapi' | 'fastrapi';
+interface Answer { status: number; body: { data?: unknown; meta?: unknown; error?: unknown } | null; text: string }
+const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+function send(side: Side, method: string, path: string, body?: unknown): Promise<Answer> {
+  const base = new URL(side === 'strapi' ? strapi : fastrapi);
+  const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (payload) { headers['content-type'] = 'application/json'; headers['content-length'] = String(payload.length); }
+  return new Promise((resolve) => {
+    const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => { let b = null; try { b = JSON.parse(text); } catch { /* compared by status */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
+    });
+    req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+// A document known on both sides: its documentId on each (equal for the copies' own documents).
+interface Doc { s: string; f: string; name: string }
+const docs: Record<string, Doc[]> = { articles: [], authors: [], categories: [], tags: [] };
+const TARGET: Record<string, Record<string, string>> = {
+  articles: { author: 'authors', category: 'categories', tags: 'tags' },
+  authors: { articles: 'articles' },
+  categories: { articles: 'articles', parent: 'categories', children: 'categories' },
+  tags: { articles: 'articles' },
+};
+const TO_ONE = new Set(['articles.author', 'articles.category', 'categories.parent']);
+let files: number[] = [];
+
+/** A document reference in a generated value, written as each side's documentId (forSide). */
+class Ref { constructor(readonly doc: Doc | undefined) {} }
+function forSide(v: unknown, side: 's' | 'f'): unknown {
+  if (v instanceof Ref) return v.doc === undefined ? 'nope-not-a-document' : v.doc[side];
+  if (Array.isArray(v)) return v.map((x) => forSide(x, side));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, forSide(x, side)]));
+  return v;
+}
+
+/** A relation value as written (every random choice made once: both sides get the same shape). */
+function relationValue(type: string, field: string): unknown {
+  const pool = docs[TARGET[type][field]];
+  const one = TO_ONE.has(`${type}.${field}`);
+  const r = rnd();
+  const ds = some(pool, one ? 0.02 : 0.05).slice(0, one ? 1 : 4).map((d) => new Ref(d));
+  const d1 = new Ref(pool.length ? pick(pool) : undefined);
+  const bad = rnd() < 0.06;
+  if (r < 0.1) return null;
+  if (r < 0.25) return one ? (bad ? new Ref(undefined) : d1) : ds;
+  if (r < 0.35) return { set: ds.map((d) => (rnd() < 0.5 ? d : { documentId: d })) };
+  if (r < 0.45) return { disconnect: ds };
+  if (r < 0.55 && !one && pool.length > 1) {
+    const anchor = new Ref(pick(pool));
+    return { connect: [{ documentId: d1, position: pick([{ before: anchor }, { after: anchor }, { start: true }, { end: true }]) }] };
+  }
+  if (r < 0.6) return { connect: [{ documentId: d1, locale: pick(['en', 'fr']) }] };
+  if (r < 0.65) return one ? pick([1, 2, 3, 9999]) : [pick([1, 2, 3]), pick([4, 5, 9999])];
+  return { connect: (one ? [d1] : ds).map((d) => (bad ? new Ref(undefined) : d)), ...(rnd() < 0.3 ? { disconnect: some(pool, 0.05).map((d) => new Ref(d)) } : {}) };
+}
+
+const WORDS = ['Hello', 'Ünïcode é', '', 'x'.repeat(300), 'null', '  spaced  ', 'Lisbon', 'GraphQL'];
+function attributes(type: string): [Record<string, unknown>, Record<string, unknown>] {
+  const s: Record<string, unknown> = {};
+  const f: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => { s[k] = v; f[k] = v; };
+  const maybe = (p = 0.5) => rnd() < p;
+  const rels = Object.keys(TARGET[type]);
+  for (const k of rels) if (maybe(0.35)) { const v = relationValue(type, k); s[k] = forSide(v, 's'); f[k] = forSide(v, 'f'); }
+  if (type === 'articles') {
+    if (maybe(0.7)) put('title', pick([...WORDS, 42, null]));
+    if (maybe(0.3)) put('slug', pick(['my-slug', 'Not A Slug', 'article-1', '', null]));
+    if (maybe(0.3)) put('description', pick(WORDS));
+    if (maybe(0.3)) put('body', pick(['# Title\n\ntext', '', null]));
+    if (maybe(0.2)) put('content', pick([[{ type: 'paragraph', children: [{ type: 'text', text: 'hi' }] }], [], null, 'text', [{ type: 'nope' }]]));
+    if (maybe(0.3)) put('featured', pick([true, false, 'true', 1, null, 'x']));
+    if (maybe(0.3)) put('views', pick([0, 7, -3, 2147483647, 2147483648, 1.5, '12', 'abc', null]));
+    if (maybe(0.3)) put('rating', pick([0.5, 1, '2.25', 'x', null, 1e21]));
+    if (maybe(0.3)) put('publishDate', pick(['2024-02-29', '2024-13-01', '2024-02-02T10:00:00.000Z', 'nope', null]));
+    if (maybe(0.3)) put('kind', pick(['news', 'tutorial', 'opinion', 'other', null]));
+    if (maybe(0.2)) put('metadata', pick([{ a: 1, b: [true, null] }, [1, 2], 'text', 5, null, { nested: { x: 'y' } }]));
+    if (maybe(0.3) && files.length) put('cover', pick([pick(files), null, 99999, String(pick(files))]));
+    if (maybe(0.2) && files.length) put('gallery', pick([some(files, 0.5), [], null, [pick(files), pick(files)]]));
+    if (maybe(0.3)) put('seo', pick([{ metaTitle: 'Meta', metaDescription: 'D', keywords: 'k' }, { metaDescription: 'no title' }, null, { metaTitle: 'M', shareImage: files[0] ?? null }, { id: 1, metaTitle: 'with id' }]));
+    if (maybe(0.3)) {
+      put('blocks', pick([
+        [{ __component: 'shared.quote', title: 'Q', body: 'B' }, { __component: 'shared.rich-text', body: '**b**' }],
+        [{ __component: 'shared.media', file: files[0] ?? null }],
+        [{ __component: 'shared.slider', files: files.slice(0, 2) }],
+        [], null, [{ __component: 'shared.unknown', x: 1 }], [{ title: 'no component' }],
+      ]));
+    }
+  } else if (type === 'authors') {
+    if (maybe(0.8)) put('name', pick([...WORDS, null]));
+    if (maybe(0.4)) put('email', pick(['a@b.co', 'not-an-email', '', null]));
+    if (maybe(0.3)) put('bio', pick(WORDS));
+    if (maybe(0.3) && files.length) put('avatar', pick([pick(files), null]));
+  } else if (type === 'categories') {
+    if (maybe(0.8)) put('name', pick([...WORDS, `Category ${Math.floor(rnd() * 1000)}`, null]));
+    if (maybe(0.3)) put('slug', pick(['cat-slug', 'Bad Slug', null]));
+    if (maybe(0.3)) put('description', pick(WORDS));
+  } else {
+    if (maybe(0.8)) put('name', pick([...WORDS, `Tag ${Math.floor(rnd() * 1000)}`]));
+  }
+  if (maybe(0.04)) put('unknownField', 1);
+  if (maybe(0.03)) put('id', 5);
+  if (maybe(0.03)) put('documentId', 'forced');
+  return [s, f];
+}
+
+// documentIds become names; timestamps and ids (allocated alike only while both sides stay in step) are masked.
+function normalize(x: unknown, names: Map<string, string>): unknown {
+  if (Array.isArray(x)) return x.map((v) => normalize(v, names));
+  if (x && typeof x === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(x)) {
+      if ((k === 'createdAt' || k === 'updatedAt' || k === 'publishedAt') && typeof v === 'string') out[k] = '<ts>';
+      else if (k === 'documentId' && typeof v === 'string') out[k] = names.get(v) ?? v;
+      else if (k === 'id' && typeof v === 'number') out[k] = '<id>';
+      else out[k] = normalize(v, names);
+    }
+    return out;
+  }
+  if (typeof x === 'string') return names.get(x) ?? x.replace(/\b[a-z0-9]{24}\b/g, (m) => names.get(m) ?? m);
+  return x;
+}
+const namesOf = (side: 's' | 'f') => new Map(Object.values(docs).flat().map((d) => [d[side], d.name]));
+
+/** Where two answers first part (depth first): the path and both values there. */
+function firstDifference(a: unknown, b: unknown, path: string): { path: string; a: unknown; b: unknown } {
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    if (!Array.isArray(a) && ka.join() !== kb.join() && ka.length === kb.length && ka.every((k) => kb.includes(k))) {
+      for (const k of ka) if (!isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
+      return { path: `${path} (key order)`, a: ka, b: kb };
+    }
+    for (const k of new Set([...ka, ...kb])) {
+      const va = (a as Record<string, unknown>)[k];
+      const vb = (b as Record<string, unknown>)[k];
+      if (!isDeepStrictEqual(va, vb)) return firstDifference(va, vb, `${path}.${k}`);
+    }
+  }
+  return { path: path || '.', a, b };
+}
+
+let differ = 0;
+function compare(label: string, a: Answer, b: Answer): boolean {
+  const na = { status: a.status, body: normalize(a.body, namesOf('s')) };
+  const nb = { status: b.status, body: normalize(b.body, namesOf('f')) };
+  // Strapi's 500s are its own defects (answered 4xx here by design).
+  if (a.status >= 500) return true;
+  if (isDeepStrictEqual(na, nb)) return true;
+  differ++;
+  const at = firstDifference(na, nb, '');
+  console.log(`\n[${label}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, 600)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, 600)}`);
+  return false;
+}
+
+// The copies' own documents (same documentIds on both).
+for (const type of Object.keys(docs)) {
+  const r = await send('strapi', 'GET', `/api/${type}?fields[0]=id&status=draft&locale=*&pagination[pageSize]=200`);
+  const seen = new Set<string>();
+  for (const d of (r.body?.data ?? []) as Array<{ documentId: string }>) if (!seen.has(d.documentId)) { seen.add(d.documentId); docs[type].push({ s: d.documentId, f: d.documentId, name: d.documentId }); }
+}
+{
+  const r = await send('strapi', 'GET', '/api/upload/files');
+  files = (Array.isArray(r.body) ? r.body as Array<{ id: number }> : []).map((f) => f.id).slice(0, 6);
+}
+console.log(`documents: ${Object.entries(docs).map(([t, d]) => `${t} ${d.length}`).join(', ')}; files ${files.join(',')}`);
+
+let created = 0;
+for (let i = 0; i < runs; i++) {
+  const type = pick(['articles', 'articles', 'articles', 'authors', 'categories', 'tags']);
+  const op = rnd();
+  const params: string[] = [];
+  if (type === 'articles' && rnd() < 0.4) params.push(`status=${pick(['draft', 'published'])}`);
+  if (type === 'articles' && rnd() < 0.3) params.push(`locale=${pick(['en', 'fr', 'de'])}`);
+  if (rnd() < 0.2) params.push(pick(['populate=*', 'populate[0]=tags', 'fields[0]=name', 'populate[author][fields][0]=name']));
+  const qs = params.length ? `?${params.join('&')}` : '';
+  let label: string;
+  let a: Answer;
+  let b: Answer;
+  let target: Doc | undefined;
+  if (op < 0.45 || !docs[type].length) {
+    const [ds, df] = attributes(type);
+    const wrap = rnd() < 0.03 ? [ds, df] : [{ data: ds }, { data: df }];
+    label = `#${i} POST /api/${type}${qs} ${JSON.stringify(wrap[0]).slice(0, 400)}`;
+    [a, b] = await Promise.all([send('strapi', 'POST', `/api/${type}${qs}`, wrap[0]), send('fastrapi', 'POST', `/api/${type}${qs}`, wrap[1])]);
+    const sa = (a.body?.data as { documentId?: string } | undefined)?.documentId;
+    const sb = (b.body?.data as { documentId?: string } | undefined)?.documentId;
+    if (sa && sb) { target = { s: sa, f: sb, name: `new-${type}-${++created}` }; docs[type].push(target); }
+  } else if (op < 0.9) {
+    target = pick(docs[type]);
+    const [ds, df] = attributes(type);
+    label = `#${i} PUT /api/${type}/${target.name}${qs} ${JSON.stringify({ data: ds }).slice(0, 400)}`;
+    [a, b] = await Promise.all([send('strapi', 'PUT', `/api/${type}/${target.s}${qs}`, { data: ds }), send('fastrapi', 'PUT', `/api/${type}/${target.f}${qs}`, { data: df })]);
+  } else {
+    target = pick(docs[type]);
+    label = `#${i} DELETE /api/${type}/${target.name}${qs}`;
+    [a, b] = await Promise.all([send('strapi', 'DELETE', `/api/${type}/${target.s}${qs}`), send('fastrapi', 'DELETE', `/api/${type}/${target.f}${qs}`)]);
+  }
+  compare(label, a, b);
+  if (target) {
+    for (const rq of type === 'articles' ? ['status=draft&locale=*', 'status=published&locale=*'] : ['']) {
+      const p = `populate=*&pagination[pageSize]=100&filters[documentId][$eq]=`;
+      const [ra, rb] = await Promise.all([send('strapi', 'GET', `/api/${type}?${p}${target.s}${rq ? `&${rq}` : ''}`), send('fastrapi', 'GET', `/api/${type}?${p}${target.f}${rq ? `&${rq}` : ''}`)]);
+      compare(`${label}\n  then GET ${type} ${target.name} ${rq}`, ra, rb);
+    }
+  }
+}
+console.log(`\n${runs} writes, ${differ} differences`);
+agent.destroy();
