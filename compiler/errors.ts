@@ -17,6 +17,14 @@ export function fieldErrors(errors: FieldError[]): ApiError {
   return new ApiError(400, 'ValidationError', errors.length === 1 ? errors[0].message : `${errors.length} errors occurred`, { errors });
 }
 
+/**
+ * Strapi's relations store check: `count` entries of type `uid` a write names by id do not exist (its words,
+ * checked live). Strapi's error also carries the entry as it processed it, left out here.
+ */
+export function missingEntries(count: number, uid: string): FieldError {
+  return { path: [], message: `${count} relation(s) of type ${uid} associated with this entity do not exist`, name: 'ValidationError' };
+}
+
 /** Strapi's "Invalid key" error for a query parameter naming something the model does not have. */
 export function invalidKey(param: string, key: string, path: string | null): ApiError {
   return new ApiError(400, 'ValidationError', path && path !== key ? `Invalid key ${key} at ${path}` : `Invalid key ${key}`,

@@ -7,7 +7,7 @@
 // relations orderer does, and a publish re-resolves the draft's links toward the targets' published versions.
 import type { ContentType, MorphJoin, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
-import { validation } from '../../compiler/errors.ts';
+import { fieldErrors, missingEntries, validation } from '../../compiler/errors.ts';
 import type { MorphOp, MorphRef } from './validate.ts';
 import type { RowRef } from './write-relations.ts';
 import { orderAfterConnect, type Connect } from './relation-order.ts';
@@ -88,10 +88,7 @@ export class MorphWriter {
       if (byId.length) {
         const found = new Set((await this.run<{ id: number }>(W.rowsById(target.table), [byId])).map((r) => Number(r.id)));
         const missing = byId.filter((id) => !found.has(id));
-        if (missing.length) {
-          const message = `${missing.length} relation(s) of type ${type} associated with this entity do not exist`;
-          throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
-        }
+        if (missing.length) throw fieldErrors([missingEntries(missing.length, type)]);
       }
       const docs = [...new Set(list.flatMap((r) => [r.entityId === undefined ? r.documentId : undefined, r.position?.before, r.position?.after]).filter((x): x is string => typeof x === 'string' && x !== ''))];
       if (!docs.length) continue;

@@ -8,7 +8,7 @@
 //   reference names, else the default locale.
 import type { Component, ContentType, RelationAttr, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
-import { validation } from '../../compiler/errors.ts';
+import { fieldErrors, missingEntries, validation } from '../../compiler/errors.ts';
 import type { RelationOp, RelRef } from './validate.ts';
 import { orderAfterConnect, type Connect } from './relation-order.ts';
 import type { WriteLocks } from './write-locks.ts';
@@ -37,17 +37,17 @@ export class RelationWriter {
    * one that names no entry (`Document with id "x", locale "…" not found`) is its first error. Looked up
    * as apply() looks them up, for a row of `row`'s status and locale; nothing is written.
    */
-  async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<void> {
+  /**
+   * Maps the write's references to rows as Strapi does before validating (a documentId of no entry throws).
+   * Answers the distinct numeric ids it links to that name no entry: Strapi reports those with the body's
+   * validation errors (its relations store check).
+   */
+  async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<Set<number>> {
     const target = this.schema.contentTypes.get(op.attr.target)!;
     const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
-    // A numeric id naming no entry is reported with the validation's errors (missingIds).
-    await this.documentsOf(target, refs, op.disconnect, true);
+    const missing = await this.documentsOf(target, refs, op.disconnect, true);
     await this.resolve(target, { id: 0, ...row }, refs, this.ct);
-  }
-
-  /** The distinct numeric ids a relation write links to that name no entry (Strapi checks them with the body's validation). */
-  async missingIds(op: RelationOp): Promise<Set<number>> {
-    return this.documentsOf(this.schema.contentTypes.get(op.attr.target)!, [...(op.set ?? []), ...op.connect, ...op.disconnect], op.disconnect, true);
+    return missing;
   }
 
   async apply(row: RowRef, op: RelationOp, documentId: string, source: LinkSource = this.ct): Promise<void> {
@@ -138,11 +138,7 @@ export class RelationWriter {
     // An id to disconnect that names no entry disconnects nothing (Strapi 5.54, checked live); to link, it is an error.
     const optional = new Set(disconnect);
     const missing = new Set(byId.filter((r) => !found.has(r.entityId!) && !optional.has(r)).map((r) => r.entityId!));
-    if (missing.size && !lenient) {
-      // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
-      const message = `${missing.size} relation(s) of type ${target.uid} associated with this entity do not exist`;
-      throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
-    }
+    if (missing.size && !lenient) throw fieldErrors([missingEntries(missing.size, target.uid)]);
     for (const r of byId) {
       const hit = found.get(r.entityId!);
       if (!hit) continue;

@@ -4,7 +4,8 @@
 // the draft onto a fresh published row (src/rest/writer.ts).
 import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
-import { notFound, validation, type FieldError } from '../../compiler/errors.ts';
+import { missingEntries, notFound, validation, type FieldError } from '../../compiler/errors.ts';
+import { FILE_UID } from '../plugin-types.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
@@ -69,18 +70,13 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
   else if (ctx.contentApi) data = omitKeys(data as Record<string, unknown>, (k) => k === 'data' && !ct.byName.has(k));
   // Strapi's document service passes over what is no attribute (project code's writes).
   else data = withoutUnknownKeys(ct, data as Record<string, unknown>);
-  try {
-    documentChecks();
-    // A create or update writes one locale: the document service refuses every one (checked live on
-    // Strapi 5.54: nothing is written).
-    if (ct.localized && query.locale === '*') throw validation('Invalid locale param * provided. Document locales must be strings.');
-  } catch (e) {
-    // Strapi's controller refuses a body's unknown key before its document service looks at the query.
-    new BodyValidator(ctx.schema, ct, true).checkKeys(data as Record<string, unknown>);
-    throw e;
-  }
-  // ... and before an update looks for its document (checked live: an unknown key to no document is a 400).
+  // Strapi's controller refuses a body's unknown key before its document service looks at the query or for
+  // the document (checked live: an unknown key in an update of no document is a 400).
   new BodyValidator(ctx.schema, ct, true).checkKeys(data as Record<string, unknown>);
+  documentChecks();
+  // A create or update writes one locale: the document service refuses every one (checked live on
+  // Strapi 5.54: nothing is written).
+  if (ct.localized && query.locale === '*') throw validation('Invalid locale param * provided. Document locales must be strings.');
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
@@ -103,11 +99,16 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   const first = async (v: BodyValidator): Promise<Normalized> => {
     v.deferParse = true;
     const n = v.run(data, existing);
-    // (Also for a valid body: the store's check and unique values come after the mapping.)
+    // Every body that links something (the store's check and unique values come after the mapping); a body
+    // that links nothing only when it has errors (a disconnect of no entry is answered so).
+    const missing = new Map<string, number>();
     if (v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0)) {
-      for (const op of n.relations) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+      for (const op of n.relations) {
+        const ids = await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+        if (ids.size) missing.set(op.attr.target, (missing.get(op.attr.target) ?? 0) + ids.size);
+      }
     }
-    if (!v.storeFailed) v.errors.push(...await missingEntries(ct, ctx.schema, data, rel, run, n));
+    if (!v.storeFailed) v.errors.push(...await storeCheck(ctx.schema, ct, data, missing, run, n));
     if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
     throwIfErrors(v.errors);
     if (v.deferred) throw v.deferred;
@@ -129,24 +130,16 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
 /**
  * Strapi's check that the entries a body names by id exist (its relations store: the targets in the order
  * the model's attributes, components and zone entries first name them, each checked at once; the first
- * lacking some is the one error, with the count of distinct ids it lacks). Its error also carries the entry
- * as Strapi processed it, left out here.
+ * lacking some is the one error, with the count of distinct ids it lacks). `missing`: the relations' counts
+ * by target (checkReferences); the files are looked up here.
  */
-async function missingEntries(ct: ContentType, schema: Schema, data: Record<string, unknown>, rel: RelationWriter, run: <T>(text: string, params?: unknown[]) => Promise<T[]>, n: Normalized): Promise<FieldError[]> {
-  const missing = new Map<string, number>();
-  for (const op of n.relations) {
-    const ids = await rel.missingIds(op);
-    if (ids.size) missing.set(op.attr.target, (missing.get(op.attr.target) ?? 0) + ids.size);
-  }
+async function storeCheck(schema: Schema, ct: ContentType, data: Record<string, unknown>, missing: Map<string, number>, run: <T>(text: string, params?: unknown[]) => Promise<T[]>, n: Normalized): Promise<FieldError[]> {
   const files = await missingFileIds(run, n);
   if (files.length) missing.set(FILE_UID, files.length);
   if (!missing.size) return [];
   const uid = storeOrder(schema, ct.attributes, data).find((u) => missing.has(u)) ?? [...missing.keys()][0];
-  const message = `${missing.get(uid)} relation(s) of type ${uid} associated with this entity do not exist`;
-  return [{ path: [], message, name: 'ValidationError' }];
+  return [missingEntries(missing.get(uid)!, uid)];
 }
-
-const FILE_UID = 'plugin::upload.file';
 
 /** The targets of a body's relations and media in the order Strapi's relations store first names them (its buildRelationsStore). */
 function storeOrder(schema: Schema, attributes: ContentType['attributes'], data: Record<string, unknown>, out: string[] = []): string[] {

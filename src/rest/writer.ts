@@ -7,7 +7,8 @@ import type { TransactionSql } from 'postgres';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
-import { validation } from '../../compiler/errors.ts';
+import { fieldErrors, missingEntries, validation } from '../../compiler/errors.ts';
+import { FILE_UID } from '../plugin-types.ts';
 import { throwIfErrors, type RelationOp, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
 import { MorphWriter } from './write-morphs.ts';
@@ -119,11 +120,7 @@ export class Writer {
     await this.fileDocuments(n);
     if (n.fileIds.size) {
       const { mime, missing } = await filesById((t, p) => this.run(t, p), n);
-      if (missing.length) {
-        // Strapi's words (checked live); its error also carries the entry as it processed it, left out here.
-        const message = `${missing.length} relation(s) of type plugin::upload.file associated with this entity do not exist`;
-        throw validation(message, { errors: [{ path: [], message, name: 'ValidationError' }] });
-      }
+      if (missing.length) throw fieldErrors([missingEntries(missing.length, FILE_UID)]);
       throwIfErrors(n.mediaTypes.flatMap((m) => (m.refs ? m.refs.map((r) => r.id!) : m.ids).filter((i) => !allowedType(m.allowed, mime.get(i)!)).map((i) => ({
         path: m.path, message: `${m.path.join('.')} must be a file of type ${m.allowed.join(', ')}`, name: 'ValidationError' as const, value: i,
       }))));
