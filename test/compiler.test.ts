@@ -353,6 +353,13 @@ describe('populate', () => {
     // A condition on the target (a filter, a status) still reads it for every earlier link.
     assert.match(keyed.read(ct('articles'), 'list', 'populate[category][filters][name][$eq]=x').sql.text,
       /not exists \(select 1 from "articles_category_lnk" lt(\d+) join "categories" t\1 on t\1\.id = lt\1\."category_id" and /);
+    // A link table the node knows is not small: the row's first link alone, its target read by id after it.
+    const large = new Compiler(schema, { ...OPTS, keyedColumns: keyedColumns([{ table: 'articles_category_lnk', column: 'category_id', target: 'categories' }]), smallTable: () => false });
+    assert.match(large.read(ct('articles'), 'list', 'populate=category').sql.text,
+      /left join lateral \(select lt(\d+)\."category_id" as id from "articles_category_lnk" lt\1 where lt\1\."article_id" = t0\.id order by lt\1\.id limit 1\) (k\d+) on true left join lateral \(select .* from "categories" t\d+ .*where t\d+\.id = \2\.id\) \2v on true/);
+    assert.doesNotMatch(large.read(ct('articles'), 'list', 'populate=category').sql.text, /not exists/);
+    // …but not when a condition on the target decides which link is the first.
+    assert.match(large.read(ct('articles'), 'list', 'populate[category][filters][name][$eq]=x').sql.text, /not exists \(select 1 from "articles_category_lnk" lt(\d+) join "categories" t\1 /);
     // A key on another column of the link table, or toward another table, is not this link's.
     for (const other of [[{ table: 'categories_parent_lnk', column: 'category_id', target: 'categories' }], [{ table: 'categories_parent_lnk', column: 'inv_category_id', target: 'articles' }]]) {
       assert.match(keyedBy(other).read(ct('categories'), 'list', 'populate=parent').sql.text, /not exists \(select 1 from "categories_parent_lnk" lt(\d+) join "categories" t\1 /);

@@ -1,10 +1,11 @@
 // A to-one populate answers each row's first link (by id) once, however many links the row holds
 // (migrated data can hold two). On a small link table the statement first looks, once, for any row with
 // two links and skips every row's own check when there is none (compiler/sql.ts `joinedPopulate`); on a
-// larger one it checks row by row. Both answer the same, before and after a row gains a second link.
+// larger one it checks row by row; on one the node knows is large (src/db/table-sizes.ts) it reads each
+// row's first link alone. All answer the same, before and after a row gains a second link.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { startTestServer, sameDatabaseNode, TOKEN, type TestServer } from './helpers.ts';
 import { queryTap } from '../src/db/connect.ts';
 
 let s: TestServer;
@@ -15,8 +16,8 @@ const post = async (path: string, data: unknown): Promise<string> => {
   assert.equal(r.status, 201, r.text);
   return r.body.data.documentId as string;
 };
-const get = async (path: string) => {
-  const r = await s.fetchJson('GET', path, undefined, TOKEN);
+const get = async (path: string, node = s) => {
+  const r = await node.fetchJson('GET', path, undefined, TOKEN);
   assert.equal(r.status, 200, r.text);
   return r.body;
 };
@@ -33,8 +34,8 @@ after(async () => { await s?.stop(); });
 /** Published articles A1–A4 by title: [title, category name], through the author's articles too. */
 const PATH = '/api/articles?sort=title&fields[0]=title&filters[title][$startsWith]=A&populate[category][fields][0]=name&populate[author][populate][articles][sort]=title&populate[author][populate][articles][fields][0]=title&populate[author][populate][articles][populate][category][fields][0]=name';
 type Entry = { title: string; category: { name: string } | null; author: { articles: Entry[] } | null };
-async function categories(): Promise<{ rows: Array<[string, string | null]>; nested: Array<[string, string | null]> }> {
-  const data = (await get(PATH)).data as Entry[];
+async function categories(node = s): Promise<{ rows: Array<[string, string | null]>; nested: Array<[string, string | null]> }> {
+  const data = (await get(PATH, node)).data as Entry[];
   return {
     rows: data.map((a) => [a.title, a.category?.name ?? null]),
     nested: (data[0].author?.articles ?? []).map((a) => [a.title, a.category?.name ?? null]),
@@ -56,10 +57,10 @@ async function duplicateLink(): Promise<() => Promise<void>> {
 }
 
 /** EXPLAIN ANALYZE of PATH's read statement: the lines about articles_category_lnk's two checks. */
-async function checks(): Promise<{ perRow: string[]; once: string[] }> {
+async function checks(node = s): Promise<{ perRow: string[]; once: string[]; plan: string[] }> {
   let seen: { text: string; params: unknown[] } | null = null;
   queryTap.fn = (text, params) => { if (/\bas data\b/.test(text)) seen = { text, params: [...params] }; };
-  try { await get(PATH); } finally { queryTap.fn = null; }
+  try { await get(PATH, node); } finally { queryTap.fn = null; }
   assert.ok(seen);
   const { text, params } = seen as { text: string; params: unknown[] };
   const plan = await s.sql().begin(async (tx) => {
@@ -71,7 +72,7 @@ async function checks(): Promise<{ perRow: string[]; once: string[] }> {
   });
   // The joined link itself is `lt<n>`, an earlier one `lt<m>` (filtered by `id < lt<n>.id`), the whole-table look `lt<m>d`.
   const lines = plan.filter((l) => /Scan.* on articles_category_lnk lt\d+d?\b/.test(l));
-  return { perRow: lines.filter((l) => /on articles_category_lnk lt\d+ /.test(l) && /\(never executed\)|loops/.test(l)), once: lines.filter((l) => /on articles_category_lnk lt\d+d\b/.test(l)) };
+  return { perRow: lines.filter((l) => /on articles_category_lnk lt\d+ /.test(l) && /\(never executed\)|loops/.test(l)), once: lines.filter((l) => /on articles_category_lnk lt\d+d\b/.test(l)), plan };
 }
 
 const CLEAN = { rows: [['A1', 'Tech'], ['A2', 'Tech'], ['A3', 'Food'], ['A4', null]], nested: [['A1', 'Tech'], ['A2', 'Tech'], ['A3', 'Food']] };
@@ -111,4 +112,21 @@ test('a link table past four pages: checked row by row, the whole-table look nev
     assert.deepEqual(await categories(), DOUBLED, 'the first link, each row once');
   } finally { await undo(); }
   assert.deepEqual(await categories(), CLEAN);
+});
+
+test('a link table the node knows is large: each row\'s first link read alone, then its target', async () => {
+  // The threshold at one row and the tables analyzed: a node started now counts every table holding rows as large.
+  await s.sql().unsafe('analyze articles_category_lnk; analyze articles_author_lnk; analyze categories; analyze authors');
+  const large = await sameDatabaseNode(s, { DB_CUSTOM_PLAN_ROWS: '1' });
+  try {
+    assert.deepEqual(await categories(large), CLEAN);
+    const { plan, once } = await checks(large);
+    assert.equal(once.length, 0, 'no whole-table look');
+    assert.ok(plan.some((l) => /Limit/.test(l)) && plan.some((l) => /Sort Key: lt\d+\.id\b/.test(l)), plan.join('\n'));
+    const undo = await duplicateLink();
+    try {
+      assert.deepEqual(await categories(large), DOUBLED, 'the first link, each row once');
+    } finally { await undo(); }
+    assert.deepEqual(await categories(large), CLEAN);
+  } finally { await large.stop(); }
 });
