@@ -1,10 +1,11 @@
 // Indexes beyond Strapi's that make reads cheap on large tables (issue 31), as DDL text; src/cli/indexes.ts
 // prints or creates them. Strapi 5.54 keeps indexes it did not make (its schema sync diffs against the
 // schema it recorded itself), so adding them changes nothing Strapi sees.
-// - published/draft: partial indexes per draft & publish type and status, on (locale, id) and on
-//   (locale) alone. A list's exact count (`meta.pagination.total`) is an index-only scan of the rows of
-//   its status and locale only (of the smaller one), a page reads its ids from the first (a late or
-//   sorted one skips and orders ids only: see compiler/sql.ts).
+// - published/draft: partial indexes per draft & publish type and status, on (locale, id), on (locale)
+//   alone and (localized types) on id alone. A list's exact count (`meta.pagination.total`) is an
+//   index-only scan of the rows of its status and locale only (of the smaller one), a page reads its ids
+//   from the first (a late or sorted one skips and orders ids only: see compiler/sql.ts), a populate
+//   rejects the other status's rows from the last.
 // - inv: per relation link table, (related row, row): Strapi's unique index covers the other order, so a
 //   filter through a relation that starts from the related rows (a category's articles) reads the link
 //   rows from the table without it (at 1M articles, a category's 40,000 links: 12,700 table pages).
@@ -58,6 +59,18 @@ function advice(ct: ContentType): IndexAdvice[] {
         create: `create index if not exists ${q(counts)} on ${q(ct.table)} (${R.locale}) where ${R.publishedAt} ${cond}`,
         why: `exact counts of ${ct.uid} lists (status ${status}) read only those rows`,
       });
+      // A populate reaches these rows by id through links that join both statuses (a type without draft &
+      // publish links to the draft and the published row alike): the pages' index leads with the locale,
+      // so each link to a row of the other status cost a table read to reject. On the id alone, it is
+      // rejected in the index (at 100k articles, the deep populate's statement: 12% less CPU).
+      if (ct.localized) {
+        const byId = indexName(ct.table, `fastrapi_${suffix}_id`);
+        out.push({
+          table: ct.table, name: byId, requires: null,
+          create: `create index if not exists ${q(byId)} on ${q(ct.table)} (id) where ${R.publishedAt} ${cond}`,
+          why: `populates of ${ct.uid} (status ${status}) skip rows of the other status by the index alone`,
+        });
+      }
     }
   }
   for (const a of ct.attributes) {
