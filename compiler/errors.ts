@@ -25,6 +25,11 @@ export function missingEntries(count: number, uid: string): FieldError {
   return { path: [], message: `${count} relation(s) of type ${uid} associated with this entity do not exist`, name: 'ValidationError' };
 }
 
+/** Strapi's unique validator: a published row of another document holds `value`. */
+export function uniqueError(attr: string, value: unknown): FieldError {
+  return { path: [attr], message: 'This attribute must be unique', name: 'ValidationError', value };
+}
+
 /** Strapi's "Invalid key" error for a query parameter naming something the model does not have. */
 export function invalidKey(param: string, key: string, path: string | null): ApiError {
   return new ApiError(400, 'ValidationError', path && path !== key ? `Invalid key ${key} at ${path}` : `Invalid key ${key}`,

@@ -2,7 +2,8 @@
 // Strapi 5.54 on the blog models, found by bench/write-diff-fuzz.ts): documentIds mapped first, then yup's
 // errors together with the relations store's check (entries named by id must exist: one error, the first
 // target in the model's order lacking some), then what the database layer refuses, then the publish's own
-// validation. Strapi's relation errors also carry the entry as it processed it (`value`), left out here.
+// validation. A value another document holds is one of yup's errors. Strapi's relation errors also carry
+// the entry as it processed it (`value`), left out here.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
@@ -60,4 +61,28 @@ test('null on a required string, an empty email, an unknown key on an update of 
   const k = await s.fetchJson('PUT', '/api/tags/nonexistentdoc1234567890ab', { data: { name: 'x', unknownField: 1 } }, TOKEN);
   assert.deepEqual([k.status, k.body.error], [400, { status: 400, name: 'ValidationError', message: 'Invalid key unknownField', details: { key: 'unknownField', path: null, source: 'body' } }]);
   assert.equal((await s.sql()`select count(*)::int as n from authors`)[0].n, 0);
+});
+
+test('a value another document holds is one of yup\'s errors: reported with the others, in the model\'s order', async () => {
+  const taken = (attr: string, value: string) => ({ path: [attr], message: 'This attribute must be unique', name: 'ValidationError', value });
+  assert.equal((await s.fetchJson('POST', '/api/categories', { data: { name: 'Tech', slug: 'tech' } }, TOKEN)).status, 201);
+  assert.equal((await s.fetchJson('POST', '/api/articles?status=published', { data: { title: 'One', slug: 'one' } }, TOKEN)).status, 201);
+  // Strapi 5.54's answers (recorded live): the unique name before the description's type error, in either body order.
+  for (const data of [{ name: 'Tech', description: 123 }, { description: 123, name: 'Tech' }]) {
+    const e = await s.fetchJson('POST', '/api/categories', { data }, TOKEN);
+    assert.deepEqual(e.body.error, { status: 400, name: 'ValidationError', message: '2 errors occurred', details: { errors: [
+      taken('name', 'Tech'),
+      { path: ['description'], message: 'description must be a `string` type, but the final value was: `123`.', name: 'ValidationError', value: 123 },
+    ] } });
+  }
+  // The publish's validation: the title's type error, then the slug a published article holds.
+  const p = await refused('POST', '/api/articles?status=published', { title: null, slug: 'one' });
+  assert.equal(p.message, '2 errors occurred');
+  assert.deepEqual(p.errors, [{ path: ['title'], message: 'title must be a `string` type, but the final value was: `null`.', name: 'ValidationError', value: null }, taken('slug', 'one')]);
+  // Before the relations store's error; and on an update, the document's own value is not taken.
+  const r = await refused('POST', '/api/categories', { name: 'Tech', parent: 99999 });
+  assert.deepEqual(r.errors.map((x) => x.message), ['This attribute must be unique', missing(1, 'api::category.category')]);
+  const [{ document_id: tech }] = await s.sql()`select document_id from categories where name = 'Tech'`;
+  const u = await refused('PUT', `/api/categories/${tech}`, { name: 'Tech', description: 5 });
+  assert.deepEqual(u.errors.map((x) => x.path), [['description']]);
 });

@@ -4,11 +4,11 @@
 // the draft onto a fresh published row (src/rest/writer.ts).
 import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
-import { missingEntries, notFound, validation, type FieldError } from '../../compiler/errors.ts';
+import { missingEntries, notFound, uniqueError, validation, type FieldError } from '../../compiler/errors.ts';
 import { FILE_UID } from '../plugin-types.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
+import { anyDocument, documentLockKey, rowValues, rowsValues, uniqueTaken } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -87,7 +87,7 @@ interface WriteParams { publish: boolean; locale: string | null }
  * rules: errors there are the only ones reported), then validates again to publish (full rules). `w`: the
  * write's transaction when there is one (a lookup must not take a second connection).
  */
-async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer): Promise<Normalized> {
+async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer, documentId = ''): Promise<Normalized> {
   const run = <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
   const rel = new RelationWriter(ctx.schema, ct, run);
   // Strapi's order (5.54, checked live): documentIds are mapped to rows before validation (a body with both
@@ -108,7 +108,9 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
         if (ids.size) missing.set(op.attr.target, (missing.get(op.attr.target) ?? 0) + ids.size);
       }
     }
-    if (!v.storeFailed) v.errors.push(...await storeCheck(ctx.schema, ct, data, missing, run, n));
+    const store = v.storeFailed ? [] : await storeCheck(ctx.schema, ct, data, missing, run, n);
+    if (v.errors.length || store.length || v.deferred) await withUniqueErrors(ct, v, n, documentId, p.locale, run);
+    v.errors.push(...store);
     if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
     throwIfErrors(v.errors);
     if (v.deferred) throw v.deferred;
@@ -122,9 +124,28 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   v.strictRelations = ctx.config.api.documents.strictRelations;
   if (!ct.draftAndPublish) return first(v);
   const n = v.run(data, existing);
+  if (v.errors.length) await withUniqueErrors(ct, v, n, documentId, p.locale, run);
   if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
+}
+
+/**
+ * Strapi's unique check is one of yup's tests (a published row of another document holding the value), so
+ * a body with other faults reports it with them, in the model's attribute order (yup sorts an object's
+ * errors by its keys; a field's own tests first). A body without other faults has its values checked under
+ * their locks as it is written (Writer.check); this lookup only reports.
+ */
+async function withUniqueErrors(ct: ContentType, v: BodyValidator, n: Normalized, documentId: string, locale: string | null, run: <T>(text: string, params?: unknown[]) => Promise<T[]>): Promise<void> {
+  const taken: FieldError[] = [];
+  for (const u of n.uniques) {
+    if ((await run(uniqueTaken(ct, u.attr.column), [u.value, documentId, locale])).length) taken.push(uniqueError(u.attr.name, u.value));
+  }
+  if (!taken.length) return;
+  const at = new Map(ct.attributes.map((a, i) => [a.name, i]));
+  const rank = (e: FieldError) => at.get(String(e.path[0])) ?? Infinity;
+  const merged = [...v.errors, ...taken].map((e, i) => ({ e, i })).sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i).map((x) => x.e);
+  v.errors.splice(0, v.errors.length, ...merged);
 }
 
 /**
@@ -306,7 +327,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
   if (!draft) {
     // A new localization of the document: non-localized attributes come from an existing locale.
-    const n = await validateBody(ctx, ct, true, p, data, new Map(), w);
+    const n = await validateBody(ctx, ct, true, p, data, new Map(), w, documentId);
     const given = new Set(n.columns.keys());
     await w.sharedValues(rows[0].id, n);
     await w.check(n, documentId, p.locale);
@@ -316,7 +337,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
-  const n = await validateBody(ctx, ct, false, p, data, existing, w);
+  const n = await validateBody(ctx, ct, false, p, data, existing, w, documentId);
   // Publishing validates the draft as written with the published rules (Strapi validates the whole entry):
   // what the body leaves as stored is checked too, required values and its components' required values.
   if (ct.draftAndPublish && p.publish) {

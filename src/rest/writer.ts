@@ -7,7 +7,7 @@ import type { TransactionSql } from 'postgres';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
-import { fieldErrors, missingEntries, validation } from '../../compiler/errors.ts';
+import { fieldErrors, missingEntries, uniqueError, validation } from '../../compiler/errors.ts';
 import { FILE_UID } from '../plugin-types.ts';
 import { throwIfErrors, type RelationOp, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
@@ -132,7 +132,7 @@ export class Writer {
     for (const k of n.uniques.map(key).sort()) await this.run(W.lockKey, [k]);
     for (const u of n.uniques) {
       const hit = await this.run(W.uniqueTaken(this.ct, u.attr.column), [u.value, documentId, locale]);
-      if (hit.length) errors.push({ path: [u.attr.name], message: 'This attribute must be unique', name: 'ValidationError' as const, value: u.value });
+      if (hit.length) errors.push(uniqueError(u.attr.name, u.value));
     }
     throwIfErrors(errors);
   }
