@@ -86,3 +86,22 @@ test('a value another document holds is one of yup\'s errors: reported with the 
   const u = await refused('PUT', `/api/categories/${tech}`, { name: 'Tech', description: 5 });
   assert.deepEqual(u.errors.map((x) => x.path), [['description']]);
 });
+
+test('body keys are checked pass by pass: id and documentId, then what no body writes, then unknown keys depth first in body order', async () => {
+  const key = async (path: string, data: unknown) => (await s.fetchJson('POST', path, { data }, TOKEN)).body.error;
+  // Strapi 5.54's answers (recorded live).
+  assert.deepEqual(await key('/api/tags', { unknownField: 1, documentId: 'x', name: 'a' }), { status: 400, name: 'ValidationError', message: 'Invalid key documentId', details: { key: 'documentId', source: 'body' } });
+  assert.equal((await key('/api/tags', { documentId: 'x', id: 5 })).message, 'Invalid key id');
+  assert.deepEqual(await key('/api/tags', { unknownField: 1, createdAt: '2020-01-01' }), { status: 400, name: 'ValidationError', message: 'Invalid key createdAt', details: { key: 'createdAt', path: 'createdAt', source: 'body' } });
+  assert.equal((await key('/api/articles', { unknownField: 1, localizations: [] })).message, 'Invalid key localizations');
+  assert.deepEqual(await key('/api/articles', { seo: { bad: 1 }, unknownRoot: 1 }), { status: 400, name: 'ValidationError', message: 'Invalid key bad at seo', details: { key: 'bad', path: 'seo', source: 'body' } });
+  assert.equal((await key('/api/articles', { unknownRoot: 1, seo: { bad: 1 } })).message, 'Invalid key unknownRoot');
+  assert.equal((await key('/api/articles', { blocks: [{ __component: 'shared.quote', nope: 1 }], unknownRoot: 1 })).message, 'Invalid key nope at blocks');
+  assert.equal((await key('/api/articles', { author: { connect: [1], bad: 1 }, unknownRoot: 1 })).message, 'Invalid key bad at author');
+  assert.equal((await key('/api/articles', { title: 'x', seo: { metaTitle: 'm', shareImage: { id: 1, bad: 1 } } })).message, 'Invalid key bad at seo.shareImage');
+  // A relation's or a media's payload may name the target's attributes (passed over), and its options anything.
+  const tag = await s.fetchJson('POST', '/api/tags', { data: { name: 'k', articles: { connect: [], title: 't', options: { strict: false, other: 1 } } } }, TOKEN);
+  assert.equal(tag.status, 201, tag.text);
+  assert.equal((await key('/api/articles', { title: 'x', cover: { id: 99999, name: 'n' } })).message, missing(1, 'plugin::upload.file'));
+  assert.equal((await key('/api/tags', { name: 'x', articles: [{ id: 1, status: 'published' }] })).message, 'Invalid key status at articles');
+});

@@ -6,6 +6,7 @@ import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts
 import type { RouteParams } from './route-params.ts';
 import { blocksErrors, blocksValue } from './blocks.ts';
 import { show, yupPath } from './yup-print.ts';
+import { fileReadType } from '../plugin-types.ts';
 
 export interface RelationOp {
   attr: RelationAttr;
@@ -93,6 +94,18 @@ const NULL_TYPE_ERROR: Partial<Record<string, string>> = {
 
 /** Strapi's own attributes no client writes (timestamps, creator fields, i18n's localizations), whatever the model. */
 export const STRAPI_READ_ONLY: ReadonlySet<string> = new Set(['createdAt', 'updatedAt', 'createdBy', 'updatedBy', 'localizations']);
+
+/** Attributes every Strapi 5 content type has besides its own (a relation payload may name them: passed over). */
+const SYSTEM_ATTRIBUTES: ReadonlySet<string> = new Set(['documentId', 'createdAt', 'updatedAt', 'publishedAt', 'createdBy', 'updatedBy', 'locale', 'localizations']);
+/** The upload file's attributes, by name (a media payload may name them), once per schema. */
+const fileAttributesOf = new WeakMap<Schema, ReadonlyMap<string, Attribute>>();
+function fileAttributes(schema: Schema): ReadonlyMap<string, Attribute> {
+  let m = fileAttributesOf.get(schema);
+  if (!m) fileAttributesOf.set(schema, m = fileReadType(schema).byName);
+  return m;
+}
+/** A relation or media payload's own keys (Strapi's RELATION_OPERATION_KEYS and ID_FIELDS). */
+const RELATION_KEYS: ReadonlySet<string> = new Set(['connect', 'disconnect', 'set', 'options', 'id', 'documentId']);
 
 /** Keys of a body that are no attribute but that checkKeys knows by name (taken, or refused naming themselves). */
 const NAMED_KEYS = new Set(['id', 'documentId', 'publishedAt', 'locale', 'localizations', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);
@@ -227,19 +240,55 @@ export class BodyValidator {
 
   /** The body's top-level keys as Strapi's controller checks them: an unknown or read-only one is a 400 naming it. */
   checkKeys(data: Record<string, unknown>): void {
+    // Strapi's validateInput, pass by pass over the whole body: id and documentId at the root; then the
+    // attributes no body writes (timestamps, creator fields, localizations, writable: false); then every key
+    // that is no attribute, depth first in the body's order (checked live: an unknown key beside a
+    // documentId, a createdAt or a component's unknown key earlier in the body answers the latter).
+    for (const key of ['id', 'documentId']) {
+      if (Object.prototype.hasOwnProperty.call(data, key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
+    }
     for (const key of Object.keys(data)) {
       const a = this.ct.byName.get(key);
       // Strapi's content API takes no morphToOne in a body (checked live): its link is set by plugins.
-      if (a?.readOnly || (a?.kind === 'morph' && a.relation === 'morphToOne')) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
-      if (!a || key === 'id' || key === 'documentId') {
-        if (key === 'id' || key === 'documentId') throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, source: 'body' });
-        // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query; the
-        // timestamps are not writable.
-        if (key === 'publishedAt' || key === 'locale') continue;
-        // Strapi's own attributes (the creator fields relate to admin users; i18n's localizations, on a
-        // localized type too, whatever the value: checked live on Strapi 5.54): refused naming themselves.
-        if (STRAPI_READ_ONLY.has(key)) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
-        throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
+      if (a?.readOnly || (a?.kind === 'morph' && a.relation === 'morphToOne') || (!a && STRAPI_READ_ONLY.has(key))) {
+        throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: key, source: 'body' });
+      }
+    }
+    for (const key of Object.keys(data)) {
+      const a = this.ct.byName.get(key);
+      // Checked live: Strapi drops publishedAt (status decides) and takes locale from the query.
+      if (!a && (key === 'publishedAt' || key === 'locale')) continue;
+      if (!a) throw new ApiError(400, 'ValidationError', `Invalid key ${key}`, { key, path: null, source: 'body' });
+      this.nestedKeys(a, data[key], [key]);
+    }
+  }
+
+  /** The unknown-key pass inside one attribute's value (Strapi's traverseEntity): components, zone entries, relation and media payloads. */
+  private nestedKeys(a: Attribute, v: unknown, path: string[]): void {
+    if (v === null || v === undefined) return;
+    if (a.kind === 'component' || a.kind === 'dynamiczone') {
+      for (const item of Array.isArray(v) ? v : [v]) {
+        if (!isRecord(item)) continue;
+        const uid = a.kind === 'component' ? a.component : item.__component;
+        // A zone entry of no known component is not looked into (Strapi's traversal has no schema for it).
+        const comp = typeof uid === 'string' ? this.schema.components.get(uid) : undefined;
+        if (!comp) continue;
+        for (const k of Object.keys(item)) {
+          const ca = comp.byName.get(k);
+          if (ca) this.nestedKeys(ca, item[k], [...path, k]);
+          else if (k !== 'id' && !(a.kind === 'dynamiczone' && k === '__component')) throw invalidBodyKey(k, path);
+        }
+      }
+      return;
+    }
+    if (a.kind !== 'relation' && a.kind !== 'media') return;
+    // A relation's or a media's items and payload are read as its target's entries: an operation, an id, or
+    // one of the target's attributes (passed over) may be named; an operation's own list is not looked into.
+    const target = a.kind === 'relation' ? this.schema.contentTypes.get(a.target)?.byName : fileAttributes(this.schema);
+    for (const item of Array.isArray(v) ? v : [v]) {
+      if (!isRecord(item)) continue;
+      for (const k of Object.keys(item)) {
+        if (!RELATION_KEYS.has(k) && !SYSTEM_ATTRIBUTES.has(k) && !target?.has(k)) throw invalidBodyKey(k, path);
       }
     }
   }
@@ -710,8 +759,8 @@ export class BodyValidator {
     if (v && typeof v === 'object') {
       const o = v as Record<string, unknown>;
       if ('__type' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
-      // Strapi 5.54 ignores other keys of a morph payload, not those of its options (checked live).
-      checkOptions(o.options, path);
+      // Strapi 5.54 ignores other keys of a morph payload and of its options (its traversal has no schema
+      // for an object without `__type`; a relation's options are passed over too: checked live).
       // `set` wins: connect and disconnect beside it are passed over, unread (a relation's are still looked up;
       // no morph payload of Strapi 5.54's was checked with both).
       if (o.set !== undefined) return { attr: a, set: refs(o.set), connect: [], disconnect: [] };
@@ -744,22 +793,14 @@ export class BodyValidator {
     };
     // A null among the references names nothing and is passed over (Strapi 5.54, checked live: `tags: [null, a]` links a).
     const refs = (x: unknown): RelRef[] => (Array.isArray(x) ? x : [x]).filter((y) => y !== undefined && y !== null).map(ref).filter((r): r is RelRef => r !== null);
-    // The shorthand's items (a list, or one entry) name an entry and its locale, nothing else: Strapi's
-    // unrecognized-key check refuses the rest (`status`, `position`…; checked live). connect/set items pass.
-    const shorthandKeys = (items: unknown[]) => {
-      for (const x of items) if (isRecord(x)) for (const k of Object.keys(x)) if (k !== 'id' && k !== 'documentId' && k !== 'locale') throw invalidBodyKey(k, path);
-    };
     if (v === null) return { attr: a, set: [], connect: [], disconnect: [] };
     if (typeof v === 'string' || typeof v === 'number' || Array.isArray(v)) {
-      if (Array.isArray(v)) shorthandKeys(v);
       return { attr: a, set: refs(v), connect: [], disconnect: [] };
     }
     if (typeof v === 'object') {
       const o = v as Record<string, unknown>;
-      if ('documentId' in o || 'id' in o) { shorthandKeys([o]); return { attr: a, set: refs(o), connect: [], disconnect: [] }; }
-      // Strapi's unrecognized-key check, before any other (checked live): one error naming the attribute path.
-      for (const k of Object.keys(o)) if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw invalidBodyKey(k, path);
-      checkOptions(o.options, path);
+      // Its keys were checked with the body's (checkKeys).
+      if ('documentId' in o || 'id' in o) return { attr: a, set: refs(o), connect: [], disconnect: [] };
       // Strapi passes `options.strict` on as its orderer's flag: only a value given and falsy turns it off.
       const strict = isRecord(o.options) && o.options.strict !== undefined ? Boolean(o.options.strict) : true;
       // `set` wins: connect and disconnect beside it link nothing, though their references must name entries
@@ -829,12 +870,6 @@ export function throwIfErrors(errors: FieldError[]): void {
 function invalidBodyKey(key: string, path: string[]): ApiError {
   const at = path.filter((p) => !/^\d+$/.test(p)).join('.');
   return new ApiError(400, 'ValidationError', `Invalid key ${key}${at && at !== key ? ` at ${at}` : ''}`, { key, path: at, source: 'body' });
-}
-
-/** A relation payload's `options` takes `strict` only: another key is Strapi's invalid key, named at the attribute. */
-function checkOptions(options: unknown, path: string[]): void {
-  if (!isRecord(options)) return;
-  for (const k of Object.keys(options)) if (k !== 'strict') throw invalidBodyKey(k, path);
 }
 
 /** A value of a failed required link naming a document: `shown.id` is its row's id once looked up. */
