@@ -25,9 +25,9 @@ export function missingEntries(count: number, uid: string): FieldError {
   return { path: [], message: `${count} relation(s) of type ${uid} associated with this entity do not exist`, name: 'ValidationError' };
 }
 
-/** Strapi's unique validator: a published row of another document holds `value`. */
-export function uniqueError(attr: string, value: unknown): FieldError {
-  return { path: [attr], message: 'This attribute must be unique', name: 'ValidationError', value };
+/** Strapi's unique validator: a published row of another document holds `value` (at `path`). */
+export function uniqueError(path: string[], value: unknown): FieldError {
+  return { path, message: 'This attribute must be unique', name: 'ValidationError', value };
 }
 
 /** Strapi's "Invalid key" error for a query parameter naming something the model does not have. */

@@ -59,10 +59,16 @@ export interface Normalized extends RowValues {
   mediaValues: MediaValue[];
   /** Media attributes with an `allowedTypes` restriction and the files given to them (checked by the writer). */
   mediaTypes: Array<{ path: string[]; allowed: string[]; ids: number[]; refs?: MediaRef[] }>;
-  uniques: Array<{ attr: ScalarAttr; value: unknown }>;
+  /** Values of unique attributes to look up among other documents' published rows (top level, or in components: `chain`). */
+  uniques: UniqueValue[];
   /** morphToMany operations (morph relations exist on content-types only). */
   morphs: MorphOp[];
 }
+
+/** The components from the row down to a component's attribute (Strapi's pathToComponent). */
+export type ComponentChain = ReadonlyArray<{ attr: ComponentAttr | DynamicZoneAttr; comp: Component }>;
+/** A unique attribute's value: at the row (`chain` empty) or in a component instance; `path` is where its error points. */
+export interface UniqueValue { attr: ScalarAttr; value: unknown; chain: ComponentChain; path: string[] }
 
 /** A morphToMany target: a row of content-type `type`, named by documentId or by its entry id. */
 export interface MorphRef extends RelRef { type: string }
@@ -148,6 +154,9 @@ export class BodyValidator {
   private missingComponent = false;
   /** Whether Strapi's relations store could not be built (a zone entry without a known component): its error replaces the check that the entries named by id exist. */
   get storeFailed(): boolean { return this.unknownComponent || this.missingComponent; }
+  /** The component instances being validated, from the row down (Strapi's pathToComponent), with the root list or zone they belong to. */
+  private chain: Array<{ attr: ComponentAttr | DynamicZoneAttr; comp: Component }> = [];
+  private rootList: { attr: ComponentAttr | DynamicZoneAttr; items: unknown[] } | null = null;
   /** Inside a new component instance, ids are ignored (Strapi creates its nested instances afresh). */
   private insideNew = 0;
   /** A value Strapi's database layer refuses after validation passed: answered only when nothing else failed. */
@@ -411,7 +420,7 @@ export class BodyValidator {
         // json and blocks travel as values: the driver serializes parameters of jsonb columns itself.
         row.columns.set(a.column, value);
         // Strapi's unique validator skips null and '', and every draft (only published rows must differ).
-        if (top && a.unique && value !== null && value !== undefined && value !== '' && !this.draft) out.uniques.push({ attr: a, value });
+        if (a.unique && value !== null && value !== undefined && value !== '' && !this.draft) this.unique(a, v, value, path, out, top);
         return;
       }
       case 'media': {
@@ -453,12 +462,12 @@ export class BodyValidator {
           if (a.required && !this.draft) this.err(path, `${label} must be a \`object\` type, but the final value was: \`null\`.`, null);
         } else if (a.repeatable) {
           if (!Array.isArray(v)) { this.err(path, `${label} must be a \`array\` type, but the final value was: \`${show(v)}\`.`, v); return; }
-          v.forEach((item, i) => { const c = this.component(comp, item, [...path, String(i)], out, existing, a.name); if (c) field.items.push(c); });
+          v.forEach((item, i) => { const c = this.within(a, comp, v, () => this.component(comp, item, [...path, String(i)], out, existing, a.name)); if (c) field.items.push(c); });
           // Strapi checks `min` on a repeatable that is required or not empty.
           if (!this.draft && a.min !== undefined && v.length < a.min && (a.required || v.length > 0)) this.err(path, `${label} field must have at least ${a.min} items`, this.echo(a, v));
           if (!this.draft && a.max !== undefined && v.length > a.max) this.err(path, `${label} field must have less than or equal to ${a.max} items`, this.echo(a, v));
         } else {
-          const c = this.component(comp, v, path, out, existing, a.name);
+          const c = this.within(a, comp, null, () => this.component(comp, v, path, out, existing, a.name));
           if (c) field.items.push(c);
         }
         row.components.push(field);
@@ -513,7 +522,7 @@ export class BodyValidator {
           if (this.ct.draftAndPublish && !a.components.includes(comp.uid)) this.draft = true;
           let c: ComponentValue | null;
           try {
-            c = this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']);
+            c = this.within(a, comp, given, () => this.component(comp, item, [...path, String(i)], out, existing.filter((p) => p.uid === uid), a.name, ['__component']));
           } finally {
             this.draft = draft;
           }
@@ -525,6 +534,36 @@ export class BodyValidator {
         return;
       }
     }
+  }
+
+  /** `f` run inside an instance of `comp` (under `attr`; `list`: the repeatable's or zone's items, the root one kept for unique checks). */
+  private within<T>(attr: ComponentAttr | DynamicZoneAttr, comp: Component, list: unknown[] | null, f: () => T): T {
+    const root = this.rootList;
+    if (!this.chain.length) this.rootList = list ? { attr, items: list } : null;
+    this.chain.push({ attr, comp });
+    try { return f(); } finally { this.chain.pop(); this.rootList = root; }
+  }
+
+  /**
+   * A unique attribute's value (Strapi's unique validator): at the row, or in a component, where the value
+   * must also be the only one of its root repeatable component (the items' values at the same path) or of
+   * its zone (the entries of the same component); then no other document's published row may hold it.
+   * A component nested in a zone entry is never found (Strapi looks for the entry's own component).
+   */
+  private unique(a: ScalarAttr, raw: unknown, value: unknown, path: string[], out: Normalized, top: boolean): void {
+    if (top) { out.uniques.push({ attr: a, value, chain: [], path }); return; }
+    const [first] = this.chain;
+    const list = this.rootList;
+    if (first.attr.kind === 'dynamiczone') {
+      if (this.chain.length > 1) return;
+      const same = (list?.items ?? []).filter((e) => isRecord(e) && e.__component === first.comp.uid && e[a.name] === raw).length;
+      if (same > 1) { this.err(path, 'This attribute must be unique', raw); return; }
+    } else if (list) {
+      const names = [...this.chain.slice(1).map((c) => c.attr.name), a.name];
+      const same = list.items.filter((item) => names.reduce<unknown>((acc, k) => (isRecord(acc) ? acc[k] : undefined), item) === raw).length;
+      if (same > 1) { this.err(path, 'This attribute must be unique', raw); return; }
+    }
+    out.uniques.push({ attr: a, value, chain: [...this.chain], path });
   }
 
   /**

@@ -3,12 +3,12 @@
 // `status=draft`, publishes it; an update changes the draft row and publishes again; publishing copies
 // the draft onto a fresh published row (src/rest/writer.ts).
 import type { Config } from '../../config.ts';
-import type { ContentType, Schema } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, Schema } from '../../compiler/schema.ts';
 import { missingEntries, notFound, uniqueError, validation, type FieldError } from '../../compiler/errors.ts';
 import { FILE_UID } from '../plugin-types.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { anyDocument, documentLockKey, rowValues, rowsValues, uniqueTaken } from '../../compiler/write-sql.ts';
+import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -19,7 +19,7 @@ import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, omitKeys, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { show } from './yup-print.ts';
-import { Writer, missingFileIds, type VersionRow } from './writer.ts';
+import { Writer, missingFileIds, uniqueLookup, type VersionRow } from './writer.ts';
 import { RelationWriter } from './write-relations.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
@@ -109,7 +109,7 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
       }
     }
     const store = v.storeFailed ? [] : await storeCheck(ctx.schema, ct, data, missing, run, n);
-    if (v.errors.length || store.length || v.deferred) await withUniqueErrors(ct, v, n, documentId, p.locale, run);
+    if (v.errors.length || store.length || v.deferred) await withUniqueErrors(ctx.schema, ct, v, n, documentId, p.locale, run);
     v.errors.push(...store);
     if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
     throwIfErrors(v.errors);
@@ -124,7 +124,7 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   v.strictRelations = ctx.config.api.documents.strictRelations;
   if (!ct.draftAndPublish) return first(v);
   const n = v.run(data, existing);
-  if (v.errors.length) await withUniqueErrors(ct, v, n, documentId, p.locale, run);
+  if (v.errors.length) await withUniqueErrors(ctx.schema, ct, v, n, documentId, p.locale, run);
   if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
@@ -136,16 +136,37 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
  * errors by its keys; a field's own tests first). A body without other faults has its values checked under
  * their locks as it is written (Writer.check); this lookup only reports.
  */
-async function withUniqueErrors(ct: ContentType, v: BodyValidator, n: Normalized, documentId: string, locale: string | null, run: <T>(text: string, params?: unknown[]) => Promise<T[]>): Promise<void> {
-  const taken: FieldError[] = [];
+async function withUniqueErrors(schema: Schema, ct: ContentType, v: BodyValidator, n: Normalized, documentId: string, locale: string | null, run: <T>(text: string, params?: unknown[]) => Promise<T[]>): Promise<void> {
   for (const u of n.uniques) {
-    if ((await run(uniqueTaken(ct, u.attr.column), [u.value, documentId, locale])).length) taken.push(uniqueError(u.attr.name, u.value));
+    const [text, params] = uniqueLookup(ct, u, documentId, locale);
+    if (!(await run(text, params)).length) continue;
+    // After every error at or before its place in the model's order (a field's own tests first).
+    const e = uniqueError(u.path, u.value);
+    const at = v.errors.findIndex((x) => compareRanks(errorRank(schema, ct, x.path), errorRank(schema, ct, e.path)) > 0);
+    v.errors.splice(at < 0 ? v.errors.length : at, 0, e);
   }
-  if (!taken.length) return;
-  const at = new Map(ct.attributes.map((a, i) => [a.name, i]));
-  const rank = (e: FieldError) => at.get(String(e.path[0])) ?? Infinity;
-  const merged = [...v.errors, ...taken].map((e, i) => ({ e, i })).sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i).map((x) => x.e);
-  v.errors.splice(0, v.errors.length, ...merged);
+}
+
+/** Where an error's path falls in yup's key order: each attribute's place in its owner's model, list indexes as they are. */
+function errorRank(schema: Schema, ct: ContentType, path: string[]): number[] {
+  const rank: number[] = [];
+  let attrs: Attribute[] | null = ct.attributes;
+  for (const seg of path) {
+    if (/^\d+$/.test(seg)) { rank.push(Number(seg)); continue; }
+    const i: number = attrs ? attrs.findIndex((a) => a.name === seg) : -1;
+    rank.push(i < 0 ? Infinity : i);
+    const a: Attribute | undefined = attrs?.[i];
+    // A zone entry's component is not known from the path: the first of the zone's components naming the next key is taken.
+    attrs = a?.kind === 'component' ? schema.components.get(a.component)?.attributes ?? null
+      : a?.kind === 'dynamiczone' ? a.components.flatMap((c) => schema.components.get(c)?.attributes ?? []) : null;
+  }
+  return rank;
+}
+
+/** Lexicographic order of ranks (a path before the paths below it). */
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  return a.length - b.length;
 }
 
 /**

@@ -9,7 +9,7 @@ import * as W from '../../compiler/write-sql.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
 import { fieldErrors, missingEntries, uniqueError, validation } from '../../compiler/errors.ts';
 import { FILE_UID } from '../plugin-types.ts';
-import { throwIfErrors, type RelationOp, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues } from './validate.ts';
+import { throwIfErrors, type RelationOp, type ComponentField, type ExistingComponents, type MediaValue, type Normalized, type RowValues, type UniqueValue } from './validate.ts';
 import { RelationWriter, type RowRef } from './write-relations.ts';
 import { MorphWriter } from './write-morphs.ts';
 import { WriteLocks } from './write-locks.ts';
@@ -128,11 +128,11 @@ export class Writer {
     const errors = [];
     // Locks taken in a stable order, so two writers of the same two values cannot deadlock; the checks
     // then run in the model's order, which is the order Strapi reports them in.
-    const key = (u: Normalized['uniques'][number]) => `${this.ct.table}.${u.attr.column}=${JSON.stringify(u.value)}`;
+    const key = (u: UniqueValue) => `${this.ct.table}.${[...u.chain.map((l) => `${l.attr.name}:${l.comp.uid}`), u.attr.column].join('.')}=${JSON.stringify(u.value)}`;
     for (const k of n.uniques.map(key).sort()) await this.run(W.lockKey, [k]);
     for (const u of n.uniques) {
-      const hit = await this.run(W.uniqueTaken(this.ct, u.attr.column), [u.value, documentId, locale]);
-      if (hit.length) errors.push(uniqueError(u.attr.name, u.value));
+      const [text, params] = uniqueLookup(this.ct, u, documentId, locale);
+      if ((await this.run(text, params)).length) errors.push(uniqueError(u.path, u.value));
     }
     throwIfErrors(errors);
   }
@@ -442,4 +442,11 @@ function zoneMembers<R extends { entity: number; cmp: number; type: string; fiel
 function allowedType(allowed: string[], mime: string): boolean {
   const family = mime.startsWith('image/') ? 'images' : mime.startsWith('video/') ? 'videos' : mime.startsWith('audio/') ? 'audios' : 'files';
   return allowed.includes(family);
+}
+
+/** The statement (and its parameters) that finds another document's published row holding a unique value. */
+export function uniqueLookup(ct: ContentType, u: UniqueValue, documentId: string, locale: string | null): [string, unknown[]] {
+  if (!u.chain.length) return [W.uniqueTaken(ct, u.attr.column), [u.value, documentId, locale]];
+  const levels = u.chain.map((l) => ({ cmpsTable: l.attr.cmpsTable, table: l.comp.table }));
+  return [W.componentUniqueTaken(ct, levels, u.attr.column), [u.value, documentId, locale, ...u.chain.flatMap((l) => [l.attr.name, l.comp.uid])]];
 }
