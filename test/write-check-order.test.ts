@@ -105,3 +105,20 @@ test('body keys are checked pass by pass: id and documentId, then what no body w
   assert.equal((await key('/api/articles', { title: 'x', cover: { id: 99999, name: 'n' } })).message, missing(1, 'plugin::upload.file'));
   assert.equal((await key('/api/tags', { name: 'x', articles: [{ id: 1, status: 'published' }] })).message, 'Invalid key status at articles');
 });
+
+test('an id the relations store cannot count is its "Invalid relations"; 0 and negative ids are missing ones', async () => {
+  // Strapi 5.54's answers (recorded live), relations and media alike.
+  for (const data of [{ name: 'w', articles: [1.5] }, { name: 'w', articles: [true] }, { name: 'w', articles: { connect: [{ id: 1.5 }] } }, { name: 'w', articles: [99999999999] }, { name: 'w', articles: ['99999999999'] }]) {
+    const e = await refused('POST', '/api/tags', data);
+    assert.equal(e.message, 'Invalid relations', JSON.stringify(data));
+    assert.deepEqual(e.errors.map((x) => [x.path, x.message]), [[[], 'Invalid relations']]);
+  }
+  for (const cover of [1.5, true, 99999999999, { id: 1.5 }]) assert.equal((await refused('POST', '/api/articles', { title: 'x', cover })).message, 'Invalid relations', JSON.stringify(cover));
+  assert.equal((await refused('POST', '/api/tags', { name: 'w', articles: [-1] })).message, missing(1, 'api::article.article'));
+  assert.equal((await refused('POST', '/api/tags', { name: 'w', articles: [{ id: '-1' }, 0] })).message, missing(2, 'api::article.article'));
+  assert.equal((await refused('POST', '/api/articles', { title: 'x', cover: 0 })).message, missing(1, 'plugin::upload.file'));
+  // With yup's errors, after them.
+  const both = await refused('POST', '/api/tags', { name: 5, articles: [true] });
+  assert.deepEqual(both.errors.map((x) => x.message), ['name must be a `string` type, but the final value was: `5`.', 'Invalid relations']);
+  assert.equal((await s.sql()`select count(*)::int as n from tags where name = 'w'`)[0].n, 0);
+});

@@ -151,9 +151,11 @@ export function routeBody(schema: Schema, ct: ContentType, data: Record<string, 
 export class BodyValidator {
   errors: FieldError[] = [];
   private unknownComponent = false;
+  /** A relation reference Strapi's relations store cannot count (an id that is no int4 integer, a boolean): its 'Invalid relations'. */
+  private invalidReference = false;
   private missingComponent = false;
   /** Whether Strapi's relations store could not be built (a zone entry without a known component): its error replaces the check that the entries named by id exist. */
-  get storeFailed(): boolean { return this.unknownComponent || this.missingComponent; }
+  get storeFailed(): boolean { return this.unknownComponent || this.missingComponent || this.invalidReference; }
   /** The component instances being validated, from the row down (Strapi's pathToComponent), with the root list or zone they belong to. */
   private chain: Array<{ attr: ComponentAttr | DynamicZoneAttr; comp: Component }> = [];
   private rootList: { attr: ComponentAttr | DynamicZoneAttr; items: unknown[] } | null = null;
@@ -238,7 +240,7 @@ export class BodyValidator {
       this.attribute(a, v, [a.name], out, out, existing.get(a.name) ?? [], true);
     }
     if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
-    else if (this.unknownComponent) this.err([], 'Invalid relations', this.strapiEntry(data));
+    else if (this.unknownComponent || this.invalidReference) this.err([], 'Invalid relations', this.strapiEntry(data));
     const later = this.componentError ?? this.parseError;
     if (later && !this.errors.length) {
       if (!this.deferParse) throw later;
@@ -721,11 +723,8 @@ export class BodyValidator {
    */
   private mediaValue(a: MediaAttr, v: unknown, path: string[]): MediaValue | null {
     if (v && typeof v === 'object' && !Array.isArray(v) && !('id' in v) && !('documentId' in v)) {
+      // Its keys were checked with the body's (checkKeys).
       const o = v as Record<string, unknown>;
-      const at = path.join('.');
-      for (const k of Object.keys(o)) {
-        if (!['connect', 'disconnect', 'set', 'options'].includes(k)) throw new ApiError(400, 'ValidationError', `Invalid key ${k} at ${at}`, { key: k, path: at, source: 'body' });
-      }
       if (o.set) {
         const refs = mediaRefs(o.set);
         return refs.every((r) => r.id !== undefined) ? { attr: a, ids: refs.map((r) => r.id!) } : { attr: a, ids: [], refs };
@@ -746,8 +745,12 @@ export class BodyValidator {
       let ref: MediaRef;
       if (typeof doc === 'string' && doc !== '' && !/^-?\d+$/.test(doc) && (!o || o.id === undefined)) ref = { documentId: doc };
       else {
-        const n = Number(o ? o.id : item);
-        if (!Number.isInteger(n)) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
+        const given = o ? o.id : item;
+        const n = typeof given === 'string' && /^-?\d+$/.test(given) ? Number(given) : given;
+        // As a relation's: an id that is no int4 integer, or a boolean, is a count Strapi's relations store
+        // cannot make ('Invalid relations'; checked live: 1.5, true, {id: 1.5}, 99999999999).
+        if ((typeof n === 'number' && !(Number.isInteger(n) && Math.abs(n) <= 2147483647)) || typeof n === 'boolean') { this.invalidReference = true; return null; }
+        if (typeof n !== 'number') { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
         ref = { id: n };
       }
       const key = ref.id !== undefined ? `#${ref.id}` : ref.documentId!;
@@ -810,11 +813,22 @@ export class BodyValidator {
   }
 
   private relation(a: RelationAttr, v: unknown, path: string[]): RelationOp | null {
+    // An id Strapi's relations store counts: an int4 integer, or a string of one (0 and negative ones name
+    // no entry: counted missing); any other number, a boolean, is a query its store cannot make: 'Invalid
+    // relations' (checked live on Strapi 5.54: 1.5, true, {id: 1.5}, 99999999999, "99999999999").
+    const byId = (id: unknown): RelRef | null | undefined => {
+      const n = typeof id === 'string' && /^-?\d+$/.test(id) ? Number(id) : id;
+      if (typeof n === 'number' && Number.isInteger(n) && Math.abs(n) <= 2147483647) return { documentId: '', entityId: n };
+      if (typeof n === 'number' || typeof n === 'boolean') { this.invalidReference = true; return null; }
+      return undefined;
+    };
     const ref = (x: unknown): RelRef | null => {
       // A number, or a string of digits (documentIds never are), names an entry by its id.
-      if (typeof x === 'string' && /^\d{1,15}$/.test(x)) return { documentId: '', entityId: Number(x) };
+      if ((typeof x === 'string' && /^\d+$/.test(x)) || typeof x === 'number' || typeof x === 'boolean') {
+        const r = byId(x);
+        if (r !== undefined) return r;
+      }
       if (typeof x === 'string' && x) return { documentId: x };
-      if (typeof x === 'number' && Number.isSafeInteger(x) && x > 0) return { documentId: '', entityId: x };
       // A reference's `status` picks the target's version for a source without draft & publish (Strapi's getRelationTargetStatus).
       const status = (r: RelRef) => (typeof r.status === 'string' && r.status ? { status: r.status } : {});
       if (x && typeof x === 'object' && typeof (x as RelRef).documentId === 'string') {
@@ -822,11 +836,9 @@ export class BodyValidator {
         return { documentId: r.documentId, locale: r.locale ?? undefined, position: r.position, ...status(r) };
       }
       // An id given as a string of digits is that id (Strapi 5.54, checked live: `{ id: "1" }` links entry 1).
-      const given = x && typeof x === 'object' ? (x as { id?: unknown }).id : undefined;
-      const id = typeof given === 'string' && /^\d{1,15}$/.test(given) ? Number(given) : given;
-      if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) {
-        return { documentId: '', entityId: id, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position, ...status(x as RelRef) };
-      }
+      const given = x && typeof x === 'object' ? byId((x as { id?: unknown }).id) : undefined;
+      if (given === null) return null;
+      if (given) return { ...given, locale: (x as RelRef).locale ?? undefined, position: (x as RelRef).position, ...status(x as RelRef) };
       this.err(path, `${yupPath(path)} has an invalid relation reference`, x);
       return null;
     };
