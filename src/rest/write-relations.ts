@@ -44,7 +44,8 @@ export class RelationWriter {
    */
   async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<Set<number>> {
     const target = this.schema.contentTypes.get(op.attr.target)!;
-    const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
+    // Strapi maps a payload's documentIds set, disconnect, connect (its mapRelation): the first it cannot find is its error.
+    const refs = [...(op.set ?? []), ...op.disconnect, ...op.connect];
     const missing = await this.documentsOf(target, refs, op.disconnect, true);
     await this.resolve(target, { id: 0, ...row }, refs, this.ct);
     return missing;
@@ -54,7 +55,7 @@ export class RelationWriter {
     const a = op.attr;
     const target = this.schema.contentTypes.get(a.target)!;
     const j = a.join;
-    const refs = [...(op.set ?? []), ...op.connect, ...op.disconnect];
+    const refs = [...(op.set ?? []), ...op.disconnect, ...op.connect];
     await this.documentsOf(target, refs, op.disconnect);
     const resolved = await this.resolve(target, row, refs, source);
     // The links are read for a list's or a disconnect's sake, and where the other side keeps an order (its
@@ -166,6 +167,18 @@ export class RelationWriter {
       if (target.localized && r.locale !== (source.localized ? row.locale : refLocale.get(r.document_id) ?? this.schema.defaultLocale)) continue;
       out.set(r.document_id, [...(out.get(r.document_id) ?? []), { ...r, id: Number(r.id) }]);
     }
+    // A source without draft & publish links the very rows ids name (Strapi keeps an `{id}` reference as it
+    // is: checked live, a tag given articles [2, 4] links those two rows, en and fr, not a locale's
+    // versions), unless the document is also named by its documentId.
+    if (!source.draftAndPublish) {
+      const exact = new Map<string, number[]>();
+      for (const r of refs) if (r.entityId !== undefined && r.documentId) exact.set(r.documentId, [...(exact.get(r.documentId) ?? []), r.entityId]);
+      const byId = new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id) }]));
+      for (const [doc, ids] of exact) {
+        if (refs.some((r) => r.documentId === doc && r.entityId === undefined)) continue;
+        out.set(doc, [...new Set(ids)].flatMap((id) => byId.get(id) ?? []));
+      }
+    }
     for (const d of docs) {
       if (out.has(d)) continue;
       const loc = !target.localized ? null : source.localized ? row.locale : refLocale.get(d) ?? this.schema.defaultLocale;
@@ -258,7 +271,9 @@ function connectRows(current: Array<{ id: number; doc: string }>, op: RelationOp
       ...Object.fromEntries(Object.entries(p).map(([k, v]) => [k, k === 'before' || k === 'after' ? anchor(v as string | number) : v])),
       ...(locale !== null && r.entityId === undefined && !('locale' in p) ? { locale } : {}),
     });
-    for (const id of rowsOf(r.documentId)) connects.push({ id, position, shown: shown || undefined });
+    // A row named by its id is that row alone where it is among the document's (see resolve()).
+    const ids = r.entityId !== undefined && rows.get(r.documentId)?.some((t) => t.id === r.entityId) ? [r.entityId] : rowsOf(r.documentId);
+    for (const id of ids) connects.push({ id, position, shown: shown || undefined });
   }
   return orderAfterConnect(remaining, connects, op.strict ?? true);
 }

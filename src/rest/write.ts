@@ -103,7 +103,9 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
     // that links nothing only when it has errors (a disconnect of no entry is answered so).
     const missing = new Map<string, number>();
     if (v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0)) {
-      for (const op of n.relations) {
+      // In the body's order, as Strapi's traversal maps them.
+      const keys = Object.keys(data);
+      for (const op of [...n.relations].sort((x, y) => keys.indexOf(x.attr.name) - keys.indexOf(y.attr.name))) {
         const ids = await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
         if (ids.size) missing.set(op.attr.target, (missing.get(op.attr.target) ?? 0) + ids.size);
       }
@@ -128,6 +130,23 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
+}
+
+/**
+ * The body's relation references mapped to entries as Strapi's document service does before it looks for
+ * the document to update: one naming no entry is its 400 even when the document is gone (checked live).
+ */
+async function mapReferences(ctx: WriteContext, ct: ContentType, p: WriteParams, data: Record<string, unknown>, w: Writer): Promise<void> {
+  const v = new BodyValidator(ctx.schema, ct, false, p.locale, ct.draftAndPublish);
+  v.deferParse = true;
+  let n: Normalized;
+  // A body its validation refuses outright is answered after the 404, as Strapi validates after its lookup.
+  try { n = v.run(data, new Map()); } catch { return; }
+  const rel = new RelationWriter(ctx.schema, ct, (text, params = []) => w.run(text, params));
+  const keys = Object.keys(data);
+  for (const op of [...n.relations].sort((x, y) => keys.indexOf(x.attr.name) - keys.indexOf(y.attr.name))) {
+    await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+  }
 }
 
 /**
@@ -342,7 +361,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
 /** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
 async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<boolean> {
   const rows = await w.documentRows(documentId);
-  if (!rows.length) return false;
+  if (!rows.length) { await mapReferences(ctx, ct, p, data, w); return false; }
   const mine = rows.filter((r) => r.locale === p.locale);
   const published = mine.filter((r) => r.published);
   const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
