@@ -19,7 +19,7 @@ export function fieldErrors(errors: FieldError[]): ApiError {
 
 /**
  * Strapi's relations store check: `count` entries of type `uid` a write names by id do not exist (its words,
- * checked live). Strapi's error also carries the entry as it processed it, left out here.
+ * checked live). Its `value`, the entry as Strapi's validation saw it, is the caller's (src/rest/strapi-entry.ts).
  */
 export function missingEntries(count: number, uid: string): FieldError {
   return { path: [], message: `${count} relation(s) of type ${uid} associated with this entity do not exist`, name: 'ValidationError' };

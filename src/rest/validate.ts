@@ -7,6 +7,7 @@ import type { RouteParams } from './route-params.ts';
 import { blocksErrors, blocksValue } from './blocks.ts';
 import { show, yupPath } from './yup-print.ts';
 import { fileReadType } from '../plugin-types.ts';
+import { castList, strapiEntry, type EntryContext } from './strapi-entry.ts';
 
 export interface RelationOp {
   attr: RelationAttr;
@@ -151,6 +152,8 @@ export function routeBody(schema: Schema, ct: ContentType, data: Record<string, 
 export class BodyValidator {
   errors: FieldError[] = [];
   private unknownComponent = false;
+  /** Errors whose value is the entry as Strapi's validation saw it (its relations store's): the caller maps its references. */
+  readonly entryErrors: FieldError[] = [];
   /** A relation reference Strapi's relations store cannot count (an id that is no int4 integer, a boolean): its 'Invalid relations'. */
   private invalidReference = false;
   private missingComponent = false;
@@ -241,6 +244,7 @@ export class BodyValidator {
     }
     if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
     else if (this.unknownComponent || this.invalidReference) this.err([], 'Invalid relations', this.strapiEntry(data));
+    if (this.storeFailed) this.entryErrors.push(this.errors[this.errors.length - 1]);
     const later = this.componentError ?? this.parseError;
     if (later && !this.errors.length) {
       if (!this.deferParse) throw later;
@@ -304,80 +308,19 @@ export class BodyValidator {
     }
   }
 
-  /**
-   * The entry as Strapi's relation processing saw it: locale and publishedAt (a draft's null; set on a
-   * type without draft & publish), then attributes (given or defaulted) in reverse model order, component
-   * instances the same way.
-   */
+  /** The entry as Strapi's validation saw it (src/rest/strapi-entry.ts), its references not mapped yet: `entryErrors` get it again once they are. */
   private strapiEntry(data: Record<string, unknown>): Record<string, unknown> {
-    const entry: Record<string, unknown> = {};
-    if (this.ct.localized) entry.locale = this.locale;
-    entry.publishedAt = this.ct.draftAndPublish ? null : new Date().toISOString();
-    return this.entryValues(this.ct.attributes, data, entry);
+    return strapiEntry(this.entryContext, this.ct, data, this.locale);
   }
 
-  private entryValues(attributes: Attribute[], data: Record<string, unknown>, entry: Record<string, unknown> = {}): Record<string, unknown> {
-    const instance = (c: Component, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? this.entryValues(c.attributes, v as Record<string, unknown>) : v);
-    for (const a of [...attributes].reverse()) {
-      if (Object.prototype.hasOwnProperty.call(data, a.name)) {
-        const v = data[a.name];
-        if (a.kind === 'component') {
-          const c = this.schema.components.get(a.component)!;
-          entry[a.name] = Array.isArray(v) ? v.map((x) => instance(c, x)) : instance(c, v);
-        } else entry[a.name] = v;
-      } else if (this.creating && a.kind === 'scalar' && a.default !== undefined) entry[a.name] = a.default;
-      else if (this.creating && a.kind === 'component' && a.repeatable) entry[a.name] = [];
-    }
-    return entry;
-  }
+  private get entryContext(): EntryContext { return { schema: this.schema, creating: this.creating, ids: () => [] }; }
 
   /**
    * A repeatable component's or a dynamic zone's value as Strapi's validation errors echo it: the value
-   * yup cast (@strapi/core entity-validator). An instance yup changed — on a create, a repeatable
-   * component or zone it lacks becomes `[]` unless required, a scalar it lacks its default — is rebuilt
-   * in yup's order: the component's attributes in reverse model order (a zone's `__component` first),
-   * then the keys it does not know (`id`); an instance yup left alone is echoed as given.
+   * yup cast (src/rest/strapi-entry.ts castList).
    */
   private echo(a: ComponentAttr | DynamicZoneAttr, v: unknown): unknown {
-    if (!Array.isArray(v)) return v;
-    return v.map((item) => {
-      const uid = a.kind === 'dynamiczone' ? (item as { __component?: unknown } | null)?.__component : a.component;
-      const comp = typeof uid === 'string' ? this.schema.components.get(uid) : undefined;
-      return comp ? this.castInstance(comp, item, a.kind === 'dynamiczone') : item;
-    });
-  }
-
-  private castInstance(comp: Component, item: unknown, inZone: boolean): unknown {
-    if (!item || typeof item !== 'object' || Array.isArray(item)) return item;
-    const given = item as Record<string, unknown>;
-    const known = [...comp.attributes.map((x) => x.name), ...(inZone ? ['__component'] : [])].reverse();
-    const out: Record<string, unknown> = {};
-    let changed = false;
-    for (const key of [...known, ...Object.keys(given).filter((k) => !known.includes(k))]) {
-      const attr = comp.byName.get(key);
-      const value = attr && known.includes(key) ? this.castValue(attr, given[key]) : given[key];
-      if (value !== undefined || Object.hasOwn(given, key)) out[key] = value;
-      if (out[key] !== given[key]) changed = true;
-    }
-    return changed ? out : item;
-  }
-
-  private castValue(a: Attribute, v: unknown): unknown {
-    if (v === undefined) {
-      if (!this.creating) return undefined;
-      if ((a.kind === 'dynamiczone' || (a.kind === 'component' && a.repeatable)) && !a.required) return [];
-      return a.kind === 'scalar' ? a.default : undefined;
-    }
-    if (a.kind === 'component' && a.repeatable && Array.isArray(v)) {
-      const cast = this.echo(a, v) as unknown[];
-      return cast.every((x, i) => x === v[i]) ? v : cast;
-    }
-    if (a.kind === 'dynamiczone' && Array.isArray(v)) {
-      const cast = this.echo(a, v) as unknown[];
-      return cast.every((x, i) => x === v[i]) ? v : cast;
-    }
-    if (a.kind === 'component' && !a.repeatable) return this.castInstance(this.schema.components.get(a.component)!, v, false);
-    return v;
+    return Array.isArray(v) ? castList(this.entryContext, a, v) : v;
   }
 
   /** A required value the stored draft lacks (storedDraftErrors). */
@@ -824,7 +767,7 @@ export class BodyValidator {
     };
     const ref = (x: unknown): RelRef | null => {
       // A number, or a string of digits (documentIds never are), names an entry by its id.
-      if ((typeof x === 'string' && /^\d+$/.test(x)) || typeof x === 'number' || typeof x === 'boolean') {
+      if ((typeof x === 'string' && /^-?\d+$/.test(x)) || typeof x === 'number' || typeof x === 'boolean') {
         const r = byId(x);
         if (r !== undefined) return r;
       }

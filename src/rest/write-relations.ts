@@ -35,20 +35,17 @@ export class RelationWriter {
   /**
    * Strapi's document service maps a body's relation references to rows before it validates the body:
    * one that names no entry (`Document with id "x", locale "…" not found`) is its first error. Looked up
-   * as apply() looks them up, for a row of `row`'s status and locale; nothing is written.
+   * as apply() looks them up, for a row of `row`'s status and locale; nothing is written. Answers each
+   * document's rows (the ids Strapi's entry names it by: src/rest/strapi-entry.ts).
    */
-  /**
-   * Maps the write's references to rows as Strapi does before validating (a documentId of no entry throws).
-   * Answers the distinct numeric ids it links to that name no entry: Strapi reports those with the body's
-   * validation errors (its relations store check).
-   */
-  async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<Set<number>> {
+  async checkReferences(row: Pick<RowRef, 'locale' | 'published'>, op: RelationOp): Promise<Map<string, number[]>> {
     const target = this.schema.contentTypes.get(op.attr.target)!;
     // Strapi maps a payload's documentIds set, disconnect, connect (its mapRelation): the first it cannot find is its error.
     const refs = [...(op.set ?? []), ...op.disconnect, ...op.connect];
-    const missing = await this.documentsOf(target, refs, op.disconnect, true);
-    await this.resolve(target, { id: 0, ...row }, refs, this.ct);
-    return missing;
+    await this.documentsOf(target, refs, op.disconnect, true);
+    const resolved = await this.resolve(target, { id: 0, ...row }, refs, this.ct);
+    // Each document's rows as Strapi's getRelationIds lists them: a draft's before a published one's.
+    return new Map([...resolved].map(([doc, ts]) => [doc, [...ts].sort((x, y) => Number(x.published) - Number(y.published) || x.id - y.id).map((t) => t.id)]));
   }
 
   async apply(row: RowRef, op: RelationOp, documentId: string, source: LinkSource = this.ct): Promise<void> {

@@ -8,7 +8,7 @@ import { missingEntries, notFound, uniqueError, validation, type FieldError } fr
 import { FILE_UID } from '../plugin-types.ts';
 import type { Compiler } from '../../compiler/index.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
-import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
+import { anyDocument, documentLockKey, rowValues, rowsById, rowsValues } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
 import type { Db } from '../db/connect.ts';
 import { newDocumentId } from '../db/document-id.ts';
@@ -19,8 +19,10 @@ import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
 import { BodyValidator, omitKeys, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { show } from './yup-print.ts';
-import { Writer, missingFileIds, uniqueLookup, type VersionRow } from './writer.ts';
+import { Writer, uniqueLookup, type VersionRow } from './writer.ts';
+import { FILES } from '../../compiler/layout.ts';
 import { RelationWriter } from './write-relations.ts';
+import { strapiEntry } from './strapi-entry.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
 import { RowHooks, columnsOnly } from './write-hooks.ts';
@@ -101,16 +103,22 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
     const n = v.run(data, existing);
     // Every body that links something (the store's check and unique values come after the mapping); a body
     // that links nothing only when it has errors (a disconnect of no entry is answered so).
-    const missing = new Map<string, number>();
+    const rowsOf = new Map<string, Map<string, number[]>>();
     if (v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0)) {
       // In the body's order, as Strapi's traversal maps them.
       const keys = Object.keys(data);
       for (const op of [...n.relations].sort((x, y) => keys.indexOf(x.attr.name) - keys.indexOf(y.attr.name))) {
-        const ids = await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
-        if (ids.size) missing.set(op.attr.target, (missing.get(op.attr.target) ?? 0) + ids.size);
+        const rows = await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+        const known = rowsOf.get(op.attr.target) ?? new Map<string, number[]>();
+        for (const [doc, r] of rows) known.set(doc, r);
+        rowsOf.set(op.attr.target, known);
       }
     }
-    const store = v.storeFailed ? [] : await storeCheck(ctx.schema, ct, data, missing, run, n);
+    // The entry as Strapi's validation saw it, its references mapped: its relations store is counted over
+    // it, and the store's errors carry it.
+    const entry = strapiEntry({ schema: ctx.schema, creating, ids: (target, doc) => rowsOf.get(target)?.get(doc) ?? [] }, ct, data, p.locale, creating ? documentId : '');
+    const store = v.storeFailed ? [] : await storeCheck(ctx.schema, ct, entry, rowsOf, run);
+    for (const e of [...store, ...v.entryErrors]) e.value = entry;
     if (v.errors.length || store.length || v.deferred) await withUniqueErrors(ctx.schema, ct, v, n, documentId, p.locale, run);
     v.errors.push(...store);
     if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
@@ -194,27 +202,43 @@ function compareRanks(a: number[], b: number[]): number {
  * lacking some is the one error, with the count of distinct ids it lacks). `missing`: the relations' counts
  * by target (checkReferences); the files are looked up here.
  */
-async function storeCheck(schema: Schema, ct: ContentType, data: Record<string, unknown>, missing: Map<string, number>, run: <T>(text: string, params?: unknown[]) => Promise<T[]>, n: Normalized): Promise<FieldError[]> {
-  const files = await missingFileIds(run, n);
-  if (files.length) missing.set(FILE_UID, files.length);
-  if (!missing.size) return [];
-  const uid = storeOrder(schema, ct.attributes, data).find((u) => missing.has(u)) ?? [...missing.keys()][0];
-  return [missingEntries(missing.get(uid)!, uid)];
+async function storeCheck(schema: Schema, ct: ContentType, entry: Record<string, unknown>, mapped: Map<string, Map<string, number[]>>, run: <T>(text: string, params?: unknown[]) => Promise<T[]>): Promise<FieldError[]> {
+  for (const [uid, ids] of relationsStore(schema, ct.attributes, entry)) {
+    // lodash's uniqBy: "4" and 4 are two ids (both name row 4, counted once there: one is missing).
+    const unique = [...new Set(ids)];
+    const rows = [...new Set(unique.map(Number).filter((n) => Number.isInteger(n) && Math.abs(n) <= 2147483647))];
+    // Rows a documentId was just mapped to count as found without a second look: a concurrent publish may
+    // have replaced one since (its document's new row is what the write links), which is no missing entry.
+    const known = new Set([...(mapped.get(uid)?.values() ?? [])].flat());
+    const asked = rows.filter((n) => !known.has(n));
+    const table = uid === FILE_UID ? FILES.table : schema.contentTypes.get(uid)?.table;
+    const found = rows.length - asked.length + (asked.length && table ? (await run(rowsById(table), [asked])).length : 0);
+    if (unique.length > found) return [missingEntries(unique.length - found, uid)];
+  }
+  return [];
 }
 
-/** The targets of a body's relations and media in the order Strapi's relations store first names them (its buildRelationsStore). */
-function storeOrder(schema: Schema, attributes: ContentType['attributes'], data: Record<string, unknown>, out: string[] = []): string[] {
+/**
+ * Strapi's relations store (its buildRelationsStore) over the entry its validation saw: the ids each
+ * target is named by, in the order the model's attributes (components' and zone entries' inline) name
+ * them; a payload's `connect` counted before its `set`, a list as it is.
+ */
+function relationsStore(schema: Schema, attributes: ContentType['attributes'], entry: Record<string, unknown>, out = new Map<string, unknown[]>()): Map<string, unknown[]> {
   for (const a of attributes) {
-    const v = data[a.name];
+    const v = entry[a.name];
     if (v === null || v === undefined) continue;
-    if (a.kind === 'media') { if (!out.includes(FILE_UID)) out.push(FILE_UID); }
-    else if (a.kind === 'relation') { if (!out.includes(a.target)) out.push(a.target); }
-    else if (a.kind === 'component' || a.kind === 'dynamiczone') {
+    if (a.kind === 'media' || a.kind === 'relation') {
+      const list = (x: unknown) => (Array.isArray(x) ? x : [x]);
+      const o = v && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : null;
+      const source = Array.isArray(v) ? v : o ? (o.connect != null ? list(o.connect) : o.set != null ? list(o.set) : []) : [v];
+      const uid = a.kind === 'media' ? FILE_UID : a.target;
+      out.set(uid, [...(out.get(uid) ?? []), ...source.map((x) => (x && typeof x === 'object' ? (x as { id?: unknown }).id : x))]);
+    } else if (a.kind === 'component' || a.kind === 'dynamiczone') {
       for (const item of Array.isArray(v) ? v : [v]) {
         if (!item || typeof item !== 'object') continue;
         const uid = a.kind === 'component' ? a.component : (item as { __component?: unknown }).__component;
         const comp = typeof uid === 'string' ? schema.components.get(uid) : undefined;
-        if (comp) storeOrder(schema, comp.attributes, item as Record<string, unknown>, out);
+        if (comp) relationsStore(schema, comp.attributes, item as Record<string, unknown>, out);
       }
     }
   }

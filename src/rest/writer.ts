@@ -31,11 +31,6 @@ async function filesById(run: <T extends Row>(text: string, params: unknown[]) =
   return { mime, missing: ids.filter((i) => !mime.has(i)) };
 }
 
-/** The files a body names by id that do not exist. */
-export async function missingFileIds(run: <T extends Row>(text: string, params: unknown[]) => Promise<T[]>, n: Normalized): Promise<number[]> {
-  return (await filesById(run, n)).missing;
-}
-
 export class Writer {
   statements = 0;
   /** What this transaction did to version rows, for the webhooks sent once it committed (src/webhooks/). */
