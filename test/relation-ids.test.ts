@@ -1,8 +1,10 @@
 // A relation given by numeric ids from a type without draft & publish links the very rows the ids name, as
 // Strapi 5.54 keeps an `{id}` reference as it is (checked live on the blog models: a tag given articles
 // [2, 4] — the en and the fr published rows of one document — links those two rows, in that order; one
-// given the en published row's id links that row alone, not the draft beside it).
-import { test, before, after } from 'node:test';
+// given the en published row's id links that row alone, not the draft beside it). From a type with draft &
+// publish too: a draft shop given a product's published row links that row (checked live on the takes models).
+import { test, before, after, describe } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { startTestServer, created, TOKEN, type TestServer } from './helpers.ts';
 
@@ -37,4 +39,26 @@ test('a document named by documentId still links its versions in the write\'s lo
   const [{ document_id: doc }] = await s.sql()`select document_id from articles where id = ${rows['en-pub']}`;
   await created(s, '/api/tags', { name: 'bydoc', articles: [doc] });
   assert.deepEqual((await links('bydoc')).sort((a, b) => a - b), [rows['en-draft'], rows['en-pub']].sort((a, b) => a - b));
+});
+
+describe('from a type with draft & publish (takes models)', () => {
+  let t: TestServer;
+  before(async () => { t = await startTestServer({ modelsDir: fileURLToPath(new URL('./fixtures/models-takes', import.meta.url)) }); });
+  after(async () => { await t?.stop(); });
+
+  test('an id names its row whatever the write\'s status; a publish links the published rows', async () => {
+    await created(t, '/api/products?status=published', { name: 'P1' });
+    const [draft, pub] = ['is null', 'is not null'].map(async (c) => Number((await t.sql().unsafe(`select id from products where name = 'P1' and published_at ${c}`))[0].id));
+    const [d, p] = await Promise.all([draft, pub]);
+    const linked = async (shop: string) => (await t.sql()`select s.published_at is not null as shop, p.published_at is not null as product from shops s join shops_products_mm_lnk l on l.shop_id = s.id join products p on p.id = l.product_id where s.name = ${shop} order by s.id, l.id`).map((r) => `${r.shop ? 'p' : 'd'}->${r.product ? 'p' : 'd'}`);
+    // Strapi 5.54's links (recorded live).
+    await created(t, '/api/shops?status=draft', { name: 'S1', products_mm: [p] });
+    assert.deepEqual(await linked('S1'), ['d->p']);
+    await created(t, '/api/shops?status=draft', { name: 'S2', products_mm: [d] });
+    assert.deepEqual(await linked('S2'), ['d->d']);
+    await created(t, '/api/shops?status=published', { name: 'S3', products_mm: [p] });
+    assert.deepEqual(await linked('S3'), ['d->p', 'p->p']);
+    await created(t, '/api/shops?status=published', { name: 'S4', products_mm: [d] });
+    assert.deepEqual(await linked('S4'), ['d->d', 'p->p']);
+  });
 });

@@ -124,8 +124,8 @@ export class RelationWriter {
   }
 
   /**
-   * References by numeric entry id name their row's document (and its locale): from then on they are
-   * documents like the others, so a draft still links to drafts whichever version's id was given.
+   * References by numeric entry id name their row's document (and its locale), which locks and orders
+   * them as the others; resolve() still links the very row named.
    */
   private async documentsOf(target: ContentType, refs: RelRef[], disconnect: RelRef[] = [], lenient = false): Promise<Set<number>> {
     // Refs the write's lock plan (plan()) already gave their document are not looked up again.
@@ -164,17 +164,15 @@ export class RelationWriter {
       if (target.localized && r.locale !== (source.localized ? row.locale : refLocale.get(r.document_id) ?? this.schema.defaultLocale)) continue;
       out.set(r.document_id, [...(out.get(r.document_id) ?? []), { ...r, id: Number(r.id) }]);
     }
-    // A source without draft & publish links the very rows ids name (Strapi keeps an `{id}` reference as it
-    // is: checked live, a tag given articles [2, 4] links those two rows, en and fr, not a locale's
-    // versions), unless the document is also named by its documentId.
-    if (!source.draftAndPublish) {
-      const exact = new Map<string, number[]>();
-      for (const r of refs) if (r.entityId !== undefined && r.documentId) exact.set(r.documentId, [...(exact.get(r.documentId) ?? []), r.entityId]);
-      const byId = new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id) }]));
-      for (const [doc, ids] of exact) {
-        if (refs.some((r) => r.documentId === doc && r.entityId === undefined)) continue;
-        out.set(doc, [...new Set(ids)].flatMap((id) => byId.get(id) ?? []));
-      }
+    // Ids name the very rows they link (Strapi keeps an `{id}` reference as it is: checked live, a tag given
+    // articles [2, 4] links those two rows, en and fr, not a locale's versions; a draft shop given a
+    // product's published row links that row), unless the document is also named by its documentId.
+    const exact = new Map<string, number[]>();
+    for (const r of refs) if (r.entityId !== undefined && r.documentId) exact.set(r.documentId, [...(exact.get(r.documentId) ?? []), r.entityId]);
+    const byId = new Map(rows.map((r) => [Number(r.id), { ...r, id: Number(r.id) }]));
+    for (const [doc, ids] of exact) {
+      if (refs.some((r) => r.documentId === doc && r.entityId === undefined)) continue;
+      out.set(doc, [...new Set(ids)].flatMap((id) => byId.get(id) ?? []));
     }
     for (const d of docs) {
       if (out.has(d)) continue;
