@@ -87,6 +87,12 @@ function castValue(ctx: EntryContext, a: Attribute, v: unknown): unknown {
       if (/^(true|1)$/i.test(String(v))) return true;
       if (/^(false|0)$/i.test(String(v))) return false;
       return v;
+    // yup's array (blocks): a string is parsed as JSON; anything but a list becomes null.
+    case 'blocks': {
+      let parsed: unknown = v;
+      if (typeof v === 'string') { try { parsed = JSON.parse(v); } catch { parsed = null; } }
+      return Array.isArray(parsed) ? (parsed === v ? v : parsed) : null;
+    }
     // yup's string (an enumeration's oneOf): a number or a boolean becomes its text.
     case 'enumeration':
       return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
