@@ -150,3 +150,16 @@ test('the relations store\'s errors carry the entry as Strapi\'s validation saw 
   assert.deepEqual(Object.keys(tag), ['name', 'articles', 'publishedAt']);
   assert.match(String(tag.publishedAt), /^\d{4}-\d\d-\d\dT/);
 });
+
+test('a publish checks the draft\'s stored values with the published rules, and writes nothing when they fail', async () => {
+  // Strapi 5.54's answers (recorded live): a draft may hold a slug that is no uid; publishing it is refused.
+  const doc = (await s.fetchJson('POST', '/api/articles?status=draft', { data: { title: 'sl', slug: 'Not A Slug' } }, TOKEN)).body.data.documentId as string;
+  const slug = { path: ['slug'], message: 'slug must match the following: "/^[A-Za-z0-9-_.~]*$/"', name: 'ValidationError', value: 'Not A Slug' };
+  const e = await refused('PUT', `/api/articles/${doc}?status=published`, { title: 'x' });
+  assert.deepEqual(e.errors, [slug]);
+  const draft = await s.fetchJson('GET', `/api/articles/${doc}?status=draft&fields[0]=title`, undefined, TOKEN);
+  assert.equal(draft.body.data.title, 'sl');
+  assert.equal((await s.sql()`select count(*)::int as n from articles where document_id = ${doc} and published_at is not null`)[0].n, 0);
+  // Saved as a draft, the update goes through.
+  assert.equal((await s.fetchJson('PUT', `/api/articles/${doc}?status=draft`, { data: { title: 'x' } }, TOKEN)).status, 200);
+});

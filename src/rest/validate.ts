@@ -323,6 +323,9 @@ export class BodyValidator {
     return Array.isArray(v) ? castList(this.entryContext, a, v) : v;
   }
 
+  /** A value the stored draft holds, checked with the publish's rules (storedDraftErrors). */
+  checkStored(a: ScalarAttr, value: unknown): void { this.scalar(a, value, [a.name], yupPath([a.name])); }
+
   /** A required value the stored draft lacks (storedDraftErrors). */
   requireStored(a: Attribute): void { this.requiredMessage(a, [a.name]); }
   requireStoredAt(a: Attribute, at: string[]): void { this.requiredMessage(a, at); }
@@ -837,6 +840,9 @@ export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attr
       if (a.kind === 'scalar' && stored[a.column] === null) v.requireStored(a);
       else if (a.kind === 'component' && !a.repeatable && !existing.get(a.name)?.length) v.requireStored(a);
     }
+    // A value the draft was written with passes the rules only a publish applies (checked live: a stored
+    // slug that is no uid refuses the publish, and the body's update with it).
+    if (publishOnly(a) && stored[a.column] !== undefined && stored[a.column] !== null) v.checkStored(a, stored[a.column]);
     // A stored component instance the body left as it was is validated as published too: its required values.
     const rows = a.kind === 'component' ? instances.get(a.name) : undefined;
     if (!rows || a.kind !== 'component') continue;
@@ -846,6 +852,11 @@ export function storedDraftErrors(schema: Schema, ct: ContentType, missing: Attr
     });
   }
   return v.errors;
+}
+
+/** A scalar with rules a draft skips and its publish applies (min, minLength, regex, an email's or a uid's format). */
+export function publishOnly(a: Attribute): a is ScalarAttr {
+  return a.kind === 'scalar' && (a.min !== undefined || a.minLength !== undefined || a.regex !== undefined || a.type === 'email' || a.type === 'uid');
 }
 
 /** A component's required scalar fields (none for a component the schema lacks). */

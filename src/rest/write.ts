@@ -17,7 +17,7 @@ import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, omitKeys, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, omitKeys, publishOnly, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
 import { show } from './yup-print.ts';
 import { Writer, uniqueLookup, type VersionRow } from './writer.ts';
 import { FILES } from '../../compiler/layout.ts';
@@ -406,7 +406,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   // what the body leaves as stored is checked too, required values and its components' required values.
   if (ct.draftAndPublish && p.publish) {
     const missing = ct.attributes.filter((a) => a.required && !(a.name in data));
-    const cols = missing.flatMap((a) => (a.kind === 'scalar' ? [a.column] : []));
+    const cols = [...new Set([...missing, ...ct.attributes.filter((a) => publishOnly(a) && !(a.name in data))].flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))];
     const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
     // The stored instances of the components the body left as they were, with the values their required fields hold.
     const instances = new Map<string, Array<Record<string, unknown>>>();
