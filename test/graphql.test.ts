@@ -299,6 +299,17 @@ describe('graphql (v5 shape)', () => {
     assert.deepEqual(single.body.data.updateGlobal, { siteName: 'Via GQL' });
   });
 
+  test('a mutation on a type without draft & publish answers its relations in every status (Strapi 5.54, checked live)', async () => {
+    // A published article whose draft then changed: its document has two rows.
+    const doc = (await s.fetchJson('POST', '/api/articles?status=published', { data: { title: 'Both' } }, TOKEN)).body.data.documentId as string;
+    assert.equal((await s.fetchJson('PUT', `/api/articles/${doc}?status=draft`, { data: { title: 'Both (edited)' } }, TOKEN)).status, 200);
+    const created = await gql(`mutation { createTag(data: { name: "Versions", articles: ["${doc}"] }) { name articles { title } } }`, undefined, TOKEN);
+    assert.deepEqual(created.body.data.createTag.articles.map((a: { title: string }) => a.title).sort(), ['Both', 'Both (edited)']);
+    // A query's relations are the published ones.
+    const read = await gql('{ tags(filters: { name: { eq: "Versions" } }) { articles { title } } }', undefined, TOKEN);
+    assert.deepEqual(read.body.data.tags[0].articles, [{ title: 'Both' }]);
+  });
+
   test('users-permissions: register, login, me; permissions of the role apply to mutations', async () => {
     const reg = await gql('mutation { register(input: { username: "gql-user", email: "gq@example.com", password: "Passw0rd!" }) { jwt user { username email role { name } } } }');
     assert.equal(reg.status, 200, reg.text);

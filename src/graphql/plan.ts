@@ -197,6 +197,12 @@ export class Planner {
 
   /** The root query's publicationFilter: Strapi's association resolver applies it to draft & publish targets too. */
   publication: PublicationMode | null = null;
+  /**
+   * Relations read in every status: a mutation's answer on a type without draft & publish (Strapi's
+   * association resolver takes the root's status, which such a mutation does not have: checked live, a tag
+   * created with an article answers both its draft and its published row).
+   */
+  anyStatus = false;
 
   private skipped(node: SelectionNode): boolean {
     if (!node.directives?.length) return false;
@@ -384,7 +390,7 @@ export class Planner {
       kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, sort, count: false,
       where: this.models.shape === 'v4' ? where : withPublication(where, this.publication, this.status, target),
       // v5 reads relations in the root's status; v4 has each relation's own publicationState (LIVE by default).
-      status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.status,
+      status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.anyStatus ? null : this.status,
     };
   }
 
@@ -483,6 +489,8 @@ export interface RootRead {
   sets: ReadonlyArray<readonly SelectionNode[]>;
   documentId?: string;
   withCount?: boolean;
+  /** Relations in every status (Planner.anyStatus). */
+  anyStatus?: boolean;
 }
 
 export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, limits: ReadLimits, canRead: (uid: string) => boolean): { query: ReadQuery; params: unknown[] } {
@@ -505,6 +513,7 @@ export function buildRootRead(models: PlanModels, env: PlanEnv, r: RootRead, lim
   const sort = parseSort(schema, ct, sortValue(args.sort));
   const planner = new Planner(models, env, params, status, canRead);
   planner.publication = mode;
+  planner.anyStatus = r.anyStatus ?? false;
   const select = planner.typeSelection(ct, r.sets);
   const pagination: Pagination = r.shape === 'list'
     ? parsePagination(restPagination(args.pagination, r.withCount ?? false), limits)

@@ -280,7 +280,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   const plans = new WeakMap<object, Map<string, Plan>>();
 
   function plan(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
-    opts: { documentId?: string; wrapped?: boolean }): Plan {
+    opts: { documentId?: string; wrapped?: boolean; anyStatus?: boolean }): Plan {
     const granted = ctx.rest.auth.access(ctx.caller);
     // A user's role comes with the user, as in Strapi's users-permissions GraphQL types.
     const access = { key: granted.key, canRead: (uid: string) => uid === roles.uid || granted.canRead(uid) };
@@ -289,14 +289,14 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     // The render cache is read once its gate opened (the REST compiler's, see compiler/index.ts).
     const renderCache = ctx.rest.compiler.renderCacheNow();
     const epoch = ctx.rest.compiler.sizeEpoch();
-    const exact = `${renderCache ? 'r' : '-'}${epoch}|${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}|${JSON.stringify(args)}|${vars}`;
+    const exact = `${renderCache ? 'r' : '-'}${epoch}|${access.key}|${ct.uid}|${shape}|${opts.documentId ?? ''}|${opts.wrapped ? 1 : 0}${opts.anyStatus ? '*' : ''}|${JSON.stringify(args)}|${vars}`;
     let byNode = plans.get(node);
     const hit = byNode?.get(exact);
     if (hit) return hit;
     const env = planEnv(info);
     const { sets, withCount } = new Planner(models, env, new ParamBuilder(), 'published', access.canRead)
       .rootSets(ct, info.fieldNodes, shape, opts.wrapped ?? false);
-    const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount }, limits, access.canRead);
+    const { query, params } = buildRootRead(models, env, { ct, shape, args, sets, documentId: opts.documentId, withCount, anyStatus: opts.anyStatus }, limits, access.canRead);
     const sql = planFor(sqlCache.get(`${renderCache ? 'r' : '-'}${epoch}|${astKey(query)}`, pageBounds(query.pagination), () =>
       compileRead(readSchema, query, { maxRelationRows: config.api.rest.maxRelationRows, renderCache, maxBytes: config.http.maxResponseSize, rowCounters: config.api.rest.rowCounters, smallTable: ctx.rest.compiler.smallTable })),
     query, (t) => ctx.rest.compiler.largeTable(t));
@@ -309,7 +309,7 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   /** One statement for the whole selection of a root field. */
   async function read(ctx: GqlContext, ct: ContentType, shape: 'list' | 'one', args: Args, info: GraphQLResolveInfo,
-    opts: { documentId?: string; wrapped?: boolean } = {}): Promise<ReadResult> {
+    opts: { documentId?: string; wrapped?: boolean; anyStatus?: boolean } = {}): Promise<ReadResult> {
     const { sql, params, pagination } = plan(ctx, ct, shape, args, info, opts);
     const row = await statementRow(ctx.rest, sql, params);
     return { data: row?.[0] ? JSON.parse(String(row[0])) : null, total: sql.withTotal && row ? Number(String(row[1])) : null, pagination };
@@ -405,8 +405,13 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     return rows[0] ? { documentId: rows[0].document_id, published: rows[0].published } : null;
   };
 
+  /**
+   * A mutation's answer: the entry written. A type without draft & publish has no `status` argument, and its
+   * relations are answered in every status (Planner.anyStatus; a type with it answers them in the entry's,
+   * the published one by default: both checked live).
+   */
   const readBack = async (ctx: GqlContext, ct: ContentType, status: 'DRAFT' | 'PUBLISHED', locale: unknown, info: GraphQLResolveInfo, documentId: string) =>
-    (await read(ctx, ct, 'one', { status, locale }, info, { documentId })).data;
+    (await read(ctx, ct, 'one', { status, locale }, info, { documentId, anyStatus: !ct.draftAndPublish })).data;
 
   // ---------------------------------------------------------------- the map
 
