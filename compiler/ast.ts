@@ -114,8 +114,11 @@ export type Populate =
   /** `key`: the answer's key when not the attribute's name (GraphQL: one per distinct filters and sort). */
   | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection; key?: string; count?: boolean }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
-  /** `key`: the answer's key when not `localizations` (GraphQL: one per distinct filters and sort). */
-  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[]; key?: string };
+  /**
+   * `key`: the answer's key when not `localizations` (GraphQL: one per distinct filters and sort); `every`:
+   * every other row of the row's document, any locale or status, by id (a GraphQL mutation's answer).
+   */
+  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[]; key?: string; every?: boolean };
 
 export interface MorphTarget { ct: ContentType; select: Selection }
 

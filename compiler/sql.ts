@@ -744,9 +744,12 @@ class Gen extends RowGen {
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
         // The Query Engine's come unordered, as its documents index (document_id, locale, published_at) gives them.
-        const natural = this.rows && !p.sort?.length ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`] : [];
+        const natural = this.rows && !p.sort?.length && !p.every ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`] : [];
         const order = [...this.orderBy(p.sort ?? [], a), ...natural, `${a}.id`].join(', ');
-        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} ${this.localizationsWhere(own, src, a, p.where ?? null)} order by ${order}) x`;
+        const where = p.every
+          ? `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.id <> ${src}.id${p.where ? ` and ${this.filter(p.where, a, own.uid)}` : ''}`
+          : this.localizationsWhere(own, src, a, p.where ?? null);
+        return `select ${textArray('x.j')} as v from (select ${row} as j from ${q(own.table)} ${a}${sp(joins)} ${where} order by ${order}) x`;
       }
       default: return super.populate(p, ct, src);
     }

@@ -308,6 +308,14 @@ describe('graphql (v5 shape)', () => {
     // A query's relations are the published ones.
     const read = await gql('{ tags(filters: { name: { eq: "Versions" } }) { articles { title } } }', undefined, TOKEN);
     assert.deepEqual(read.body.data.tags[0].articles, [{ title: 'Both' }]);
+    // A mutation's localizations: every other row of the document, any locale or status, by id (its own
+    // locale's other version too); a query's, the other locales' rows of its status.
+    assert.equal((await s.fetchJson('PUT', `/api/articles/${doc}?locale=fr&status=published`, { data: { title: 'Les deux' } }, TOKEN)).status, 200);
+    const updated = await gql(`mutation { updateArticle(documentId: "${doc}", data: { description: "d" }) { title localizations { title locale publishedAt } } }`, undefined, TOKEN);
+    const locs = updated.body.data.updateArticle.localizations as Array<{ title: string; locale: string; publishedAt: string | null }>;
+    assert.deepEqual(locs.map((l) => [l.title, l.locale, l.publishedAt === null]), [['Both (edited)', 'en', true], ['Les deux', 'fr', true], ['Les deux', 'fr', false]]);
+    const queried = await gql(`{ article(documentId: "${doc}") { localizations { title locale } } }`, undefined, TOKEN);
+    assert.deepEqual(queried.body.data.article.localizations, [{ title: 'Les deux', locale: 'fr' }]);
   });
 
   test('users-permissions: register, login, me; permissions of the role apply to mutations', async () => {

@@ -198,9 +198,9 @@ export class Planner {
   /** The root query's publicationFilter: Strapi's association resolver applies it to draft & publish targets too. */
   publication: PublicationMode | null = null;
   /**
-   * Relations read in every status: a mutation's answer on a type without draft & publish (Strapi's
-   * association resolver takes the root's status, which such a mutation does not have: checked live, a tag
-   * created with an article answers both its draft and its published row).
+   * A mutation's answer: the relations of an entry without draft & publish are read in every status (Strapi's
+   * association resolver has no status there to take; checked live: a tag created with an article answers its
+   * draft and its published row, and so does an article's tag's articles; a shop's products stay published).
    */
   anyStatus = false;
 
@@ -335,7 +335,7 @@ export class Planner {
       withLocale, withTimestamps: ts, populate: [],
       ...(v4 && ct.draftAndPublish ? { stableId: true } : {}),
     };
-    for (const [key, g] of rels) sel.populate.push(this.relation(key, g.attr, g.args, g.sets));
+    for (const [key, g] of rels) sel.populate.push(this.relation(key, g.attr, g.args, g.sets, ct.draftAndPublish));
     for (const a of ct.attributes) {
       const sets = others.get(a);
       if (sets) sel.populate.push(this.attribute(a, sets));
@@ -343,7 +343,7 @@ export class Planner {
     for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
     for (const [key, g] of locs) {
-      sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, g.sets), ...this.filtersAndSort(ct, g.args), ...(key === 'localizations' ? {} : { key }) });
+      sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, g.sets), ...this.filtersAndSort(ct, g.args), ...(key === 'localizations' ? {} : { key }), ...(this.anyStatus && this.models.shape !== 'v4' ? { every: true } : {}) });
     }
     return sel;
   }
@@ -381,7 +381,7 @@ export class Planner {
     rels.set(key, g);
   }
 
-  private relation(key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>): Populate {
+  private relation(key: string, attr: RelationAttr, args: Args, sets: Array<readonly SelectionNode[]>, ownerHasStatus = true): Populate {
     const schema = this.models.schema;
     const target = schema.contentTypes.get(attr.target)!;
     const select = this.typeSelection(target, sets);
@@ -390,7 +390,7 @@ export class Planner {
       kind: 'relation', attr: key === attr.name ? attr : { ...attr, name: key }, target, select, sort, count: false,
       where: this.models.shape === 'v4' ? where : withPublication(where, this.publication, this.status, target),
       // v5 reads relations in the root's status; v4 has each relation's own publicationState (LIVE by default).
-      status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.anyStatus ? null : this.status,
+      status: !target.draftAndPublish ? null : this.models.shape === 'v4' ? (args.publicationState === 'PREVIEW' ? 'draft' : 'published') : this.anyStatus && !ownerHasStatus ? null : this.status,
     };
   }
 

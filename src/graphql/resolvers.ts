@@ -405,13 +405,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     return rows[0] ? { documentId: rows[0].document_id, published: rows[0].published } : null;
   };
 
-  /**
-   * A mutation's answer: the entry written. A type without draft & publish has no `status` argument, and its
-   * relations are answered in every status (Planner.anyStatus; a type with it answers them in the entry's,
-   * the published one by default: both checked live).
-   */
+  /** A mutation's answer: the entry written, the relations of entries without draft & publish in every status (Planner.anyStatus). */
   const readBack = async (ctx: GqlContext, ct: ContentType, status: 'DRAFT' | 'PUBLISHED', locale: unknown, info: GraphQLResolveInfo, documentId: string) =>
-    (await read(ctx, ct, 'one', { status, locale }, info, { documentId, anyStatus: !ct.draftAndPublish })).data;
+    (await read(ctx, ct, 'one', { status, locale }, info, { documentId, anyStatus: true })).data;
 
   // ---------------------------------------------------------------- the map
 

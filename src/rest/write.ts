@@ -3,7 +3,7 @@
 // `status=draft`, publishes it; an update changes the draft row and publishes again; publishing copies
 // the draft onto a fresh published row (src/rest/writer.ts).
 import type { Config } from '../../config.ts';
-import type { Attribute, ContentType, Schema } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, ScalarAttr, Schema } from '../../compiler/schema.ts';
 import { missingEntries, notFound, uniqueError, validation, type FieldError } from '../../compiler/errors.ts';
 import { FILE_UID } from '../plugin-types.ts';
 import type { Compiler } from '../../compiler/index.ts';
@@ -406,7 +406,9 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   // what the body leaves as stored is checked too, required values and its components' required values.
   if (ct.draftAndPublish && p.publish) {
     const missing = ct.attributes.filter((a) => a.required && !(a.name in data));
-    const cols = [...new Set([...missing, ...ct.attributes.filter((a) => publishOnly(a) && !(a.name in data))].flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))];
+    // Unique values the draft holds are checked as the body's are (Strapi validates the whole entry it publishes).
+    const unique = ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && a.unique && !(a.name in data));
+    const cols = [...new Set([...missing, ...unique, ...ct.attributes.filter((a) => publishOnly(a) && !(a.name in data))].flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))];
     const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
     // The stored instances of the components the body left as they were, with the values their required fields hold.
     const instances = new Map<string, Array<Record<string, unknown>>>();
@@ -419,6 +421,12 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
       instances.set(a.name, ids.map((id) => byId.get(id) ?? {}));
     }
     throwIfErrors(storedDraftErrors(ctx.schema, ct, missing, stored ?? {}, existing, instances));
+    for (const a of unique) {
+      const value = stored?.[a.column];
+      if (value !== null && value !== undefined && value !== '') n.uniques.push({ attr: a, value, chain: [], path: [a.name] });
+    }
+    const at = new Map(ct.attributes.map((a, i) => [a.name, i]));
+    n.uniques.sort((x, y) => (at.get(x.path[0]) ?? 0) - (at.get(y.path[0]) ?? 0));
   }
   await w.check(n, documentId, p.locale);
   await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
