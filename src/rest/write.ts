@@ -17,7 +17,7 @@ import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, omitKeys, publishOnly, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized } from './validate.ts';
+import { BodyValidator, omitKeys, publishOnly, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized, type UniqueValue } from './validate.ts';
 import { show } from './yup-print.ts';
 import { Writer, uniqueLookup, type VersionRow } from './writer.ts';
 import { FILES } from '../../compiler/layout.ts';
@@ -89,7 +89,7 @@ interface WriteParams { publish: boolean; locale: string | null }
  * rules: errors there are the only ones reported), then validates again to publish (full rules). `w`: the
  * write's transaction when there is one (a lookup must not take a second connection).
  */
-async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer, documentId = ''): Promise<Normalized> {
+async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer, documentId = '', stored: readonly UniqueValue[] = []): Promise<Normalized> {
   const run = <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
   const rel = new RelationWriter(ctx.schema, ct, run);
   // Strapi's order (5.54, checked live): documentIds are mapped to rows before validation (a body with both
@@ -119,7 +119,7 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
     const entry = strapiEntry({ schema: ctx.schema, creating, ids: (target, doc) => rowsOf.get(target)?.get(doc) ?? [] }, ct, data, p.locale, creating ? documentId : '');
     const store = v.storeFailed ? [] : await storeCheck(ctx.schema, ct, entry, rowsOf, run);
     for (const e of [...store, ...v.entryErrors]) e.value = entry;
-    if (v.errors.length || store.length || v.deferred) await withUniqueErrors(ctx.schema, ct, v, n, documentId, p.locale, run);
+    if (v.errors.length || store.length || v.deferred) await withUniqueErrors(ctx.schema, ct, v.errors, n.uniques, documentId, p.locale, run);
     v.errors.push(...store);
     if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
     throwIfErrors(v.errors);
@@ -134,7 +134,7 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   v.strictRelations = ctx.config.api.documents.strictRelations;
   if (!ct.draftAndPublish) return first(v);
   const n = v.run(data, existing);
-  if (v.errors.length) await withUniqueErrors(ctx.schema, ct, v, n, documentId, p.locale, run);
+  if (v.errors.length) await withUniqueErrors(ctx.schema, ct, v.errors, [...n.uniques, ...stored].sort(byPlace(ct)), documentId, p.locale, run);
   if (v.errors.length && v.unresolved.length) await showLinkIds(ctx.schema, run, v.unresolved);
   throwIfErrors(v.errors);
   return n;
@@ -157,20 +157,37 @@ async function mapReferences(ctx: WriteContext, ct: ContentType, p: WriteParams,
   }
 }
 
+/** The unique values a draft holds for the attributes the body leaves as they are. */
+async function storedUniques(w: Writer, ct: ContentType, row: number, data: Record<string, unknown>): Promise<UniqueValue[]> {
+  const attrs = ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && a.unique && !(a.name in data));
+  if (!attrs.length) return [];
+  const [values] = await w.run<Record<string, unknown>>(rowValues(ct, attrs.map((a) => a.column)), [row]);
+  return attrs.flatMap((a) => {
+    const value = values?.[a.column];
+    return value === null || value === undefined || value === '' ? [] : [{ attr: a, value, chain: [], path: [a.name] }];
+  });
+}
+
+/** Unique values in the model's order of their attributes (the order Strapi reports them in). */
+const byPlace = (ct: ContentType) => {
+  const at = new Map(ct.attributes.map((a, i) => [a.name, i]));
+  return (x: UniqueValue, y: UniqueValue) => (at.get(x.path[0]) ?? 0) - (at.get(y.path[0]) ?? 0);
+};
+
 /**
  * Strapi's unique check is one of yup's tests (a published row of another document holding the value), so
  * a body with other faults reports it with them, in the model's attribute order (yup sorts an object's
  * errors by its keys; a field's own tests first). A body without other faults has its values checked under
  * their locks as it is written (Writer.check); this lookup only reports.
  */
-async function withUniqueErrors(schema: Schema, ct: ContentType, v: BodyValidator, n: Normalized, documentId: string, locale: string | null, run: <T>(text: string, params?: unknown[]) => Promise<T[]>): Promise<void> {
-  for (const u of n.uniques) {
+async function withUniqueErrors(schema: Schema, ct: ContentType, errors: FieldError[], uniques: readonly UniqueValue[], documentId: string, locale: string | null, run: <T>(text: string, params?: unknown[]) => Promise<T[]>): Promise<void> {
+  for (const u of uniques) {
     const [text, params] = uniqueLookup(ct, u, documentId, locale);
     if (!(await run(text, params)).length) continue;
     // After every error at or before its place in the model's order (a field's own tests first).
     const e = uniqueError(u.path, u.value);
-    const at = v.errors.findIndex((x) => compareRanks(errorRank(schema, ct, x.path), errorRank(schema, ct, e.path)) > 0);
-    v.errors.splice(at < 0 ? v.errors.length : at, 0, e);
+    const at = errors.findIndex((x) => compareRanks(errorRank(schema, ct, x.path), errorRank(schema, ct, e.path)) > 0);
+    errors.splice(at < 0 ? errors.length : at, 0, e);
   }
 }
 
@@ -401,15 +418,16 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
-  const n = await validateBody(ctx, ct, false, p, data, existing, w, documentId);
+  // Unique values the draft holds are checked as the body's are when it is published (Strapi validates the
+  // whole entry it publishes), reported with the body's other faults.
+  const stored = ct.draftAndPublish && p.publish ? await storedUniques(w, ct, draft.id, data) : [];
+  const n = await validateBody(ctx, ct, false, p, data, existing, w, documentId, stored);
   // Publishing validates the draft as written with the published rules (Strapi validates the whole entry):
   // what the body leaves as stored is checked too, required values and its components' required values.
   if (ct.draftAndPublish && p.publish) {
     const missing = ct.attributes.filter((a) => a.required && !(a.name in data));
-    // Unique values the draft holds are checked as the body's are (Strapi validates the whole entry it publishes).
-    const unique = ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && a.unique && !(a.name in data));
-    const cols = [...new Set([...missing, ...unique, ...ct.attributes.filter((a) => publishOnly(a) && !(a.name in data))].flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))];
-    const [stored] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
+    const cols = [...new Set([...missing, ...ct.attributes.filter((a) => publishOnly(a) && !(a.name in data))].flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))];
+    const [values] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
     // The stored instances of the components the body left as they were, with the values their required fields hold.
     const instances = new Map<string, Array<Record<string, unknown>>>();
     for (const a of ct.attributes) {
@@ -420,13 +438,11 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
       const byId = new Map(rows.map((r) => [Number(r.id), r]));
       instances.set(a.name, ids.map((id) => byId.get(id) ?? {}));
     }
-    throwIfErrors(storedDraftErrors(ctx.schema, ct, missing, stored ?? {}, existing, instances));
-    for (const a of unique) {
-      const value = stored?.[a.column];
-      if (value !== null && value !== undefined && value !== '') n.uniques.push({ attr: a, value, chain: [], path: [a.name] });
-    }
-    const at = new Map(ct.attributes.map((a, i) => [a.name, i]));
-    n.uniques.sort((x, y) => (at.get(x.path[0]) ?? 0) - (at.get(y.path[0]) ?? 0));
+    const errors = storedDraftErrors(ctx.schema, ct, missing, values ?? {}, existing, instances);
+    if (errors.length) await withUniqueErrors(ctx.schema, ct, errors, [...n.uniques, ...stored].sort(byPlace(ct)), documentId, p.locale, <T,>(t: string, params: unknown[] = []) => w.run(t, params) as unknown as Promise<T[]>);
+    throwIfErrors(errors);
+    n.uniques.push(...stored);
+    n.uniques.sort(byPlace(ct));
   }
   await w.check(n, documentId, p.locale);
   await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
