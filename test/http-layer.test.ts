@@ -65,6 +65,23 @@ describe('HTTP layer (default configuration, an origin list)', () => {
     assert.match(String(page.headers['content-security-policy']), /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
   });
 
+  test('every answer announces a keep-alive timeout shorter than the idle connections\' (Node\'s agent expires its sockets before it)', async () => {
+    for (const [method, path] of [['GET', '/api/tags'], ['GET', '/api/nothing'], ['OPTIONS', '/api/tags'], ['GET', '/_health']] as const) {
+      const r = await raw(s.url, method, path);
+      assert.equal(r.headers['keep-alive'], 'timeout=5', `${method} ${path}`);
+    }
+    // A Node keep-alive agent reuses its socket within the timeout.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const ports: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      await new Promise<void>((resolve, reject) => {
+        http.get(`${s.url}/api/tags`, { agent }, (res) => { ports.push(res.socket.localPort ?? 0); res.resume(); res.on('end', resolve); }).on('error', reject);
+      });
+    }
+    agent.destroy();
+    assert.equal(ports[0], ports[1]);
+  });
+
   test('X-Request-Id: a sane one is kept, anything else replaced; one on every response', async () => {
     const mine = await raw(s.url, 'GET', '/api/tags', { 'x-request-id': 'lb-1234.abc' });
     assert.equal(mine.headers['x-request-id'], 'lb-1234.abc');

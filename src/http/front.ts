@@ -108,6 +108,10 @@ export function startFront(opts: FrontOptions, run: (t: Task) => Promise<Reply>,
     writeCommon(ownCsp = false): void {
       const res = this.res;
       res.writeHeader('X-Request-Id', this.id);
+      // uWebSockets.js closes a connection idle for 10 s; clients that keep connections alive (Node's agent,
+      // undici) drop theirs before the time announced here instead of reusing one it just closed (a "socket
+      // hang up" for the next request). Strapi's Node server announces 5 s.
+      res.writeHeader('Keep-Alive', 'timeout=5');
       if (security) {
         const [k, v] = ownCsp ? SECURITY_BLOCK : SECURITY_BLOCK_WITH_CSP;
         res.writeHeader(k, v);
