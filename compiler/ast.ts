@@ -116,9 +116,10 @@ export type Populate =
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }
   /**
    * `key`: the answer's key when not `localizations` (GraphQL: one per distinct filters and sort); `every`:
-   * every other row of the row's document, any locale or status, by id (a GraphQL mutation's answer).
+   * every other row of the row's document, any locale or status (a GraphQL mutation's answer); `byId`: in the
+   * rows' order, not their locales' (GraphQL's).
    */
-  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[]; key?: string; every?: boolean };
+  | { kind: 'localizations'; select: Selection; where?: Filter | null; sort?: SortTerm[]; key?: string; every?: boolean; byId?: boolean };
 
 export interface MorphTarget { ct: ContentType; select: Selection }
 

@@ -743,8 +743,9 @@ class Gen extends RowGen {
         const a = this.alias();
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
-        // The Query Engine's come unordered, as its documents index (document_id, locale, published_at) gives them.
-        const natural = this.rows && !p.sort?.length && !p.every ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`] : [];
+        // Strapi's come unordered, as its documents index (document_id, locale, published_at) gives them: by
+        // locale (checked live: a fr entry's localizations are de, then en, whatever their ids); GraphQL's by id.
+        const natural = p.sort?.length || p.every || p.byId ? [] : this.rows ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`] : [`${a}.${R.locale}`];
         const order = [...this.orderBy(p.sort ?? [], a), ...natural, `${a}.id`].join(', ');
         const where = p.every
           ? `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.id <> ${src}.id${p.where ? ` and ${this.filter(p.where, a, own.uid)}` : ''}`

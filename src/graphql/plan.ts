@@ -343,7 +343,7 @@ export class Planner {
     for (const [key, g] of comps) sel.populate.push(this.repeatable(key, g));
     for (const [a, sets] of morphs) sel.populate.push(this.morph(a, sets));
     for (const [key, g] of locs) {
-      sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, g.sets), ...this.filtersAndSort(ct, g.args), ...(key === 'localizations' ? {} : { key }), ...(this.anyStatus && this.models.shape !== 'v4' ? { every: true } : {}) });
+      sel.populate.push({ kind: 'localizations', select: this.typeSelection(ct, g.sets), ...this.filtersAndSort(ct, g.args), ...(key === 'localizations' ? {} : { key }), byId: true, ...(this.anyStatus && this.models.shape !== 'v4' ? { every: true } : {}) });
     }
     return sel;
   }
