@@ -743,9 +743,15 @@ class Gen extends RowGen {
         const a = this.alias();
         const joins: string[] = [];
         const row = this.descend(() => this.localizationsStep(own, p.where ?? null), () => this.rowText(own, p.select, a, joins));
-        // Strapi's come unordered, as its documents index (document_id, locale, published_at) gives them: by
-        // locale (checked live: a fr entry's localizations are de, then en, whatever their ids); GraphQL's by id.
-        const natural = p.sort?.length || p.every || p.byId ? [] : this.rows ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`] : [`${a}.${R.locale}`];
+        // Strapi's come unordered, in its statement's plan's order (GraphQL's by row). The Query Engine's, as its
+        // documents index (document_id, locale, published_at) gives them. REST reads one statement per level:
+        // for one document PostgreSQL walks that index (by locale: a fr entry's are de, then en, whatever their
+        // ids), for several it reads the table's pages, in the rows' physical order (ctid: both checked live).
+        const atRoot = !!this.opts.keyOrder && this.steps.length === 0;
+        if (atRoot) this.usesPage = true;
+        const natural = p.sort?.length || p.every || p.byId ? []
+          : this.rows ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`]
+            : [...(atRoot ? [`case when (select count(*) from pg) = 1 then ${a}.${R.locale} end`] : []), `${a}.ctid`];
         const order = [...this.orderBy(p.sort ?? [], a), ...natural, `${a}.id`].join(', ');
         const where = p.every
           ? `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.id <> ${src}.id${p.where ? ` and ${this.filter(p.where, a, own.uid)}` : ''}`
