@@ -775,7 +775,9 @@ class Gen extends RowGen {
     const row = this.descend(() => this.relationStep(p, ct), () => this.rowText(p.target, p.select, a, joins));
     const from = `${s.from}${sp(joins)} ${where}`;
     if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${s.order} limit 1), 'null') as v`;
-    const order = p.sort.length ? [...this.orderBy(p.sort, a), s.order].join(', ') : s.order;
+    // A sorted list is sorted by its target's values only (Strapi 5.54 drops the link order then): ties come
+    // as its statement reads them, here by the target's id (checked live on nulls sorted together).
+    const order = p.sort.length ? [...this.orderBy(p.sort, a), `${a}.id`].join(', ') : s.order;
     return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
   }
 

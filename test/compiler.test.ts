@@ -316,8 +316,9 @@ describe('populate', () => {
     assert.equal(laterals(p.sql.text), 1);
     assert.match(p.sql.text, /case when t(\d+)\.id is null then 'null' else concat\(left\(row_to_json\((o\d+)\)::text, -1\), ',"articles":', p\d+\.v, '}'\) end/);
     assert.match(p.sql.text, /left join \("articles_author_lnk" lt(\d+) join "authors" t\1 on t\1\.id = lt\1\."author_id"\) on lt\1\."article_id" = t0\.id and \(\(select case when pg_catalog\.pg_relation_size\('"articles_author_lnk"'::regclass\) .* or not exists \(.*\)\) cross join lateral \(select t\1\.id as "id", t\1\.document_id as "documentId", t\1\."name" as "name"\) o\d+ left join lateral/);
-    // The inverse to-many side keeps the owner's inverse order column (article_ord), after the asked sort.
-    const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc, lt\1\."article_ord", lt\1\.id limit 1000/.exec(p.sql.text);
+    // A sorted list is sorted by the target's values, ties by the target's id: Strapi 5.54 drops the link
+    // order (its inverse order column, article_ord) when a sort is asked (checked live on tied nulls).
+    const m = /t(\d+)\."views" > \$(\d+)::integer order by t\1\."title" desc, t\1\.id limit 1000/.exec(p.sql.text);
     assert.ok(m, p.sql.text);
     assert.equal(p.params[Number(m[2]) - 1], '5');
     // the articles (localized) of an author (not localized) are read in every locale, as Strapi answers
