@@ -747,11 +747,9 @@ class Gen extends RowGen {
         // documents index (document_id, locale, published_at) gives them. REST reads one statement per level:
         // for one document PostgreSQL walks that index (by locale: a fr entry's are de, then en, whatever their
         // ids), for several it reads the table's pages, in the rows' physical order (ctid: both checked live).
-        const atRoot = !!this.opts.keyOrder && this.steps.length === 0;
-        if (atRoot) this.usesPage = true;
         const natural = p.sort?.length || p.every || p.byId ? []
           : this.rows ? [`${a}.${R.locale}`, `${a}.${R.publishedAt}`]
-            : [...(atRoot ? [`case when (select count(*) from pg) = 1 then ${a}.${R.locale} end`] : []), `${a}.ctid`];
+            : [...(this.opts.keyOrder && this.steps.length === 0 ? [`case when ${this.pageCount()} = 1 then ${a}.${R.locale} end`] : []), `${a}.ctid`];
         const order = [...this.orderBy(p.sort ?? [], a), ...natural, `${a}.id`].join(', ');
         const where = p.every
           ? `where ${a}.${R.documentId} = ${src}.${R.documentId} and ${a}.id <> ${src}.id${p.where ? ` and ${this.filter(p.where, a, own.uid)}` : ''}`
@@ -909,8 +907,14 @@ class Gen extends RowGen {
 
   /** The populate levels above the rows being rendered, from the page's rows down. */
   private steps: Step[] = [];
-  /** Whether the statement reads the page's rows again (`pg`) to order keys. */
+  /** Whether the statement reads the page's rows again (`pg`): to order keys, or to count them. */
   usesPage = false;
+
+  /** How many rows the page holds (read again from `pg`). */
+  private pageCount(): string {
+    this.usesPage = true;
+    return '(select count(*) from pg)';
+  }
 
   protected override descend<T>(step: () => Step, f: () => T): T {
     if (!this.opts.keyOrder) return f();

@@ -123,14 +123,11 @@ export const anyDocument = (ct: ContentType) => `select ${R.documentId} as docum
 
 /**
  * Another document's published row already uses `$1` in `column` (same locale `$3`; `$2` the writing
- * document): a draft never counts, as in Strapi's unique validator.
+ * document): a draft never counts, as in Strapi's unique validator. `chain`: the components from the row
+ * down to the attribute's instance (each level's `_cmps` table and component table; its field and
+ * component uid are `$4`, `$5`, …), empty for the row's own attribute.
  */
-/**
- * Whether another document's published row (in locale $3) holds $1 in an attribute of a component instance:
- * `chain` the components from the row down (each level's `_cmps` table and component table), `column` the
- * attribute's column; $2 the writer's documentId, then each level's field and component uid ($4, $5, …).
- */
-export function componentUniqueTaken(ct: ContentType, chain: ReadonlyArray<{ cmpsTable: string; table: string }>, column: string): string {
+export function uniqueTaken(ct: ContentType, column: string, chain: ReadonlyArray<{ cmpsTable: string; table: string }> = []): string {
   let from = `${q(ct.table)} p`;
   let prev = 'p';
   chain.forEach((l, i) => {
@@ -139,9 +136,6 @@ export function componentUniqueTaken(ct: ContentType, chain: ReadonlyArray<{ cmp
   });
   return `select 1 from ${from} where ${prev}.${q(column)} = $1 and p.${R.documentId} <> $2::text and p.${R.locale} is not distinct from $3::text and p.${R.publishedAt} is not null limit 1`;
 }
-
-export const uniqueTaken = (ct: ContentType, column: string) =>
-  `select 1 from ${q(ct.table)} where ${q(column)} = $1 and ${R.documentId} <> $2::text and ${R.locale} is not distinct from $3::text and ${R.publishedAt} is not null limit 1`;
 
 // ------------------------------------------------------------------ components
 

@@ -114,6 +114,18 @@ function fileAttributes(schema: Schema): ReadonlyMap<string, Attribute> {
 /** A relation or media payload's own keys (Strapi's RELATION_OPERATION_KEYS and ID_FIELDS). */
 const RELATION_KEYS: ReadonlySet<string> = new Set(['connect', 'disconnect', 'set', 'options', 'id', 'documentId']);
 
+/**
+ * An id as Strapi's relations store counts it (relations and media alike): an int4 integer, or a string of
+ * one (0 and negative ones name no entry: counted missing); `invalid` for any other number or a boolean, a
+ * query its store cannot make ('Invalid relations'; checked live: 1.5, true, {id: 1.5}, 99999999999,
+ * "99999999999"); undefined for anything else.
+ */
+function storeId(id: unknown): number | 'invalid' | undefined {
+  const n = typeof id === 'string' && /^-?\d+$/.test(id) ? Number(id) : id;
+  if (typeof n === 'number') return Number.isInteger(n) && Math.abs(n) <= 2147483647 ? n : 'invalid';
+  return typeof n === 'boolean' ? 'invalid' : undefined;
+}
+
 /** Keys of a body that are no attribute but that checkKeys knows by name (taken, or refused naming themselves). */
 const NAMED_KEYS = new Set(['id', 'documentId', 'publishedAt', 'locale', 'localizations', 'createdAt', 'updatedAt', 'createdBy', 'updatedBy']);
 
@@ -161,7 +173,7 @@ export class BodyValidator {
   get storeFailed(): boolean { return this.unknownComponent || this.missingComponent || this.invalidReference; }
   /** The component instances being validated, from the row down (Strapi's pathToComponent), with the root list or zone they belong to. */
   private chain: Array<{ attr: ComponentAttr | DynamicZoneAttr; comp: Component }> = [];
-  private rootList: { attr: ComponentAttr | DynamicZoneAttr; items: unknown[] } | null = null;
+  private rootList: unknown[] | null = null;
   /** Inside a new component instance, ids are ignored (Strapi creates its nested instances afresh). */
   private insideNew = 0;
   /** A value Strapi's database layer refuses after validation passed: answered only when nothing else failed. */
@@ -368,7 +380,7 @@ export class BodyValidator {
         // json and blocks travel as values: the driver serializes parameters of jsonb columns itself.
         row.columns.set(a.column, value);
         // Strapi's unique validator skips null and '', and every draft (only published rows must differ).
-        if (a.unique && value !== null && value !== undefined && value !== '' && !this.draft) this.unique(a, v, value, path, out, top);
+        if (a.unique && value !== null && value !== undefined && value !== '' && !this.draft) this.unique(a, v, value, path, out);
         return;
       }
       case 'media': {
@@ -487,7 +499,7 @@ export class BodyValidator {
   /** `f` run inside an instance of `comp` (under `attr`; `list`: the repeatable's or zone's items, the root one kept for unique checks). */
   private within<T>(attr: ComponentAttr | DynamicZoneAttr, comp: Component, list: unknown[] | null, f: () => T): T {
     const root = this.rootList;
-    if (!this.chain.length) this.rootList = list ? { attr, items: list } : null;
+    if (!this.chain.length) this.rootList = list;
     this.chain.push({ attr, comp });
     try { return f(); } finally { this.chain.pop(); this.rootList = root; }
   }
@@ -498,17 +510,16 @@ export class BodyValidator {
    * its zone (the entries of the same component); then no other document's published row may hold it.
    * A component nested in a zone entry is never found (Strapi looks for the entry's own component).
    */
-  private unique(a: ScalarAttr, raw: unknown, value: unknown, path: string[], out: Normalized, top: boolean): void {
-    if (top) { out.uniques.push({ attr: a, value, chain: [], path }); return; }
+  private unique(a: ScalarAttr, raw: unknown, value: unknown, path: string[], out: Normalized): void {
     const [first] = this.chain;
     const list = this.rootList;
-    if (first.attr.kind === 'dynamiczone') {
+    if (first?.attr.kind === 'dynamiczone') {
       if (this.chain.length > 1) return;
-      const same = (list?.items ?? []).filter((e) => isRecord(e) && e.__component === first.comp.uid && e[a.name] === raw).length;
+      const same = (list ?? []).filter((e) => isRecord(e) && e.__component === first.comp.uid && e[a.name] === raw).length;
       if (same > 1) { this.err(path, 'This attribute must be unique', raw); return; }
     } else if (list) {
       const names = [...this.chain.slice(1).map((c) => c.attr.name), a.name];
-      const same = list.items.filter((item) => names.reduce<unknown>((acc, k) => (isRecord(acc) ? acc[k] : undefined), item) === raw).length;
+      const same = list.filter((item) => names.reduce<unknown>((acc, k) => (isRecord(acc) ? acc[k] : undefined), item) === raw).length;
       if (same > 1) { this.err(path, 'This attribute must be unique', raw); return; }
     }
     out.uniques.push({ attr: a, value, chain: [...this.chain], path });
@@ -691,12 +702,9 @@ export class BodyValidator {
       let ref: MediaRef;
       if (typeof doc === 'string' && doc !== '' && !/^-?\d+$/.test(doc) && (!o || o.id === undefined)) ref = { documentId: doc };
       else {
-        const given = o ? o.id : item;
-        const n = typeof given === 'string' && /^-?\d+$/.test(given) ? Number(given) : given;
-        // As a relation's: an id that is no int4 integer, or a boolean, is a count Strapi's relations store
-        // cannot make ('Invalid relations'; checked live: 1.5, true, {id: 1.5}, 99999999999).
-        if ((typeof n === 'number' && !(Number.isInteger(n) && Math.abs(n) <= 2147483647)) || typeof n === 'boolean') { this.invalidReference = true; return null; }
-        if (typeof n !== 'number') { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
+        const n = storeId(o ? o.id : item);
+        if (n === 'invalid') { this.invalidReference = true; return null; }
+        if (n === undefined) { this.err(path, `${yupPath(path)} must be a file id or a list of file ids`, v); return null; }
         ref = { id: n };
       }
       const key = ref.id !== undefined ? `#${ref.id}` : ref.documentId!;
@@ -759,21 +767,16 @@ export class BodyValidator {
   }
 
   private relation(a: RelationAttr, v: unknown, path: string[]): RelationOp | null {
-    // An id Strapi's relations store counts: an int4 integer, or a string of one (0 and negative ones name
-    // no entry: counted missing); any other number, a boolean, is a query its store cannot make: 'Invalid
-    // relations' (checked live on Strapi 5.54: 1.5, true, {id: 1.5}, 99999999999, "99999999999").
+    // An id names an entry (storeId); one Strapi's relations store cannot count makes its 'Invalid relations'.
     const byId = (id: unknown): RelRef | null | undefined => {
-      const n = typeof id === 'string' && /^-?\d+$/.test(id) ? Number(id) : id;
-      if (typeof n === 'number' && Number.isInteger(n) && Math.abs(n) <= 2147483647) return { documentId: '', entityId: n };
-      if (typeof n === 'number' || typeof n === 'boolean') { this.invalidReference = true; return null; }
-      return undefined;
+      const n = storeId(id);
+      if (n === 'invalid') { this.invalidReference = true; return null; }
+      return n === undefined ? undefined : { documentId: '', entityId: n };
     };
     const ref = (x: unknown): RelRef | null => {
       // A number, or a string of digits (documentIds never are), names an entry by its id.
-      if ((typeof x === 'string' && /^-?\d+$/.test(x)) || typeof x === 'number' || typeof x === 'boolean') {
-        const r = byId(x);
-        if (r !== undefined) return r;
-      }
+      const id = byId(x);
+      if (id !== undefined) return id;
       if (typeof x === 'string' && x) return { documentId: x };
       // A reference's `status` picks the target's version for a source without draft & publish (Strapi's getRelationTargetStatus).
       const status = (r: RelRef) => (typeof r.status === 'string' && r.status ? { status: r.status } : {});

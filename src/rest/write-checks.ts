@@ -2,23 +2,22 @@
 // store (entries named by id must exist: its buildRelationsStore and checkRelationsExist over the entry its
 // validation saw, src/rest/strapi-entry.ts) and unique values (a yup test, so reported among yup's errors in
 // the model's key order). src/rest/write.ts calls them in Strapi's order.
-import type { Attribute, ContentType, ScalarAttr, Schema } from '../../compiler/schema.ts';
+import type { Attribute, ContentType, Schema } from '../../compiler/schema.ts';
 import { missingEntries, uniqueError, type FieldError } from '../../compiler/errors.ts';
 import { FILES } from '../../compiler/layout.ts';
-import { rowsById, rowValues } from '../../compiler/write-sql.ts';
+import { rowsById } from '../../compiler/write-sql.ts';
 import { FILE_UID } from '../plugin-types.ts';
 import type { UniqueValue } from './validate.ts';
-import { uniqueLookup, type Writer } from './writer.ts';
+import { uniqueLookup } from './writer.ts';
 
-type Run = <T>(text: string, params?: unknown[]) => Promise<T[]>;
+/** A statement run on the write's connection (its transaction's when it has one). */
+export type Run = <T>(text: string, params?: unknown[]) => Promise<T[]>;
 
-/** The unique values a draft holds for the attributes the body leaves as they are. */
-export async function storedUniques(w: Writer, ct: ContentType, row: number, data: Record<string, unknown>): Promise<UniqueValue[]> {
-  const attrs = ct.attributes.filter((a): a is ScalarAttr => a.kind === 'scalar' && a.unique && !(a.name in data));
-  if (!attrs.length) return [];
-  const [values] = await w.run<Record<string, unknown>>(rowValues(ct, attrs.map((a) => a.column)), [row]);
-  return attrs.flatMap((a) => {
-    const value = values?.[a.column];
+/** The unique values a draft holds (`stored`: its row's values by column) for the attributes the body leaves as they are. */
+export function storedUniques(ct: ContentType, stored: Record<string, unknown>, data: Record<string, unknown>): UniqueValue[] {
+  return ct.attributes.flatMap((a) => {
+    if (a.kind !== 'scalar' || !a.unique || a.name in data) return [];
+    const value = stored[a.column];
     return value === null || value === undefined || value === '' ? [] : [{ attr: a, value, chain: [], path: [a.name] }];
   });
 }
@@ -69,10 +68,10 @@ function compareRanks(a: number[], b: number[]): number {
 }
 
 /**
- * Strapi's check that the entries a body names by id exist (its relations store: the targets in the order
- * the model's attributes, components and zone entries first name them, each checked at once; the first
- * lacking some is the one error, with the count of distinct ids it lacks). `missing`: the relations' counts
- * by target (checkReferences); the files are looked up here.
+ * Strapi's check that the entries a body names by id exist (its relations store over `entry`: the targets in
+ * the order the model's attributes, components and zone entries first name them, each checked at once; the
+ * first lacking some is the one error, with the count of distinct ids it lacks). `mapped`: the rows each
+ * target's documentIds were mapped to (checkReferences), found already.
  */
 export async function storeCheck(schema: Schema, ct: ContentType, entry: Record<string, unknown>, mapped: Map<string, Map<string, number[]>>, run: Run): Promise<FieldError[]> {
   for (const [uid, ids] of relationsStore(schema, ct.attributes, entry)) {

@@ -125,12 +125,13 @@ export class RelationWriter {
 
   /**
    * References by numeric entry id name their row's document (and its locale), which locks and orders
-   * them as the others; resolve() still links the very row named.
+   * them as the others; resolve() still links the very row named. `lenient`: an id naming no entry is left
+   * for the relations store's check to count (src/rest/write-checks.ts), not refused here.
    */
-  private async documentsOf(target: ContentType, refs: RelRef[], disconnect: RelRef[] = [], lenient = false): Promise<Set<number>> {
+  private async documentsOf(target: ContentType, refs: RelRef[], disconnect: RelRef[] = [], lenient = false): Promise<void> {
     // Refs the write's lock plan (plan()) already gave their document are not looked up again.
     const byId = refs.filter((r) => r.entityId !== undefined && r.documentId === '');
-    if (!byId.length) return new Set();
+    if (!byId.length) return;
     const rows = await this.run<{ id: number; document_id: string; locale: string | null }>(W.rowsById(target.table), [byId.map((r) => r.entityId)]);
     const found = new Map(rows.map((r) => [Number(r.id), r]));
     // An id to disconnect that names no entry disconnects nothing (Strapi 5.54, checked live); to link, it is an error.
@@ -143,7 +144,6 @@ export class RelationWriter {
       r.documentId = hit.document_id;
       if (target.localized && r.locale === undefined && hit.locale !== null) r.locale = hit.locale;
     }
-    return missing;
   }
 
   /** Rows of each referenced document (positions' anchors included) this row may link to. */

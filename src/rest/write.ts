@@ -21,7 +21,7 @@ import { show } from './yup-print.ts';
 import { Writer, type VersionRow } from './writer.ts';
 import { RelationWriter } from './write-relations.ts';
 import { strapiEntry } from './strapi-entry.ts';
-import { byPlace, storeCheck, storedUniques, withUniqueErrors } from './write-checks.ts';
+import { byPlace, storeCheck, storedUniques, withUniqueErrors, type Run } from './write-checks.ts';
 import type { Webhooks } from '../webhooks/index.ts';
 import type { Lifecycles } from '../project/lifecycles.ts';
 import { RowHooks, columnsOnly } from './write-hooks.ts';
@@ -89,7 +89,7 @@ interface WriteParams { publish: boolean; locale: string | null }
  * write's transaction when there is one (a lookup must not take a second connection).
  */
 async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolean, p: WriteParams, data: Record<string, unknown>, existing: ExistingComponents, w?: Writer, documentId = '', stored: readonly UniqueValue[] = []): Promise<Normalized> {
-  const run = <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
+  const run = runner(ctx, w);
   const rel = new RelationWriter(ctx.schema, ct, run);
   // Strapi's order (5.54, checked live): documentIds are mapped to rows before validation (a body with both
   // a bad value and a documentId of no entry is answered with the latter; looked up only when the body has
@@ -147,7 +147,7 @@ async function mapReferences(ctx: WriteContext, ct: ContentType, p: WriteParams,
   let n: Normalized;
   // A body its validation refuses outright is answered after the 404, as Strapi validates after its lookup.
   try { n = v.run(data, new Map()); } catch { return; }
-  const rel = new RelationWriter(ctx.schema, ct, (text, params = []) => w.run(text, params));
+  const rel = new RelationWriter(ctx.schema, ct, runner(ctx, w));
   for (const op of inBodyOrder(n.relations, data)) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
 }
 
@@ -157,12 +157,10 @@ function inBodyOrder(ops: Normalized['relations'], data: Record<string, unknown>
   return [...ops].sort((x, y) => keys.indexOf(x.attr.name) - keys.indexOf(y.attr.name));
 }
 
-
-
-
-
-
-
+/** Statements on the write's transaction, or (before it has one) on the pool. */
+function runner(ctx: WriteContext, w?: Writer): Run {
+  return <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
+}
 
 /**
  * A write answers the entry it wrote with the query's fields and populate: its `filters` and `_q` (checked
@@ -320,16 +318,18 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
-  // Unique values the draft holds are checked as the body's are when it is published (Strapi validates the
-  // whole entry it publishes), reported with the body's other faults.
-  const stored = ct.draftAndPublish && p.publish ? await storedUniques(w, ct, draft.id, data) : [];
-  const n = await validateBody(ctx, ct, false, p, data, existing, w, documentId, stored);
   // Publishing validates the draft as written with the published rules (Strapi validates the whole entry):
-  // what the body leaves as stored is checked too, required values and its components' required values.
-  if (ct.draftAndPublish && p.publish) {
-    const missing = ct.attributes.filter((a) => a.required && !(a.name in data));
-    const cols = [...new Set([...missing, ...ct.attributes.filter((a) => publishOnly(a) && !(a.name in data))].flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))];
-    const [values] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
+  // what the body leaves as stored is checked too — required values, values only a publish checks, unique
+  // values (reported with the body's other faults) — read once, and its components' required values.
+  const publishing = ct.draftAndPublish && p.publish;
+  const missing = publishing ? ct.attributes.filter((a) => a.required && !(a.name in data)) : [];
+  const cols = publishing ? [...new Set(ct.attributes.filter((a) => !(a.name in data) && ((a.kind === 'scalar' && a.unique) || a.required || publishOnly(a)))
+    .flatMap((a) => (a.kind === 'scalar' ? [a.column] : [])))] : [];
+  const [values] = cols.length ? await w.run<Record<string, unknown>>(rowValues(ct, cols), [draft.id]) : [{}];
+  const stored = storedUniques(ct, values ?? {}, data);
+  const n = await validateBody(ctx, ct, false, p, data, existing, w, documentId, stored);
+  if (stored.length) { n.uniques.push(...stored); n.uniques.sort(byPlace(ct)); }
+  if (publishing) {
     // The stored instances of the components the body left as they were, with the values their required fields hold.
     const instances = new Map<string, Array<Record<string, unknown>>>();
     for (const a of ct.attributes) {
@@ -341,13 +341,11 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
       instances.set(a.name, ids.map((id) => byId.get(id) ?? {}));
     }
     const errors = storedDraftErrors(ctx.schema, ct, missing, values ?? {}, existing, instances);
-    if (errors.length) await withUniqueErrors(ctx.schema, ct, errors, [...n.uniques, ...stored].sort(byPlace(ct)), documentId, p.locale, <T,>(t: string, params: unknown[] = []) => w.run(t, params) as unknown as Promise<T[]>);
+    if (errors.length) await withUniqueErrors(ctx.schema, ct, errors, n.uniques, documentId, p.locale, runner(ctx, w));
     throwIfErrors(errors);
-    n.uniques.push(...stored);
-    n.uniques.sort(byPlace(ct));
   }
   await w.check(n, documentId, p.locale);
-  await w.lockWrite(draft, n.relations, ct.draftAndPublish && p.publish);
+  await w.lockWrite(draft, n.relations, publishing);
   const afterUpdate = w.hooks ? await w.hooks.beforeUpdate(n, documentId, draft) : null;
   await w.updateRow(draft, n);
   await w.relations(draft, n, documentId, false);

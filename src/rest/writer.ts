@@ -441,7 +441,6 @@ function allowedType(allowed: string[], mime: string): boolean {
 
 /** The statement (and its parameters) that finds another document's published row holding a unique value. */
 export function uniqueLookup(ct: ContentType, u: UniqueValue, documentId: string, locale: string | null): [string, unknown[]] {
-  if (!u.chain.length) return [W.uniqueTaken(ct, u.attr.column), [u.value, documentId, locale]];
   const levels = u.chain.map((l) => ({ cmpsTable: l.attr.cmpsTable, table: l.comp.table }));
-  return [W.componentUniqueTaken(ct, levels, u.attr.column), [u.value, documentId, locale, ...u.chain.flatMap((l) => [l.attr.name, l.comp.uid])]];
+  return [W.uniqueTaken(ct, u.attr.column, levels), [u.value, documentId, locale, ...u.chain.flatMap((l) => [l.attr.name, l.comp.uid])]];
 }
