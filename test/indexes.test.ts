@@ -92,6 +92,8 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   assert.match(listed.stdout, /create extension if not exists pg_trgm;/);
   assert.match(listed.stdout, /create index concurrently if not exists "articles_fastrapi_pub" on "articles" \(locale, id\) where published_at is not null;/);
   assert.match(listed.stdout, /create index concurrently if not exists "articles_fastrapi_pub_id" on "articles" \(id\) where published_at is not null;/);
+  assert.match(listed.stdout, /create index concurrently if not exists "articles_fastrapi_uq_slug" on "articles" using hash \("slug"\) where published_at is not null;/);
+  assert.match(listed.stdout, /"categories_fastrapi_uq_name" on "categories" using hash \("name"\)/);
   assert.match(listed.stdout, /"articles_fastrapi_search" on "articles" using gin \(/);
   assert.match(listed.stdout, /"articles_category_lnk_fastrapi_invo" on "articles_category_lnk" \("category_id", "article_ord", id\) include \("article_id"\);/);
   assert.match(listed.stdout, /missing: npm run indexes -- --apply/);
