@@ -1308,6 +1308,10 @@ export class PopulateParser {
             // a component's fragment is still validated as a query of its own. Only a draft can hold a
             // component outside the zone's list (zoneComponents).
             if (!comp) continue;
+            // `on[uid]=*`: the sanitizer's expansion of the component's `*`, refused as for a relation (checked
+            // live: "Invalid key point at sections.point", from the zone's path, for the first such fragment;
+            // also for a component the zone cannot hold).
+            if (csub === '*') this.wildcard(comp, path);
             const held = (status === 'draft' ? zoneComponents(this.schema, a) : a.components).includes(uid);
             // Strapi's error paths skip the fragment (`on.<uid>`): they go on from the zone's.
             const sel = this.inZone(uid, () => (held ? this : this.scratch(this.converting, 'drop')).component(comp, isObj(csub) ? csub : {}, depth, path, status, false, true));
