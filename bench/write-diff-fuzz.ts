@@ -14,6 +14,7 @@
 import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
+import { normalize, firstDifference } from './schema-model.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/write-diff-fuzz.ts');
 let seed = firstSeed;
@@ -134,41 +135,7 @@ function attributes(type: string): [Record<string, unknown>, Record<string, unkn
   return [s, f];
 }
 
-// documentIds become names; timestamps and ids (allocated alike only while both sides stay in step) are masked.
-function normalize(x: unknown, names: Map<string, string>): unknown {
-  if (Array.isArray(x)) return x.map((v) => normalize(v, names));
-  if (x && typeof x === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(x)) {
-      if ((k === 'createdAt' || k === 'updatedAt' || k === 'publishedAt') && typeof v === 'string') out[k] = '<ts>';
-      else if (k === 'documentId' && typeof v === 'string') out[k] = names.get(v) ?? v;
-      else if (k === 'id' && typeof v === 'number') out[k] = '<id>';
-      else out[k] = normalize(v, names);
-    }
-    return out;
-  }
-  if (typeof x === 'string') return names.get(x) ?? x.replace(/\b[a-z0-9]{24}\b/g, (m) => names.get(m) ?? m);
-  return x;
-}
 const namesOf = (side: 's' | 'f') => new Map(Object.values(docs).flat().map((d) => [d[side], d.name]));
-
-/** Where two answers first part (depth first): the path and both values there. */
-function firstDifference(a: unknown, b: unknown, path: string): { path: string; a: unknown; b: unknown } {
-  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    if (!Array.isArray(a) && ka.join() !== kb.join() && ka.length === kb.length && ka.every((k) => kb.includes(k))) {
-      for (const k of ka) if (!isDeepStrictEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}.${k}`);
-      return { path: `${path} (key order)`, a: ka, b: kb };
-    }
-    for (const k of new Set([...ka, ...kb])) {
-      const va = (a as Record<string, unknown>)[k];
-      const vb = (b as Record<string, unknown>)[k];
-      if (!isDeepStrictEqual(va, vb)) return firstDifference(va, vb, `${path}.${k}`);
-    }
-  }
-  return { path: path || '.', a, b };
-}
 
 let differ = 0;
 function compare(label: string, a: Answer, b: Answer): boolean {

@@ -365,6 +365,32 @@ describe('collection type with every attribute type', () => {
     assert.deepEqual({ ...row }, { big: '-9223372036854775808', price: '0.10', quantity: 12, active: false, secret: null, internal_note: null });
     await s.fetchJson('DELETE', `/api/everythings/${d.documentId}`, undefined, TOKEN);
   });
+
+  test("numbers cast as yup casts them, bigintegers checked as Strapi's validator (answers recorded live on Strapi 5.54)", async () => {
+    // `level: 'nope'` keeps each body from being written: its error comes with the number's.
+    const LEVEL = { path: ['level'], message: 'level must be one of the following values: low, medium, high, ', name: 'ValidationError', value: 'nope' };
+    const refused = async (extra: Record<string, unknown>) => {
+      const r = await s.fetchJson('POST', '/api/everythings', { data: { title: 'ab', level: 'nope', ...extra } }, TOKEN);
+      assert.equal(r.status, 400, r.text);
+      return r.body.error.details.errors.filter((e: { path: string[] }) => e.path[0] !== 'level');
+    };
+    const nan = (name: string, shown: string) => [{ path: [name], message: `${name} must be a \`number\` type, but the final value was: \`NaN\` (cast from the value \`${shown}\`).`, name: 'ValidationError', value: null }];
+    assert.deepEqual(await refused({ quantity: true }), nan('quantity', 'true'));
+    assert.deepEqual(await refused({ ratio: true }), nan('ratio', 'true'));
+    assert.deepEqual(await refused({ quantity: { x: 1 } }), nan('quantity', '{\n  "x": "1"\n}'));
+    assert.deepEqual(await refused({ quantity: [] }), nan('quantity', '[]'));
+    // White space goes before the cast; the model's max is checked on the number, and before the column's range.
+    assert.deepEqual(await refused({ quantity: '1 000' }), [{ path: ['quantity'], message: 'quantity must be less than or equal to 100', name: 'ValidationError', value: 1000 }]);
+    assert.deepEqual(await refused({ quantity: '9007199254740993' }), [{ path: ['quantity'], message: 'quantity must be less than or equal to 100', name: 'ValidationError', value: 9007199254740992 }]);
+    assert.deepEqual(await refused({ quantity: ' 12 ', big: ' 42 ' }), []);
+    for (const big of [true, 1.5, 'abc', { a: 1 }]) {
+      assert.deepEqual(await refused({ big }), [{ path: ['big'], message: 'big must be a valid integer', name: 'ValidationError', value: big }], JSON.stringify(big));
+    }
+    // parseFloat's reading of a list: [5] is 5.
+    const d = await create('/api/everythings', { title: 'Cast', quantity: [5], big: ' +42 ', ratio: ' 1.5 ' });
+    assert.deepEqual([d.quantity, d.big, d.ratio], [5, '42', 1.5]);
+    await s.fetchJson('DELETE', `/api/everythings/${d.documentId}`, undefined, TOKEN);
+  });
 });
 
 describe('components and dynamic zones', () => {

@@ -585,15 +585,20 @@ export class BodyValidator {
         if (typeof v !== 'string') { typeErr(show(v)); return null; }
         break;
       case 'integer': case 'float': case 'decimal': {
-        const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-        if (typeof v !== 'number' && typeof v !== 'string') { typeErr(show(v)); return null; }
-        if (Number.isNaN(n)) { typeErr('NaN', ` (cast from the value \`${JSON.stringify(v)}\`)`); return null; }
+        // yup's number cast: a string without its white space (none left: NaN), anything else through
+        // parseFloat (true and objects are NaN, [5] is 5). Checked live on Strapi 5.54.
+        const bare = typeof v === 'string' ? v.replace(/\s/g, '') : '';
+        const n = typeof v === 'number' ? v : typeof v === 'string' ? (bare === '' ? NaN : +bare) : parseFloat(String(v));
+        if (Number.isNaN(n)) { typeErr('NaN', ` (cast from the value \`${show(v)}\`)`); return null; }
         // Infinity (1e400, "Infinity"): yup's integer test, or Strapi's own finite test (checked live).
         if (!Number.isFinite(n)) { this.err(path, a.type === 'integer' ? `${label} must be an integer` : `${label} must be a finite number`, null); return null; }
         if (a.type === 'integer' && !Number.isInteger(n)) { this.err(path, `${label} must be an integer`, v); return null; }
         // Strapi's validation has no bound: PostgreSQL refuses the value as the row is written (a 500 there),
         // after the relations and components were checked. Refused here at that point, as a 400.
-        if (a.type === 'integer' && (n > 2147483647 || n < -2147483648)) {
+        // The model's own bounds are yup's and come first (checked live: 9007199254740993 for `max: 100` is
+        // "must be less than or equal to 100").
+        const modelRefuses = (a.max !== undefined && n > a.max) || (!this.draft && a.min !== undefined && n < a.min);
+        if (a.type === 'integer' && !modelRefuses && (n > 2147483647 || n < -2147483648)) {
           const message = n > 0 ? `${label} must be less than or equal to 2147483647` : `${label} must be greater than or equal to -2147483648`;
           this.parseError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
           return null;
@@ -601,10 +606,14 @@ export class BodyValidator {
         value = n;
         break;
       }
-      case 'biginteger':
-        if (!(typeof v === 'number' && Number.isInteger(v)) && !(typeof v === 'string' && /^-?\d+$/.test(v))) { typeErr(show(v)); return null; }
-        value = String(v);
+      case 'biginteger': {
+        // Strapi's own validator (a mixed schema): an integer, or a string of digits with a sign and white
+        // space around; anything else "must be a valid integer", reported as sent (checked live).
+        const t = typeof v === 'string' ? v.trim() : '';
+        if (typeof v === 'number' ? !Number.isInteger(v) : !(typeof v === 'string' && /^[+-]?\d+$/.test(t))) { this.err(path, `${label} must be a valid integer`, v); return null; }
+        value = typeof v === 'number' ? String(v) : BigInt(t).toString();
         break;
+      }
       case 'boolean':
         if (v === 'true' || v === 1 || v === '1') value = true;
         else if (v === 'false' || v === 0 || v === '0') value = false;
@@ -666,8 +675,9 @@ export class BodyValidator {
       if (a.required && s === '' && this.ct.draftAndPublish === false && a.type !== 'uid') { /* Strapi accepts empty strings */ }
     }
     if (typeof value === 'number') {
-      if (!this.draft && a.min !== undefined && value < a.min) this.err(path, `${label} must be greater than or equal to ${a.min}`, v);
-      if (a.max !== undefined && value > a.max) this.err(path, `${label} must be less than or equal to ${a.max}`, v);
+      // yup reports the value as cast ("150" is 150).
+      if (!this.draft && a.min !== undefined && value < a.min) this.err(path, `${label} must be greater than or equal to ${a.min}`, value);
+      if (a.max !== undefined && value > a.max) this.err(path, `${label} must be less than or equal to ${a.max}`, value);
     }
     return this.errors.length === before ? value : null;
   }
