@@ -115,7 +115,7 @@ for (let i = 0; i < runs; i++) {
   let label: string, a: Answer, b: Answer, target: Doc | undefined;
   if (m.kind === 'singleType') {
     const data = body(m, rnd() < 0.5);
-    label = `#${i} PUT /api/${m.singular}${qs} ${JSON.stringify({ data }).slice(0, 400)}`;
+    label = `#${i} PUT /api/${m.singular}${qs} ${JSON.stringify({ data }).slice(0, 3000)}`;
     [a, b] = await Promise.all([send(strapi, 'PUT', `/api/${m.singular}${qs}`, token, { data: forSide(data, 's') }), send(fastrapi, 'PUT', `/api/${m.singular}${qs}`, token, { data: forSide(data, 'f') })]);
     compare(label, a, b);
     const [ra, rb] = await Promise.all([send(strapi, 'GET', `/api/${m.singular}?populate=*`, token), send(fastrapi, 'GET', `/api/${m.singular}?populate=*`, token)]);
@@ -124,7 +124,7 @@ for (let i = 0; i < runs; i++) {
   }
   if (op < 0.45 || !list.length) {
     const data = body(m, false);
-    label = `#${i} POST /api/${m.plural}${qs} ${JSON.stringify({ data }).slice(0, 400)}`;
+    label = `#${i} POST /api/${m.plural}${qs} ${JSON.stringify({ data }).slice(0, 3000)}`;
     [a, b] = await Promise.all([send(strapi, 'POST', `/api/${m.plural}${qs}`, token, { data: forSide(data, 's') }), send(fastrapi, 'POST', `/api/${m.plural}${qs}`, token, { data: forSide(data, 'f') })]);
     const sa = (a.body?.data as { documentId?: string } | undefined)?.documentId;
     const sb = (b.body?.data as { documentId?: string } | undefined)?.documentId;
@@ -132,7 +132,7 @@ for (let i = 0; i < runs; i++) {
   } else if (op < 0.9) {
     target = pick(list);
     const data = body(m, true);
-    label = `#${i} PUT /api/${m.plural}/${target.name}${qs} ${JSON.stringify({ data }).slice(0, 400)}`;
+    label = `#${i} PUT /api/${m.plural}/${target.name}${qs} ${JSON.stringify({ data }).slice(0, 3000)}`;
     [a, b] = await Promise.all([send(strapi, 'PUT', `/api/${m.plural}/${target.s}${qs}`, token, { data: forSide(data, 's') }), send(fastrapi, 'PUT', `/api/${m.plural}/${target.f}${qs}`, token, { data: forSide(data, 'f') })]);
     if (a.status === 200) remember(m, data);
   } else {

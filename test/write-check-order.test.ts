@@ -178,3 +178,20 @@ test('a publish checks the unique values the draft holds, with the body\'s other
   assert.deepEqual((await refused('PUT', `/api/articles/${c}?status=published`, { views: 3 })).errors, [titleNull, taken]);
   assert.equal((await s.sql()`select count(*)::int as n from articles where slug = 'same-slug' and published_at is not null`)[0].n, 1);
 });
+
+test('files named by documentId are mapped with the relations, in the body\'s order, before yup\'s errors', async () => {
+  const notFound = (d: string) => `Document with id "${d}", locale "null" not found`;
+  const cases: Array<[unknown, string]> = [
+    [{ title: 'x', views: 'abc', cover: 'nofile' }, 'nofile'],
+    [{ title: 'x', tags: ['nosuchdoc'], cover: 'nofile' }, 'nosuchdoc'],
+    [{ title: 'x', cover: 'nofile', tags: ['nosuchdoc'] }, 'nofile'],
+    // A component's media at the component's key.
+    [{ title: 'x', seo: { metaTitle: 'm', shareImage: 'nofile' }, tags: ['nosuchdoc'] }, 'nofile'],
+    [{ title: 'x', gallery: { connect: ['nofile'] }, kind: 'bad' }, 'nofile'],
+  ];
+  for (const [data, doc] of cases) {
+    const e = await refused('POST', '/api/articles', data);
+    assert.equal(e.message, notFound(doc), JSON.stringify(data));
+    assert.deepEqual(e.errors, [], JSON.stringify(data));
+  }
+});

@@ -34,7 +34,7 @@ export interface MediaRef { id?: number; documentId?: string }
  * the writer fills `ids` from them), or, with `ops`, Strapi's connect/disconnect on the links kept
  * (a new row takes none of them, as Strapi's createRelations).
  */
-export interface MediaValue { attr: MediaAttr; ids: number[]; refs?: MediaRef[]; ops?: { connect: MediaRef[]; disconnect: MediaRef[] } }
+export interface MediaValue { attr: MediaAttr; ids: number[]; refs?: MediaRef[]; ops?: { connect: MediaRef[]; disconnect: MediaRef[] }; /** The body's key it is under (a component's media: the component's). */ bodyKey?: string }
 
 /** One component instance to store: a kept one (`id`, its row updated) or a new row. */
 export interface ComponentValue {
@@ -394,6 +394,7 @@ export class BodyValidator {
         // Files named by documentId are checked once the writer has their ids (`refs`).
         const byDoc = given.some((r) => r.documentId !== undefined);
         if (a.allowedTypes && given.length) out.mediaTypes.push({ path, allowed: a.allowedTypes, ids, ...(byDoc ? { refs: given } : {}) });
+        m.bodyKey = path[0];
         out.mediaValues.push(m);
         row.media.push(m);
         return;

@@ -16,9 +16,9 @@ import { requestBody } from '../request-body.ts';
 import type { Reply } from './reply.ts';
 import { noContent } from './reply.ts';
 import { findOne, type ReadContext } from './read.ts';
-import { BodyValidator, omitKeys, publishOnly, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type Normalized, type UniqueValue } from './validate.ts';
+import { BodyValidator, omitKeys, publishOnly, requiredScalars, routeBody, storedDraftErrors, throwIfErrors, withoutUnknownKeys, type ExistingComponents, type MediaValue, type Normalized, type RelationOp, type UniqueValue } from './validate.ts';
 import { show } from './yup-print.ts';
-import { Writer, type VersionRow } from './writer.ts';
+import { Writer, fileDocuments, type VersionRow } from './writer.ts';
 import { RelationWriter } from './write-relations.ts';
 import { strapiEntry } from './strapi-entry.ts';
 import { byPlace, storeCheck, storedUniques, withUniqueErrors, type Run } from './write-checks.ts';
@@ -103,13 +103,16 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
     // Every body that links something (the store's check and unique values come after the mapping); a body
     // that links nothing only when it has errors (a disconnect of no entry is answered so).
     const rowsOf = new Map<string, Map<string, number[]>>();
-    if (v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0)) {
-      for (const op of inBodyOrder(n.relations, data)) {
-        const rows = await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
-        const known = rowsOf.get(op.attr.target) ?? new Map<string, number[]>();
-        for (const [doc, r] of rows) known.set(doc, r);
-        rowsOf.set(op.attr.target, known);
-      }
+    const relations = v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0);
+    // Files named by documentId are mapped in the same pass, in the body's order (checked live: `cover: "x"`
+    // is "Document with id "x" … not found" before a missing required value and a later relation's).
+    for (const item of inBodyOrder([...(relations ? n.relations : []), ...n.mediaValues], data)) {
+      if (item.attr.kind === 'media') { for (const id of await fileDocuments(run, [item as MediaValue])) n.fileIds.add(id); continue; }
+      const op = item as RelationOp;
+      const rows = await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
+      const known = rowsOf.get(op.attr.target) ?? new Map<string, number[]>();
+      for (const [doc, r] of rows) known.set(doc, r);
+      rowsOf.set(op.attr.target, known);
     }
     // The entry as Strapi's validation saw it, its references mapped: its relations store is counted over
     // it, and the store's errors carry it.
@@ -151,10 +154,14 @@ async function mapReferences(ctx: WriteContext, ct: ContentType, p: WriteParams,
   for (const op of inBodyOrder(n.relations, data)) await rel.checkReferences({ locale: p.locale, published: !ct.draftAndPublish }, op);
 }
 
-/** A body's relation operations in the order its keys name them, as Strapi's traversal maps their references. */
-function inBodyOrder(ops: Normalized['relations'], data: Record<string, unknown>): Normalized['relations'] {
+/**
+ * A body's relation operations (and media values, a component's at its key) in the order its keys name them,
+ * as Strapi's traversal maps their references.
+ */
+function inBodyOrder<T extends { attr: { name: string }; bodyKey?: string }>(ops: T[], data: Record<string, unknown>): T[] {
   const keys = Object.keys(data);
-  return [...ops].sort((x, y) => keys.indexOf(x.attr.name) - keys.indexOf(y.attr.name));
+  const at = (x: T) => keys.indexOf(x.bodyKey ?? x.attr.name);
+  return [...ops].sort((x, y) => at(x) - at(y));
 }
 
 /** Statements on the write's transaction, or (before it has one) on the pool. */

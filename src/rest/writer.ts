@@ -132,18 +132,9 @@ export class Writer {
     throwIfErrors(errors);
   }
 
-  /** Files named by documentId get their ids (Strapi's document service maps them before its validator runs). */
+  /** Files named by documentId get their ids (those the body's validation has not mapped yet: fileDocuments). */
   private async fileDocuments(n: Normalized): Promise<void> {
-    const refsOf = (m: MediaValue) => [...(m.refs ?? []), ...(m.ops?.connect ?? []), ...(m.ops?.disconnect ?? [])];
-    const docs = [...new Set(n.mediaValues.flatMap((m) => refsOf(m).flatMap((r) => (r.documentId === undefined ? [] : [r.documentId]))))];
-    if (!docs.length) return;
-    const rows = await this.run<{ id: number; document_id: string }>(W.filesByDocument, [docs]);
-    const byDoc = new Map(rows.map((r) => [r.document_id, Number(r.id)]));
-    for (const d of docs) if (!byDoc.has(d)) throw validation(`Document with id "${d}", locale "null" not found`);
-    for (const m of n.mediaValues) {
-      for (const r of refsOf(m)) if (r.documentId !== undefined) { r.id = byDoc.get(r.documentId); n.fileIds.add(r.id!); }
-      if (m.refs) m.ids = m.refs.map((r) => r.id!);
-    }
+    for (const id of await fileDocuments(<T>(t: string, p: unknown[] = []) => this.run(t, p) as unknown as Promise<T[]>, n.mediaValues)) n.fileIds.add(id);
   }
 
   // ------------------------------------------------------------ rows
@@ -443,4 +434,23 @@ function allowedType(allowed: string[], mime: string): boolean {
 export function uniqueLookup(ct: ContentType, u: UniqueValue, documentId: string, locale: string | null): [string, unknown[]] {
   const levels = u.chain.map((l) => ({ cmpsTable: l.attr.cmpsTable, table: l.comp.table }));
   return [W.uniqueTaken(ct, u.attr.column, levels), [u.value, documentId, locale, ...u.chain.flatMap((l) => [l.attr.name, l.comp.uid])]];
+}
+
+/**
+ * Media values' files named by documentId, given their ids (Strapi's document service maps them before its
+ * validator runs): the ids, or the first documentId no file has as Strapi's error.
+ */
+export async function fileDocuments(run: <T>(text: string, params?: unknown[]) => Promise<T[]>, values: MediaValue[]): Promise<number[]> {
+  const refsOf = (m: MediaValue) => [...(m.refs ?? []), ...(m.ops?.connect ?? []), ...(m.ops?.disconnect ?? [])].filter((r) => r.documentId !== undefined && r.id === undefined);
+  const docs = [...new Set(values.flatMap((m) => refsOf(m).map((r) => r.documentId!)))];
+  if (!docs.length) return [];
+  const rows = await run<{ id: number; document_id: string }>(W.filesByDocument, [docs]);
+  const byDoc = new Map(rows.map((r) => [r.document_id, Number(r.id)]));
+  for (const d of docs) if (!byDoc.has(d)) throw validation(`Document with id "${d}", locale "null" not found`);
+  const ids: number[] = [];
+  for (const m of values) {
+    for (const r of refsOf(m)) { r.id = byDoc.get(r.documentId!); ids.push(r.id!); }
+    if (m.refs) m.ids = m.refs.map((r) => r.id!);
+  }
+  return ids;
 }
