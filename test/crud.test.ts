@@ -366,7 +366,7 @@ describe('collection type with every attribute type', () => {
     await s.fetchJson('DELETE', `/api/everythings/${d.documentId}`, undefined, TOKEN);
   });
 
-  test("numbers cast as yup casts them, bigintegers checked as Strapi's validator (answers recorded live on Strapi 5.54)", async () => {
+  test("numbers and enumerations cast as yup casts them, bigintegers checked as Strapi's validator (answers recorded live on Strapi 5.54)", async () => {
     // `level: 'nope'` keeps each body from being written: its error comes with the number's.
     const LEVEL = { path: ['level'], message: 'level must be one of the following values: low, medium, high, ', name: 'ValidationError', value: 'nope' };
     const refused = async (extra: Record<string, unknown>) => {
@@ -386,6 +386,9 @@ describe('collection type with every attribute type', () => {
     for (const big of [true, 1.5, 'abc', { a: 1 }]) {
       assert.deepEqual(await refused({ big }), [{ path: ['big'], message: 'big must be a valid integer', name: 'ValidationError', value: big }], JSON.stringify(big));
     }
+    // An enumeration casts a number to its text, and reports it so.
+    const r = await s.fetchJson('POST', '/api/everythings', { data: { title: 'ab', level: 1 } }, TOKEN);
+    assert.deepEqual(r.body.error.details.errors, [{ path: ['level'], message: 'level must be one of the following values: low, medium, high, ', name: 'ValidationError', value: '1' }]);
     // parseFloat's reading of a list: [5] is 5.
     const d = await create('/api/everythings', { title: 'Cast', quantity: [5], big: ' +42 ', ratio: ' 1.5 ' });
     assert.deepEqual([d.quantity, d.big, d.ratio], [5, '42', 1.5]);

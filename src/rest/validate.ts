@@ -663,7 +663,8 @@ export class BodyValidator {
     }
     if (typeof value === 'string' && ['string', 'text', 'richtext', 'email', 'password', 'uid', 'enumeration'].includes(a.type)) {
       const s = value;
-      if (a.type === 'enumeration' && !a.enum!.includes(s)) this.err(path, `${label} must be one of the following values: ${a.enum!.join(', ')}, `, v);
+      // Reported as yup cast it (1 is "1": checked live).
+      if (a.type === 'enumeration' && !a.enum!.includes(s)) this.err(path, `${label} must be one of the following values: ${a.enum!.join(', ')}, `, s);
       if (!this.draft && a.type === 'email' && s !== '' && !EMAIL.test(s)) this.err(path, `${label} must be a valid email`, v);
       if (!this.draft && a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
       // Strapi checks minLength only when it is set and not 0, and never on a draft.
