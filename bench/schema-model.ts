@@ -78,7 +78,8 @@ export function values(p: Project, r: Random, ref: (uid: string) => string[], fi
       case 'date': return date();
       case 'time': return time();
       case 'datetime': case 'timestamp': return `${date()}T${time()}Z`;
-      case 'json': return pick([{ a: int(1, 3), tags: [pick(WORDS)] }, [1, 'two', null], pick(WORDS), int(1, 9), { nested: { ok: rnd() < 0.5 } }]);
+      // Not a bare string: Strapi hands one to PostgreSQL as JSON text (a 500 when it is none).
+      case 'json': return pick([{ a: int(1, 3), tags: [pick(WORDS)] }, [1, 'two', null], int(1, 9), { nested: { ok: rnd() < 0.5 } }]);
       default: return undefined;
     }
   };
@@ -98,7 +99,9 @@ export function values(p: Project, r: Random, ref: (uid: string) => string[], fi
     if (a.type === 'dynamiczone') return Array.from({ length: int(0, 3) }, () => { const c = pick(a.components!); return { __component: c, ...component(c, 1) }; });
     if (a.type === 'media') return media(a);
     if (a.type === 'relation') {
-      const pool = ref(a.target!);
+      // Polymorphic links are written with __type (a plain documentId is a 500 on Strapi): left out.
+      if (a.relation?.startsWith('morph') || !a.target) return undefined;
+      const pool = ref(a.target);
       if (!pool.length) return undefined;
       const many = a.relation === 'manyToMany' || a.relation === 'oneToMany';
       return many ? pick([{ connect: pool.filter(() => rnd() < 0.3).slice(0, 4) }, { set: pool.filter(() => rnd() < 0.3).slice(0, 3) }, pool.filter(() => rnd() < 0.3).slice(0, 2)])

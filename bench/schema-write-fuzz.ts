@@ -6,7 +6,7 @@
 // Answers are compared once documentIds are named and timestamps and ids masked (bench/schema-model.ts).
 //
 //   createdb -T strapi wsa; createdb -T strapi wsb   (a database bench/schema-fuzz.ts --fill made; Strapi on wsa, this server on wsb)
-//   npx tsx bench/schema-write-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--runs 200] [--seed 1]
+//   npx tsx bench/schema-write-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--runs 200] [--seed 1] [--verbose]
 import { isDeepStrictEqual } from 'node:util';
 import { readProject, random, values, send, closeAgent, normalize, firstDifference, type Answer, type Attr, type Model } from './schema-model.ts';
 
@@ -17,7 +17,7 @@ if (!models || !strapi || !fastrapi) {
   console.error('usage: npx tsx bench/schema-write-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--runs N] [--seed N]');
   process.exit(2);
 }
-const token = flag('token'), runs = Number(flag('runs') ?? 200), firstSeed = Number(flag('seed') ?? 1);
+const token = flag('token'), runs = Number(flag('runs') ?? 200), firstSeed = Number(flag('seed') ?? 1), verbose = argv.includes('--verbose');
 const project = readProject(models);
 const r = random(firstSeed);
 const { rnd, pick, int } = r;
@@ -81,6 +81,7 @@ const namesOf = (side: 's' | 'f') => new Map([...docs.values()].flat().map((d) =
 const tally = new Map<string, number>();
 function compare(label: string, a: Answer, b: Answer): void {
   if (!label.includes('then GET')) tally.set(String(a.status), (tally.get(String(a.status)) ?? 0) + 1);
+  if (verbose && !label.includes('then GET')) console.log(`${label.slice(0, 600)} -> ${a.status} / ${b.status} ${a.status < 300 ? JSON.stringify(normalize((a.body?.data as { documentId?: string } | undefined)?.documentId, namesOf('s'))) : a.text.slice(0, 150)}`);
   if (a.status >= 500) return; // Strapi's own defects: answered 4xx here by design
   const na = { status: a.status, body: normalize(a.body, namesOf('s')) };
   const nb = { status: b.status, body: normalize(b.body, namesOf('f')) };

@@ -59,6 +59,17 @@ test('draft & publish: a write copies to the other locales in its own status onl
   assert.deepEqual((await state()).map((x) => x.split('/')[0]), ['n3', 'n4', 'n3', 'n4']);
 });
 
+test('a publish whose body gives nothing shared still copies its non-localized components to the other published versions', async () => {
+  const doc = (await call('POST', '/api/pets?status=published', { name: 'Bo', note: 'n1', tagline: { name: 't1' } })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/pets/${doc}?locale=fr&status=published`, { name: 'Bo fr' })).status, 200);
+  assert.equal((await call('PUT', `/api/pets/${doc}?status=draft`, { tagline: { name: 't2' } })).status, 200);
+  const published = async (locale: string) => { const d = (await call('GET', `/api/pets/${doc}?locale=${locale}&populate=*`)).body.data; return `${d.note}/${d.tagline?.name}`; };
+  assert.deepEqual([await published('en'), await published('fr')], ['n1/t1', 'n1/t1']);
+  // en published from its draft with a body of its own only: fr's published version takes en's component.
+  assert.equal((await call('PUT', `/api/pets/${doc}`, { name: 'Bo 2' })).status, 200);
+  assert.deepEqual([await published('en'), await published('fr')], ['n1/t2', 'n1/t2']);
+});
+
 test('without draft & publish: every non-localized component and zone of the other locales is copied anew', async () => {
   const doc = (await call('POST', '/api/dogs', { name: 'Pilou', description: 'A good girl', myCompo: { name: 'my compo' }, myDz: [{ __component: 'default.simple', name: 'my compo' }] })).body.data.documentId;
   assert.equal((await call('PUT', `/api/dogs/${doc}?locale=fr`, { name: 'Pilou fr' })).status, 200);

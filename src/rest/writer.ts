@@ -193,8 +193,9 @@ export class Writer {
       const changed = await this.run<{ id: number }>(W.copyColumns(this.ct, scalars.map((a) => a.column)), [Number(source.id), targets], false);
       for (const r of changed) this.touched.add(Number(r.id));
     }
-    // Strapi copies every non-localized component and zone anew (new ids) once something shared changed.
-    const owned = new Set(bodyShared ? this.ct.attributes.filter((a) => !a.localized && (a.kind === 'component' || a.kind === 'dynamiczone')).map((a) => a.name) : []);
+    // Strapi copies every non-localized component and zone anew (new ids) once something shared changed, and
+    // at every publish (checked live: publishing fr gives en's published version fr's non-localized component).
+    const owned = new Set(bodyShared || (published && this.ct.draftAndPublish) ? this.ct.attributes.filter((a) => !a.localized && (a.kind === 'component' || a.kind === 'dynamiczone')).map((a) => a.name) : []);
     if (owned.size) {
       await this.removeHeld(await this.run<Held>(W.deleteCmpsFields(W.cmpsTableOf(this.ct)!), [targets, [...owned]]));
       await this.cloneOwned(this.ct, targets.map((t): [number, number] => [Number(source.id), t]), owned, published ? 'published' : 'draft');
