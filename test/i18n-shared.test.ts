@@ -32,7 +32,7 @@ function models(): string {
   return dir;
 }
 
-before(async () => { s = await startTestServer({ modelsDir: models(), env: { LOCALES: 'en,fr' } }); });
+before(async () => { s = await startTestServer({ modelsDir: models(), env: { LOCALES: 'en,fr,de' } }); });
 after(async () => { await s?.stop(); });
 
 const call = (method: string, path: string, data?: unknown) => s.fetchJson(method, path, data === undefined ? undefined : { data }, TOKEN);
@@ -88,4 +88,18 @@ test('without draft & publish: every non-localized component and zone of the oth
   assert.equal(n, 0);
   const [{ held }] = await s.sql()`select count(*)::int as held from dogs_cmps`;
   assert.equal(held, 4, 'en and fr each hold one myCompo and one zone item');
+});
+
+test('with three locales, each of the others gets copies of its own (a sync to several rows)', async () => {
+  const doc = (await call('POST', '/api/dogs', { name: 'Tri', myCompo: { name: 'c1' }, myDz: [{ __component: 'default.simple', name: 'z1' }] })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/dogs/${doc}?locale=fr`, { name: 'Tri fr' })).status, 200);
+  assert.equal((await call('PUT', `/api/dogs/${doc}?locale=de`, { name: 'Tri de' })).status, 200);
+  assert.equal((await call('PUT', `/api/dogs/${doc}?locale=fr`, { myCompo: { name: 'c2' }, myDz: [{ __component: 'default.simple', name: 'z2' }] })).status, 200);
+  const ids = new Set<number>();
+  for (const locale of ['en', 'fr', 'de']) {
+    const d = (await call('GET', `/api/dogs/${doc}?locale=${locale}&populate=*`)).body.data;
+    assert.deepEqual([d.myCompo?.name, d.myDz.map((b: { name: string }) => b.name)], ['c2', ['z2']], locale);
+    ids.add(d.myCompo.id).add(d.myDz[0].id);
+  }
+  assert.equal(ids.size, 6, 'no two locales share a component row');
 });

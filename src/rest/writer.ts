@@ -357,31 +357,29 @@ export class Writer {
     }
     const cmps = W.cmpsTableOf(model);
     if (!cmps) return;
-    const newOwner = new Map(pairs);
-    const rows = zoneMembers(model, (await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [pairs.map((p) => p[0])]))
+    const rows = zoneMembers(model, (await this.run<{ entity: number; cmp: number; type: string; field: string; ord: number | null }>(W.cmpsOf(cmps), [[...new Set(pairs.map((p) => p[0]))]]))
       .filter((r) => !fields || fields.has(r.field)));
     if (!rows.length) return;
-    const byType = new Map<string, number[]>();
-    for (const r of rows) {
-      const list = byType.get(r.type) ?? [];
-      if (!list.includes(Number(r.cmp))) list.push(Number(r.cmp));
-      byType.set(r.type, list);
-    }
-    const newId = new Map<string, number>();
-    for (const [uid, olds] of byType) {
+    // Each pair gets copies of its own: one source may go to several owners (the other locales of a sync).
+    const bySource = new Map<number, typeof rows>();
+    for (const r of rows) bySource.set(Number(r.entity), [...(bySource.get(Number(r.entity)) ?? []), r]);
+    const entries = pairs.flatMap(([from, to]) => (bySource.get(from) ?? []).map((r) => ({ owner: to, row: r, fresh: 0 })));
+    const byType = new Map<string, typeof entries>();
+    for (const e of entries) byType.set(e.row.type, [...(byType.get(e.row.type) ?? []), e]);
+    for (const [uid, list] of byType) {
       const c = this.schema.components.get(uid);
       if (!c) continue;
+      const olds = list.map((e) => Number(e.row.cmp));
       const fresh = (await this.run<{ id: number }>(W.nextIds, [c.table, olds.length])).map((r) => Number(r.id));
       await this.run(W.cloneComponents(c), [olds, fresh]);
-      olds.forEach((o, i) => newId.set(`${uid}:${o}`, fresh[i]));
+      list.forEach((e, i) => { e.fresh = fresh[i]; });
       const clones = olds.map((o, i): [number, number] => [o, fresh[i]]);
       await this.cloneOwned(c, clones, null, status);
       await this.relationWriter.publishComponentLinks(c, clones, status);
     }
-    const kept = rows.filter((r) => newId.has(`${r.type}:${Number(r.cmp)}`));
+    const kept = entries.filter((e) => e.fresh);
     await this.run(W.insertCmps(cmps), [
-      kept.map((r) => newOwner.get(Number(r.entity))!), kept.map((r) => newId.get(`${r.type}:${Number(r.cmp)}`)!),
-      kept.map((r) => r.type), kept.map((r) => r.field), kept.map((r) => r.ord),
+      kept.map((e) => e.owner), kept.map((e) => e.fresh), kept.map((e) => e.row.type), kept.map((e) => e.row.field), kept.map((e) => e.row.ord),
     ]);
   }
 
