@@ -295,9 +295,12 @@ export const takeLinkedTargets = (j: JoinTable, sourceTable: string) =>
  * is left out. `$3` is the published row being replaced (null on a first publish; always named, so that
  * PostgreSQL knows its type where no order column needs it).
  */
-export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean, status: 'published' | 'draft' = 'published'): string {
-  // A discarded draft (status `draft`) links to its targets' drafts the same way.
-  const target = targetHasDraft ? versionOf(targetTable, `l.${q(j.target)}`, status) : `l.${q(j.target)}`;
+export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean, status: 'published' | 'draft' = 'published', localizedSource: string | null = null): string {
+  // A discarded draft (status `draft`) links to its targets' drafts the same way. From a localized type to
+  // a localized one, the version in the source's locale (Strapi's getRelationTargetLocale: a draft's link to
+  // another locale's row publishes as nothing when the target has no version in the source's locale).
+  const locale = localizedSource ? `(select s.${R.locale} from ${q(localizedSource)} s where s.id = $2)` : null;
+  const target = targetHasDraft ? versionOf(targetTable, `l.${q(j.target)}`, status, locale) : `l.${q(j.target)}`;
   const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
   // Strapi's bidirectional sync: a first publish takes the draft's place in the other side's list; a
   // republish keeps the place the previous published row had, and a target new since then goes last.
@@ -396,8 +399,8 @@ export function keptLinks(j: JoinTable, target: ContentType): string {
 }
 
 /** The id of the version (published, or draft) of row `linked`'s document in its locale: null when there is none. */
-function versionOf(targetTable: string, linked: string, status: 'published' | 'draft'): string {
-  return `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from d.${R.locale} and p.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'} where d.id = ${linked} order by p.id desc limit 1)`;
+function versionOf(targetTable: string, linked: string, status: 'published' | 'draft', locale: string | null = null): string {
+  return `(select p.id from ${q(targetTable)} d join ${q(targetTable)} p on p.${R.documentId} = d.${R.documentId} and p.${R.locale} is not distinct from ${locale ?? `d.${R.locale}`} and p.${R.publishedAt} is ${status === 'published' ? 'not null' : 'null'} where d.id = ${linked} order by p.id desc limit 1)`;
 }
 
 /** How many files row $1 of type $2 holds in field $3. */

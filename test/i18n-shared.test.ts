@@ -23,6 +23,7 @@ function models(): string {
   });
   writeFileSync(join(dir, 'content-types', 'pet.json'), JSON.stringify(type('pet', 'pets', true, {
     name: { type: 'string', ...own }, note: { type: 'string', ...shared }, tagline: { type: 'component', component: 'default.simple', repeatable: false, ...shared },
+    friend: { type: 'relation', relation: 'oneToOne', target: 'api::pet.pet' },
   })));
   writeFileSync(join(dir, 'content-types', 'dog.json'), JSON.stringify(type('dog', 'dogs', false, {
     name: { type: 'string', ...own }, description: { type: 'string', ...shared },
@@ -102,4 +103,20 @@ test('with three locales, each of the others gets copies of its own (a sync to s
     ids.add(d.myCompo.id).add(d.myDz[0].id);
   }
   assert.equal(ids.size, 6, 'no two locales share a component row');
+});
+
+test('a publish links a localized target\'s version in the source\'s locale (Strapi\'s getRelationTargetLocale), none when it has none', async () => {
+  const friend = (await call('POST', '/api/pets?status=published', { name: 'Friend' })).body.data.documentId;
+  const [{ id: enDraft }] = await s.sql()`select id from pets where document_id = ${friend} and published_at is null`;
+  const doc = (await call('POST', '/api/pets?status=draft&locale=de', { name: 'Hund', friend: enDraft })).body.data.documentId;
+  // The draft links the very row its id names (en)...
+  assert.equal((await call('GET', `/api/pets/${doc}?locale=de&status=draft&populate[friend][fields][0]=locale`)).body.data.friend.locale, 'en');
+  // ...its publish looks for the friend's published version in de: there is none (checked live: null).
+  const published = await call('PUT', `/api/pets/${doc}?locale=de&status=published&populate[friend][fields][0]=locale`, {});
+  assert.equal(published.status, 200);
+  assert.equal(published.body.data.friend, null);
+  // In en, the friend's published en row.
+  const en = await call('PUT', `/api/pets/${doc}?locale=en&status=published&populate[friend][fields][0]=name`, { name: 'Dog', friend: enDraft });
+  assert.equal(en.body.data.friend.name, 'Friend');
+  assert.ok(en.body.data.friend.id !== Number(enDraft), 'the published version');
 });

@@ -190,7 +190,7 @@ export class RelationWriter {
     for (const a of this.ct.attributes) {
       if (a.kind !== 'relation') continue;
       const target = this.schema.contentTypes.get(a.target)!;
-      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish), [draft, published, previous]);
+      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, 'published', this.ct.localized && target.localized ? this.ct.table : null), [draft, published, previous]);
       if (takesTargets(a)) await this.run(W.takeLinkedTargets(a.join, this.ct.table), [published]);
     }
     for (const other of [...this.schema.contentTypes.values(), ...this.schema.components.values()]) {
@@ -212,7 +212,7 @@ export class RelationWriter {
     for (const a of this.ct.attributes) {
       if (a.kind !== 'relation') continue;
       const target = this.schema.contentTypes.get(a.target)!;
-      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, 'draft'), [published, draft, null]);
+      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, 'draft', this.ct.localized && target.localized ? this.ct.table : null), [published, draft, null]);
     }
     for (const other of this.schema.contentTypes.values()) {
       if (other.draftAndPublish || other.uid === this.ct.uid) continue;
