@@ -1,7 +1,7 @@
 // SQL text of writes on Strapi 5's layout: version rows, component rows and their `_cmps` entries,
 // `files_related_mph` media links and relation `_lnk` rows. Pure: identifiers come from the models and
 // compiler/layout.ts, every value is a `$n` parameter; src/rest/writer.ts runs these statements.
-import type { Component, ContentType, MorphJoin } from './schema.ts';
+import { zoneComponents, type Component, type ContentType, type MorphJoin, type Schema } from './schema.ts';
 import { CMPS, FILES, ROW_COLUMNS as R, type JoinTable } from './layout.ts';
 
 const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
@@ -188,6 +188,8 @@ export const ownsMedia = (model: { attributes: ReadonlyArray<{ kind: string }> }
 export const deleteMediaOf = `delete from ${FILES.related} where ${FILES.relatedId} = any($1::int[]) and ${FILES.relatedType} = $2`;
 
 /** Media links of row `$1`, model `$2`, field `$3`. */
+/** Removes fields `$3` of rows `$1` of type `$2` (their media links). */
+export const deleteMediaFields = `delete from ${FILES.related} where ${FILES.relatedId} = any($1::int[]) and ${FILES.relatedType} = $2 and ${FILES.field} = any($3::text[])`;
 export const deleteMediaField = `delete from ${FILES.related} where ${FILES.relatedId} = $1 and ${FILES.relatedType} = $2 and ${FILES.field} = $3`;
 
 /** Files `$4` (in order) into row `$1`, model `$2`, field `$3`: `order` counts from 1 as Strapi's. */
@@ -405,3 +407,56 @@ function versionOf(targetTable: string, linked: string, status: 'published' | 'd
 
 /** How many files row $1 of type $2 holds in field $3. */
 export const mediaLinkCount = `select count(*)::int as n from ${FILES.related} where ${FILES.relatedId} = $1 and ${FILES.relatedType} = $2 and ${FILES.field} = $3`;
+
+// ------------------------------------------------------------------ non-localized attributes (i18n)
+
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * One comparable value of what a row shares with its document's other locales, as Strapi's i18n compares
+ * them before syncing (copyNonLocalizedAttributes: the non-localized scalars but uids, components and zones
+ * deep without their ids, media; a component's relations too). `alias` names the row.
+ */
+function sharedValue(schema: Schema, model: ContentType | Component, alias: string, depth: number): string {
+  const top = 'kind' in model;
+  const parts: string[] = [];
+  for (const a of model.attributes) {
+    if (top && a.localized) continue;
+    if (a.kind === 'scalar') { if (!(top && a.type === 'uid')) parts.push(`${alias}.${q(a.column)}`); continue; }
+    if (a.kind === 'media') {
+      parts.push(`(select coalesce(json_agg(m.${FILES.file} order by m.${q(FILES.order)}, m.id), '[]') from ${FILES.related} m
+        where m.${FILES.relatedId} = ${alias}.id and m.${FILES.relatedType} = ${lit(model.uid)} and m.${FILES.field} = ${lit(a.name)})`);
+      continue;
+    }
+    if (a.kind === 'relation' && !top) {
+      parts.push(`(select coalesce(json_agg(l.${q(a.join.target)} order by l.id), '[]') from ${q(a.join.table)} l where l.${q(a.join.source)} = ${alias}.id)`);
+      continue;
+    }
+    if ((a.kind === 'component' || a.kind === 'dynamiczone') && depth < 8) {
+      const uids = a.kind === 'component' ? [a.component] : zoneComponents(schema, a);
+      const k = `k${depth}`;
+      const each = uids.flatMap((uid) => {
+        const c = schema.components.get(uid);
+        return c ? [`when ${lit(uid)} then (select json_build_array(${sharedValue(schema, c, k, depth + 1) || 'null'}) from ${q(c.table)} ${k} where ${k}.id = c${depth}.${CMPS.cmp})`] : [];
+      });
+      parts.push(`(select coalesce(json_agg(json_build_array(c${depth}.${CMPS.type}, case c${depth}.${CMPS.type} ${each.join(' ')} end) order by c${depth}.${q(CMPS.order)}, c${depth}.id), '[]')
+        from ${q(a.cmpsTable)} c${depth} where c${depth}.${CMPS.entity} = ${alias}.id and c${depth}.${CMPS.field} = ${lit(a.name)})`);
+    }
+  }
+  return parts.join(', ');
+}
+
+/**
+ * The non-localized value (sharedValue) of the document `$1`'s first row as Strapi's findOne by documentId
+ * meets it: through the `<table>_documents_idx` index (document_id, locale, published_at), so the first
+ * locale's published version before its draft (checked live).
+ */
+export function firstRowShared(schema: Schema, ct: ContentType): string {
+  return `select json_build_array(${sharedValue(schema, ct, 't', 0) || 'null'})::text as v from ${q(ct.table)} t where t.${R.documentId} = $1
+    order by t.${R.locale}, t.${R.publishedAt}, t.ctid limit 1`;
+}
+
+/** The non-localized value (sharedValue) of row `$1`. */
+export function rowShared(schema: Schema, ct: ContentType): string {
+  return `select json_build_array(${sharedValue(schema, ct, 't', 0) || 'null'})::text as v from ${q(ct.table)} t where t.id = $1`;
+}

@@ -1,6 +1,7 @@
 // Non-localized attributes shared by a document's locales, as i18n's syncNonLocalizedAttributes copies them
-// after each write of Strapi 5.54 (every outcome below was checked side by side with a live Strapi): from the
-// version written to the other locales' rows in the same status only, components and zones copied anew.
+// after each write of Strapi 5.54 (outcomes checked side by side with a live Strapi, or read from its i18n
+// document middleware): when the version written shares something else than the document's first row did,
+// from it to the other locales' rows in the same status only, components and zones copied anew.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -119,4 +120,24 @@ test('a publish links a localized target\'s version in the source\'s locale (Str
   const en = await call('PUT', `/api/pets/${doc}?locale=en&status=published&populate[friend][fields][0]=name`, { name: 'Dog', friend: enDraft });
   assert.equal(en.body.data.friend.name, 'Friend');
   assert.ok(en.body.data.friend.id !== Number(enDraft), 'the published version');
+});
+
+test('the sync runs when the written version shares something else than the document\'s first row did (i18n\'s middleware), body or not', async () => {
+  const doc = (await call('POST', '/api/pets?status=published', { name: 'Mo', note: 'n1', tagline: { name: 't1' } })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/pets/${doc}?locale=fr&status=published`, { name: 'Mo fr' })).status, 200);
+  // A publishing update of en: the published versions follow, fr's draft keeps n1.
+  assert.equal((await call('PUT', `/api/pets/${doc}`, { note: 'n2' })).status, 200);
+  const draft = async (locale: string) => { const d = (await call('GET', `/api/pets/${doc}?locale=${locale}&status=draft&populate=*`)).body.data; return `${d.note}/${d.tagline?.name}`; };
+  assert.deepEqual([await draft('en'), await draft('fr')], ['n2/t1', 'n1/t1']);
+  // A draft update of fr naming nothing shared: fr's draft differs from the first row (en's published version), so what it holds goes to en's draft.
+  assert.equal((await call('PUT', `/api/pets/${doc}?locale=fr&status=draft`, { name: 'Mo fr 2' })).status, 200);
+  assert.deepEqual([await draft('en'), await draft('fr')], ['n1/t1', 'n1/t1']);
+});
+
+test('a write that leaves the shared values as the first row holds them copies nothing (components keep their ids)', async () => {
+  const doc = (await call('POST', '/api/dogs', { name: 'Same', description: 'd', myCompo: { name: 'c' } })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/dogs/${doc}?locale=fr`, { name: 'Same fr' })).status, 200);
+  const before = (await call('GET', `/api/dogs/${doc}?locale=fr&populate=*`)).body.data.myCompo.id;
+  assert.equal((await call('PUT', `/api/dogs/${doc}`, { name: 'Same 2', description: 'd' })).status, 200);
+  assert.equal((await call('GET', `/api/dogs/${doc}?locale=fr&populate=*`)).body.data.myCompo.id, before);
 });

@@ -310,18 +310,18 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
 async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<boolean> {
   const rows = await w.documentRows(documentId);
   if (!rows.length) { await mapReferences(ctx, ct, p, data, w); return false; }
+  const sharedBefore = await w.sharedBefore(documentId);
   const mine = rows.filter((r) => r.locale === p.locale);
   const published = mine.filter((r) => r.published);
   const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
   if (!draft) {
     // A new localization of the document: non-localized attributes come from an existing locale.
     const n = await validateBody(ctx, ct, true, p, data, new Map(), w, documentId);
-    const given = new Set(n.columns.keys());
     await w.sharedValues(rows[0].id, n);
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p, published, rows[0].id);
     // Non-localized values the body gave reach the document's other locales too (checked live).
-    await w.syncShared(documentId, p.locale, { ...n, columns: new Map([...n.columns].filter(([c]) => given.has(c))) }, !ct.draftAndPublish || p.publish);
+    await w.syncShared(documentId, p.locale, !ct.draftAndPublish || p.publish, sharedBefore);
     return true;
   }
   const existing = await w.existingComponents(ct, draft.id);
@@ -359,7 +359,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   await afterUpdate?.();
   w.events.push({ event, documentId, locale: p.locale, published: draft.published });
   if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
-  await w.syncShared(documentId, p.locale, n, !ct.draftAndPublish || p.publish);
+  await w.syncShared(documentId, p.locale, !ct.draftAndPublish || p.publish, sharedBefore);
   return true;
 }
 

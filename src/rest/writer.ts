@@ -172,33 +172,45 @@ export class Writer {
   }
 
   /**
-   * Non-localized attributes are shared by the document's locales, as i18n's syncNonLocalizedAttributes
-   * copies them after a write: from the version written (`published`: the published one a publishing
-   * write made) to the other locales' rows in the same status only (checked live: a publishing update
-   * leaves the other locales' drafts as they were). Scalars are copied where they differ when the body
-   * gave a non-localized attribute or the write published; when the body gave one, every non-localized
-   * component and dynamic zone is replaced by copies (new ids), as Strapi's. Media links stay per locale here.
+   * What the document's first row shares with the other locales before a write (null: not localized), as
+   * i18n's document middleware reads it to decide whether a write changed anything shared (syncShared).
    */
-  async syncShared(documentId: string, locale: string | null, n: Normalized, published: boolean): Promise<void> {
+  async sharedBefore(documentId: string): Promise<string | null> {
+    if (!this.ct.localized) return null;
+    const [row] = await this.run<{ v: string }>(W.firstRowShared(this.schema, this.ct), [documentId]);
+    return row?.v ?? null;
+  }
+
+  /**
+   * Non-localized attributes are shared by the document's locales, as i18n's syncNonLocalizedAttributes
+   * copies them after a write: when the version written (`published`: the published one a publishing write
+   * made) shares something else than the document's first row did before the write (`before`, sharedBefore;
+   * null: no row), everything it shares goes to the other locales' rows in the same status only (checked
+   * live: a publishing update leaves the other locales' drafts as they were; a draft update whose body names
+   * nothing shared still passes on what its draft holds). Scalars are copied where they differ; components
+   * and dynamic zones are replaced by copies (new ids) and media links by the version's, as Strapi's.
+   */
+  async syncShared(documentId: string, locale: string | null, published: boolean, before: string | null): Promise<void> {
     if (!this.ct.localized) return;
-    const given = new Set([...n.components.map((f) => f.attr.name), ...n.media.map((m) => m.attr.name)]);
-    const scalars = this.ct.attributes.flatMap((a) => (a.kind === 'scalar' && !a.localized && a.type !== 'uid' ? [a] : []));
-    const bodyShared = scalars.some((a) => n.columns.has(a.column)) || this.ct.attributes.some((a) => !a.localized && given.has(a.name));
-    if (!bodyShared && !(published && this.ct.draftAndPublish)) return;
     const [source] = await this.run<{ id: number }>(W.versionRowId(this.ct), [documentId, locale, published], false);
     if (!source) return;
+    if (before !== null) {
+      const [now] = await this.run<{ v: string }>(W.rowShared(this.schema, this.ct), [Number(source.id)]);
+      if (now?.v === before) return;
+    }
     const targets = (await this.run<{ id: number }>(W.otherLocaleRows(this.ct), [documentId, locale, published], false)).map((r) => Number(r.id));
     if (!targets.length) return;
+    const scalars = this.ct.attributes.flatMap((a) => (a.kind === 'scalar' && !a.localized && a.type !== 'uid' ? [a] : []));
     if (scalars.length) {
       const changed = await this.run<{ id: number }>(W.copyColumns(this.ct, scalars.map((a) => a.column)), [Number(source.id), targets], false);
       for (const r of changed) this.touched.add(Number(r.id));
     }
-    // Strapi copies every non-localized component and zone anew (new ids) once something shared changed, and
-    // at every publish (checked live: publishing fr gives en's published version fr's non-localized component).
-    const owned = new Set(bodyShared || (published && this.ct.draftAndPublish) ? this.ct.attributes.filter((a) => !a.localized && (a.kind === 'component' || a.kind === 'dynamiczone')).map((a) => a.name) : []);
-    if (owned.size) {
-      await this.removeHeld(await this.run<Held>(W.deleteCmpsFields(W.cmpsTableOf(this.ct)!), [targets, [...owned]]));
-      await this.cloneOwned(this.ct, targets.map((t): [number, number] => [Number(source.id), t]), owned, published ? 'published' : 'draft');
+    const owned = new Set(this.ct.attributes.filter((a) => !a.localized && (a.kind === 'component' || a.kind === 'dynamiczone')).map((a) => a.name));
+    const media = this.ct.attributes.filter((a) => !a.localized && a.kind === 'media').map((a) => a.name);
+    if (owned.size) await this.removeHeld(await this.run<Held>(W.deleteCmpsFields(W.cmpsTableOf(this.ct)!), [targets, [...owned]]));
+    if (media.length) await this.run(W.deleteMediaFields, [targets, this.ct.uid, media]);
+    if (owned.size || media.length) {
+      await this.cloneOwned(this.ct, targets.map((t): [number, number] => [Number(source.id), t]), new Set([...owned, ...media]), published ? 'published' : 'draft');
       for (const t of targets) this.touched.add(t);
     }
   }
