@@ -141,3 +141,17 @@ test('a write that leaves the shared values as the first row holds them copies n
   assert.equal((await call('PUT', `/api/dogs/${doc}`, { name: 'Same 2', description: 'd' })).status, 200);
   assert.equal((await call('GET', `/api/dogs/${doc}?locale=fr&populate=*`)).body.data.myCompo.id, before);
 });
+
+test('a write\'s populated answer shows the other locales as they were before the sync (checked live)', async () => {
+  const doc = (await call('POST', '/api/dogs', { name: 'Ans', description: 'd1' })).body.data.documentId;
+  assert.equal((await call('PUT', `/api/dogs/${doc}?locale=fr`, { name: 'Ans fr' })).status, 200);
+  const r = await call('PUT', `/api/dogs/${doc}?populate[localizations][fields][0]=description`, { description: 'd2' });
+  assert.equal(r.status, 200);
+  assert.equal(r.body.data.description, 'd2');
+  assert.deepEqual(r.body.data.localizations.map((l: { description: string }) => l.description), ['d1']);
+  assert.equal((await call('GET', `/api/dogs/${doc}?locale=fr`)).body.data.description, 'd2', 'synced all the same');
+  // A new localization's answer too.
+  const de = await call('PUT', `/api/dogs/${doc}?locale=de&populate[localizations][fields][0]=description`, { name: 'Ans de', description: 'd3' });
+  assert.deepEqual(de.body.data.localizations.map((l: { description: string }) => l.description).sort(), ['d2', 'd2']);
+  assert.equal((await call('GET', `/api/dogs/${doc}?locale=fr`)).body.data.description, 'd3');
+});

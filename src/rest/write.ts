@@ -301,13 +301,30 @@ export async function createDocument(ctx: WriteContext, ct: ContentType, task: T
 export async function updateDocument(ctx: WriteContext, ct: ContentType, task: Task, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<Reply> {
   const { data, p } = writeInput(ctx, ct, task, 'update');
   let found = true;
-  await transaction(ctx, ct, async (w) => { found = await updateIn(ctx, w, ct, p, data, documentId, event); }, documentId);
+  let reply: Reply | undefined;
+  await transaction(ctx, ct, async (w) => {
+    reply = undefined;
+    found = await updateIn(ctx, w, ct, p, data, documentId, event, answerBeforeSync(ctx, w, ct, task, documentId, 200, (r) => { reply = r; }));
+  }, documentId);
   if (!found) throw notFound();
-  return findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
+  return reply ?? findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
+}
+
+/**
+ * A localized type's write answer, read on the write's transaction just before the non-localized sync:
+ * Strapi's answer shows the other locales (a populated `localizations`) as they were, its i18n middleware
+ * syncing once the action returned its populated entry (checked live). Read without the client's signal, so
+ * a client going away does not roll the write back.
+ */
+function answerBeforeSync(ctx: WriteContext, w: Writer, ct: ContentType, task: Task, documentId: string, status: number, keep: (r: Reply) => void): (() => Promise<void>) | undefined {
+  if (!ct.localized) return undefined;
+  const db = w.db();
+  const onTx: WriteContext = { ...ctx, reader: () => db, primaryReads: db, customReads: undefined, signal: undefined };
+  return async () => keep(await findOne(onTx, ct, task.query, documentId, status, 'update', writtenEntry));
 }
 
 /** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
-async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update'): Promise<boolean> {
+async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update', beforeSync?: () => Promise<void>): Promise<boolean> {
   const rows = await w.documentRows(documentId);
   if (!rows.length) { await mapReferences(ctx, ct, p, data, w); return false; }
   const sharedBefore = await w.sharedBefore(documentId);
@@ -320,6 +337,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     await w.sharedValues(rows[0].id, n);
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p, published, rows[0].id);
+    await beforeSync?.();
     // Non-localized values the body gave reach the document's other locales too (checked live).
     await w.syncShared(documentId, p.locale, !ct.draftAndPublish || p.publish, sharedBefore);
     return true;
@@ -359,6 +377,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   await afterUpdate?.();
   w.events.push({ event, documentId, locale: p.locale, published: draft.published });
   if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
+  await beforeSync?.();
   await w.syncShared(documentId, p.locale, !ct.draftAndPublish || p.publish, sharedBefore);
   return true;
 }
@@ -370,12 +389,14 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
 export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task): Promise<Reply> {
   const { data, p } = writeInput(ctx, ct, task, 'update');
   let documentId = '';
+  let reply: Reply | undefined;
   await transaction(ctx, ct, async (w) => {
+    reply = undefined;
     await w.lockSingleType();
     const existing = await w.run<{ document_id: string }>(anyDocument(ct));
     if (existing.length) {
       documentId = existing[0].document_id;
-      await updateIn(ctx, w, ct, p, data, documentId);
+      await updateIn(ctx, w, ct, p, data, documentId, 'entry.update', answerBeforeSync(ctx, w, ct, task, documentId, 200, (r) => { reply = r; }));
       return;
     }
     const n = await validateBody(ctx, ct, true, p, data, new Map(), w);
@@ -383,7 +404,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
     await w.check(n, documentId, p.locale);
     await createVersion(w, ct, n, documentId, p);
   }, ''); // a single type's turn is the type's (documentLockKey)
-  return findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
+  return reply ?? findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
 }
 
 /** A single type's document (any version), or undefined: Strapi's core service reads it so, outside any transaction. */

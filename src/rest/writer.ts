@@ -4,6 +4,7 @@
 // compiler/write-sql.ts; this module decides what to run, in which order.
 import type { RowHooks } from './write-hooks.ts';
 import type { TransactionSql } from 'postgres';
+import type { Db } from '../db/connect.ts';
 import type { Component, ContentType, Schema } from '../../compiler/schema.ts';
 import * as W from '../../compiler/write-sql.ts';
 import { cacheTableOf } from '../../compiler/render-cache.ts';
@@ -47,6 +48,9 @@ export class Writer {
     this.relationWriter = new RelationWriter(schema, ct, (text, params) => this.run(text, params));
     this.morphWriter = new MorphWriter(schema, ct, (text, params) => this.run(text, params));
   }
+
+  /** The transaction as a database handle for reads (a write's answer read before the transaction ends). */
+  db(): Db { return this.tx as unknown as Db; }
 
   /**
    * Statements are prepared (planning the cache refresh alone cost as much as a tag's create), except
