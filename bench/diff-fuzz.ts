@@ -9,8 +9,8 @@
 // running both on one database). Each difference it found was fixed and its case recorded from Strapi in
 // test/fixtures/strapi/read-cases.jsonl; the query that shows one is printed whole, to be recorded so.
 import http from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
+import { readDifference } from './schema-model.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/diff-fuzz.ts');
 let seed = firstSeed;
@@ -122,10 +122,7 @@ for (let i = 0; i < runs; i++) {
   const path = `/api/${type}${one ? `/${pick(documents.get(type)!)}` : ''}?${encode(query(type, one))}`;
   const auth = rnd() < 0.8;
   const [a, b] = await Promise.all([get(strapi, path, auth), get(fastrapi, path, auth)]);
-  const why = a.status !== b.status ? `status ${a.status} vs ${b.status}`
-    : a.status === 200 && !isDeepStrictEqual(a.body?.data, b.body?.data) ? 'data'
-      : a.status === 200 && !isDeepStrictEqual(a.body?.meta, b.body?.meta) ? 'meta'
-        : a.status !== 200 && !isDeepStrictEqual(a.body?.error, b.body?.error) ? 'error' : null;
+  const why = readDifference(a, b);
   if (!why) continue;
   differ++;
   console.log(`\n#${i} ${why}${auth ? '' : ' (public)'} ${path}\n  strapi:   ${a.text.slice(0, 400)}\n  fastrapi: ${b.text.slice(0, 400)}`);

@@ -9,20 +9,10 @@
 //
 // bench/diff-fuzz.ts is the blog models' fuzz, with values chosen for the blog's data; this one knows only
 // what the models say, so it reaches attribute types and relation kinds the blog has none of.
-import { isDeepStrictEqual } from 'node:util';
-import { readProject, random, values, send as sendTo, upload, closeAgent, type Attr, type Model } from './schema-model.ts';
+import { readProject, random, values, send as sendTo, upload, closeAgent, readDifference, schemaFuzzArgs, type Attr, type Model } from './schema-model.ts';
 
-function args() {
-  const argv = process.argv.slice(2);
-  const flag = (n: string) => { const i = argv.indexOf(`--${n}`); return i >= 0 ? argv[i + 1] : undefined; };
-  const models = flag('models'), strapi = flag('strapi')?.replace(/\/$/, ''), fastrapi = flag('fastrapi')?.replace(/\/$/, '');
-  if (!models || !strapi || !fastrapi) {
-    console.error('usage: npx tsx bench/schema-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--fill N] [--runs N] [--seed N]');
-    process.exit(2);
-  }
-  return { models, strapi, fastrapi, token: flag('token'), fill: Number(flag('fill') ?? 0), runs: Number(flag('runs') ?? 300), seed: Number(flag('seed') ?? 1) };
-}
-const opts = args();
+const cli = schemaFuzzArgs('npx tsx bench/schema-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--fill N] [--runs N] [--seed N]');
+const opts = { ...cli, fill: Number(cli.flag('fill') ?? 0), runs: Number(cli.flag('runs') ?? 300) };
 const project = readProject(opts.models);
 const { types, components, byUid } = project;
 const r = random(opts.seed);
@@ -155,10 +145,7 @@ for (let i = 0; i < opts.runs; i++) {
   const one = m.kind === 'singleType' || (rnd() < 0.3 && docs.length > 0);
   const path = `/api/${m.kind === 'singleType' ? m.singular : m.plural}${one && m.kind !== 'singleType' ? `/${pick(docs)}` : ''}?${encode(query(m, one))}`;
   const [a, b] = await Promise.all([send(opts.strapi, 'GET', path), send(opts.fastrapi, 'GET', path)]);
-  const why = a.status !== b.status ? `status ${a.status} vs ${b.status}`
-    : a.status === 200 && !isDeepStrictEqual(a.body?.data, b.body?.data) ? 'data'
-      : a.status === 200 && !isDeepStrictEqual(a.body?.meta, b.body?.meta) ? 'meta'
-        : a.status !== 200 && !isDeepStrictEqual(a.body?.error, b.body?.error) ? 'error' : null;
+  const why = readDifference(a, b);
   if (!why) continue;
   differ++;
   console.log(`\n#${i} ${why} ${path}\n  strapi:   ${a.text.slice(0, 500)}\n  fastrapi: ${b.text.slice(0, 500)}`);

@@ -123,6 +123,26 @@ export function values(p: Project, r: Random, ref: (uid: string) => string[], fi
 }
 
 export interface Answer { status: number; body: { data?: unknown; meta?: unknown; error?: unknown } | null; text: string }
+
+/** Why two answers to one read differ (status, then `data` and `meta` of a 200, `error` otherwise), or null. */
+export function readDifference(a: Pick<Answer, 'status' | 'body'>, b: Pick<Answer, 'status' | 'body'>): string | null {
+  return a.status !== b.status ? `status ${a.status} vs ${b.status}`
+    : a.status === 200 && !isDeepStrictEqual(a.body?.data, b.body?.data) ? 'data'
+      : a.status === 200 && !isDeepStrictEqual(a.body?.meta, b.body?.meta) ? 'meta'
+        : a.status !== 200 && !isDeepStrictEqual(a.body?.error, b.body?.error) ? 'error' : null;
+}
+
+/** The schema fuzzers' command line: the models, both servers, the token, runs and seed; `usage` when one is missing. */
+export function schemaFuzzArgs(usage: string) {
+  const argv = process.argv.slice(2);
+  const flag = (n: string) => { const i = argv.indexOf(`--${n}`); return i >= 0 ? argv[i + 1] : undefined; };
+  const models = flag('models'), strapi = flag('strapi')?.replace(/\/$/, ''), fastrapi = flag('fastrapi')?.replace(/\/$/, '');
+  if (!models || !strapi || !fastrapi) {
+    console.error(`usage: ${usage}`);
+    process.exit(2);
+  }
+  return { models, strapi, fastrapi, token: flag('token'), flag, has: (n: string) => argv.includes(`--${n}`), seed: Number(flag('seed') ?? 1) };
+}
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 export function send(base: string, method: string, path: string, token: string | undefined, body?: unknown): Promise<Answer> {
   return new Promise((resolve) => {

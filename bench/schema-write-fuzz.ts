@@ -8,16 +8,10 @@
 //   createdb -T strapi wsa; createdb -T strapi wsb   (a database bench/schema-fuzz.ts --fill made; Strapi on wsa, this server on wsb)
 //   npx tsx bench/schema-write-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--runs 200] [--seed 1] [--verbose]
 import { isDeepStrictEqual } from 'node:util';
-import { readProject, random, values, send, closeAgent, normalize, firstDifference, type Answer, type Attr, type Model } from './schema-model.ts';
+import { readProject, random, values, send, closeAgent, normalize, firstDifference, schemaFuzzArgs, type Answer, type Attr, type Model } from './schema-model.ts';
 
-const argv = process.argv.slice(2);
-const flag = (n: string) => { const i = argv.indexOf(`--${n}`); return i >= 0 ? argv[i + 1] : undefined; };
-const models = flag('models'), strapi = flag('strapi')?.replace(/\/$/, ''), fastrapi = flag('fastrapi')?.replace(/\/$/, '');
-if (!models || !strapi || !fastrapi) {
-  console.error('usage: npx tsx bench/schema-write-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--runs N] [--seed N]');
-  process.exit(2);
-}
-const token = flag('token'), runs = Number(flag('runs') ?? 200), firstSeed = Number(flag('seed') ?? 1), verbose = argv.includes('--verbose');
+const { models, strapi, fastrapi, token, flag, has } = schemaFuzzArgs('npx tsx bench/schema-write-fuzz.ts --models DIR --strapi URL --fastrapi URL --token T [--runs N] [--seed N] [--verbose]');
+const runs = Number(flag('runs') ?? 200), firstSeed = Number(flag('seed') ?? 1), verbose = has('verbose');
 const project = readProject(models);
 const r = random(firstSeed);
 const { rnd, pick, int } = r;
