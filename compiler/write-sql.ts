@@ -460,3 +460,6 @@ export function firstRowShared(schema: Schema, ct: ContentType): string {
 export function rowShared(schema: Schema, ct: ContentType): string {
   return `select json_build_array(${sharedValue(schema, ct, 't', 0) || 'null'})::text as v from ${q(ct.table)} t where t.id = $1`;
 }
+
+/** Strapi's lookup of the row a new localization copies from (copyNonLocalizedFields), as it sends it: `$1` the document. */
+export const shareSourceRow = (ct: ContentType) => `select t0.id from ${q(ct.table)} t0 where t0.${R.documentId} = $1 order by t0.${R.publishedAt} desc limit 1`;

@@ -334,9 +334,10 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   if (!draft) {
     // A new localization of the document: non-localized attributes come from an existing locale.
     const n = await validateBody(ctx, ct, true, p, data, new Map(), w, documentId);
-    await w.sharedValues(rows[0].id, n);
+    const from = await w.shareSource(documentId) ?? rows[0].id;
+    await w.sharedValues(from, n);
     await w.check(n, documentId, p.locale);
-    await createVersion(w, ct, n, documentId, p, published, rows[0].id);
+    await createVersion(w, ct, n, documentId, p, published, from);
     await beforeSync?.();
     // Non-localized values the body gave reach the document's other locales too (checked live).
     await w.syncShared(documentId, p.locale, !ct.draftAndPublish || p.publish, sharedBefore);

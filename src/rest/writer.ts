@@ -219,6 +219,16 @@ export class Writer {
     }
   }
 
+  /**
+   * The row a new localization takes its non-localized values from: Strapi's copyNonLocalizedFields reads
+   * it with `order by published_at desc limit 1` ("prefer published", but PostgreSQL puts a draft's null
+   * first), so the same statement picks the same row here (checked live: a draft's values, not en's).
+   */
+  async shareSource(documentId: string): Promise<number | undefined> {
+    const [row] = await this.run<{ id: number }>(W.shareSourceRow(this.ct), [documentId]);
+    return row ? Number(row.id) : undefined;
+  }
+
   /** A new localization starts with the document's non-localized scalar values (those not given). */
   async sharedValues(fromRow: number, n: Normalized): Promise<void> {
     const cols = this.ct.attributes.flatMap((a) => (a.kind === 'scalar' && !a.localized && !n.columns.has(a.column) ? [a.column] : []));
