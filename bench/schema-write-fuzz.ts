@@ -28,7 +28,7 @@ const forSide = (v: unknown, side: 's' | 'f'): unknown => JSON.parse(JSON.string
 }));
 
 /** One attribute's value broken in a way a client gets wrong. */
-function broken(a: Attr, m: Model): unknown {
+function broken(a: Attr): unknown {
   switch (a.type) {
     case 'string': case 'text': case 'richtext': case 'email': case 'uid':
       return pick([int(1, 9), { x: 1 }, [pick(['a', 'b'])], true, a.maxLength ? 'x'.repeat(a.maxLength + 1) : 'Not an email', a.minLength ? 'x' : 'bad value!', '']);
@@ -47,8 +47,10 @@ function broken(a: Attr, m: Model): unknown {
     case 'relation': return pick(['nosuchdocument00000000000', { connect: ['nosuchdocument00000000000'] }, 5, { set: 'x' }]);
     default: return null;
   }
-  void m;
 }
+
+/** Unique values written so far, by type and attribute (a body may repeat one). */
+const uniques = new Map<string, unknown[]>();
 
 function body(m: Model, update: boolean): Record<string, unknown> {
   const data = gen.document(m, update);
@@ -56,7 +58,7 @@ function body(m: Model, update: boolean): Record<string, unknown> {
   const breakable = Object.entries(m.attributes).filter(([, a]) => !a.relation?.startsWith('morph'));
   if (rnd() < 0.35 && breakable.length) {
     const [k, a] = pick(breakable);
-    data[k] = broken(a, m);
+    data[k] = broken(a);
   }
   if (rnd() < 0.05) { const req = Object.entries(m.attributes).find(([, a]) => a.required); if (req) data[req[0]] = pick([null, undefined]); }
   if (rnd() < 0.04) data.unknownField = 1;
@@ -67,7 +69,6 @@ function body(m: Model, update: boolean): Record<string, unknown> {
   }
   return data;
 }
-const uniques = new Map<string, unknown[]>();
 function remember(m: Model, data: Record<string, unknown>) {
   for (const [k, a] of Object.entries(m.attributes)) if (a.unique && typeof data[k] === 'string') uniques.set(`${m.uid}.${k}`, [...(uniques.get(`${m.uid}.${k}`) ?? []), data[k]]);
 }

@@ -187,9 +187,10 @@ export const ownsMedia = (model: { attributes: ReadonlyArray<{ kind: string }> }
 /** Media links of rows `$1` of model `$2` (all fields). */
 export const deleteMediaOf = `delete from ${FILES.related} where ${FILES.relatedId} = any($1::int[]) and ${FILES.relatedType} = $2`;
 
-/** Media links of row `$1`, model `$2`, field `$3`. */
 /** Removes fields `$3` of rows `$1` of type `$2` (their media links). */
 export const deleteMediaFields = `delete from ${FILES.related} where ${FILES.relatedId} = any($1::int[]) and ${FILES.relatedType} = $2 and ${FILES.field} = any($3::text[])`;
+
+/** Media links of row `$1`, model `$2`, field `$3`. */
 export const deleteMediaField = `delete from ${FILES.related} where ${FILES.relatedId} = $1 and ${FILES.relatedType} = $2 and ${FILES.field} = $3`;
 
 /** Files `$4` (in order) into row `$1`, model `$2`, field `$3`: `order` counts from 1 as Strapi's. */

@@ -166,7 +166,7 @@ function inBodyOrder<T extends { attr: { name: string }; bodyKey?: string }>(ops
 
 /** Statements on the write's transaction, or (before it has one) on the pool. */
 function runner(ctx: WriteContext, w?: Writer): Run {
-  return <T>(text: string, params: unknown[] = []): Promise<T[]> => (w ? w.run(text, params) : ctx.db.unsafe(text, params as never[])) as unknown as Promise<T[]>;
+  return w ? w.query : <T>(text: string, params: unknown[] = []): Promise<T[]> => ctx.db.unsafe(text, params as never[]) as unknown as Promise<T[]>;
 }
 
 /**
@@ -304,7 +304,7 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
   let reply: Reply | undefined;
   await transaction(ctx, ct, async (w) => {
     reply = undefined;
-    found = await updateIn(ctx, w, ct, p, data, documentId, event, answerBeforeSync(ctx, w, ct, task, documentId, 200, (r) => { reply = r; }));
+    found = await updateIn(ctx, w, ct, p, data, documentId, event, answerBeforeSync(ctx, w, ct, task, documentId, (r) => { reply = r; }));
   }, documentId);
   if (!found) throw notFound();
   return reply ?? findOne(ctx, ct, task.query, documentId, 200, 'update', writtenEntry);
@@ -316,24 +316,25 @@ export async function updateDocument(ctx: WriteContext, ct: ContentType, task: T
  * syncing once the action returned its populated entry (checked live). Read without the client's signal, so
  * a client going away does not roll the write back.
  */
-function answerBeforeSync(ctx: WriteContext, w: Writer, ct: ContentType, task: Task, documentId: string, status: number, keep: (r: Reply) => void): (() => Promise<void>) | undefined {
+function answerBeforeSync(ctx: WriteContext, w: Writer, ct: ContentType, task: Task, documentId: string, keep: (r: Reply) => void): (() => Promise<void>) | undefined {
   if (!ct.localized) return undefined;
   const db = w.db();
   const onTx: WriteContext = { ...ctx, reader: () => db, primaryReads: db, customReads: undefined, signal: undefined };
-  return async () => keep(await findOne(onTx, ct, task.query, documentId, status, 'update', writtenEntry));
+  return async () => keep(await findOne(onTx, ct, task.query, documentId, 200, 'update', writtenEntry));
 }
 
 /** Writes `data` onto an existing document (a new localization if `p.locale` has no row yet); false when there is no such document. */
 async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteParams, data: Record<string, unknown>, documentId: string, event: 'entry.update' | 'entry.draft-discard' = 'entry.update', beforeSync?: () => Promise<void>): Promise<boolean> {
   const rows = await w.documentRows(documentId);
   if (!rows.length) { await mapReferences(ctx, ct, p, data, w); return false; }
-  const sharedBefore = await w.sharedBefore(documentId);
   const mine = rows.filter((r) => r.locale === p.locale);
   const published = mine.filter((r) => r.published);
   const draft = ct.draftAndPublish ? mine.find((r) => !r.published) : mine[0];
   if (!draft) {
     // A new localization of the document: non-localized attributes come from an existing locale.
     const n = await validateBody(ctx, ct, true, p, data, new Map(), w, documentId);
+    // What the document shared before this write (syncShared's comparison), read once the body passed.
+    const sharedBefore = await w.sharedBefore(documentId);
     const from = await w.shareSource(documentId) ?? rows[0].id;
     await w.sharedValues(from, n);
     await w.check(n, documentId, p.locale);
@@ -371,6 +372,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
     throwIfErrors(errors);
   }
   await w.check(n, documentId, p.locale);
+  const sharedBefore = await w.sharedBefore(documentId);
   await w.lockWrite(draft, n.relations, publishing);
   const afterUpdate = w.hooks ? await w.hooks.beforeUpdate(n, documentId, draft) : null;
   await w.updateRow(draft, n);
@@ -397,7 +399,7 @@ export async function putSingle(ctx: WriteContext, ct: ContentType, task: Task):
     const existing = await w.run<{ document_id: string }>(anyDocument(ct));
     if (existing.length) {
       documentId = existing[0].document_id;
-      await updateIn(ctx, w, ct, p, data, documentId, 'entry.update', answerBeforeSync(ctx, w, ct, task, documentId, 200, (r) => { reply = r; }));
+      await updateIn(ctx, w, ct, p, data, documentId, 'entry.update', answerBeforeSync(ctx, w, ct, task, documentId, (r) => { reply = r; }));
       return;
     }
     const n = await validateBody(ctx, ct, true, p, data, new Map(), w);

@@ -62,6 +62,9 @@ export class Writer {
     return (await this.tx.unsafe(text, params as never[], { prepare })) as unknown as T[];
   }
 
+  /** run() for callers that type the rows themselves (write-checks' Run, fileDocuments). */
+  readonly query = <T>(text: string, params: unknown[] = []): Promise<T[]> => this.run(text, params) as unknown as Promise<T[]>;
+
   /**
    * A row's column values as parameters. A json or blocks value goes as JSON whatever it is: the driver
    * types a list by its first item (`[true, null]` went as a boolean array, which a jsonb column refuses).
@@ -138,7 +141,7 @@ export class Writer {
 
   /** Files named by documentId get their ids (those the body's validation has not mapped yet: fileDocuments). */
   private async fileDocuments(n: Normalized): Promise<void> {
-    for (const id of await fileDocuments(<T>(t: string, p: unknown[] = []) => this.run(t, p) as unknown as Promise<T[]>, n.mediaValues)) n.fileIds.add(id);
+    for (const id of await fileDocuments(this.query, n.mediaValues)) n.fileIds.add(id);
   }
 
   // ------------------------------------------------------------ rows
