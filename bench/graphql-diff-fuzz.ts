@@ -9,9 +9,9 @@
 // Made for the blog models on the blog Strapi made, with Strapi's graphql config of bench/side-by-side.ts's
 // project (defaultLimit 25, maxLimit 100, depthLimit 10: start this server with GRAPHQL_DEFAULT_LIMIT=25
 // GRAPHQL_MAX_LIMIT=100 GRAPHQL_DEPTH_LIMIT=10). The operation that shows a difference is printed whole.
-import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
+import { send, closeAgent, type Answer as SentAnswer } from './schema-model.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/graphql-diff-fuzz.ts');
 let seed = firstSeed;
@@ -26,21 +26,10 @@ const rnd = () => {
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 const some = <T>(a: readonly T[], p: number): T[] => a.filter(() => rnd() < p);
 
-interface Answer { status: number; body: { data?: unknown; errors?: Array<{ message?: string; extensions?: { code?: string; error?: { name?: string; message?: string; details?: unknown } } }> } | null; text: string }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-const post = (base: string, query: string, variables: Record<string, unknown>, auth: boolean): Promise<Answer> => new Promise((resolve) => {
-  const body = JSON.stringify({ query, variables });
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-  if (auth && token) headers.authorization = `Bearer ${token}`;
-  const req = http.request(`${base}/graphql`, { method: 'POST', agent, headers }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (c: string) => { text += c; });
-    res.on('end', () => { let b = null; try { b = JSON.parse(text); } catch { /* compared by status */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
-  });
-  req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
-  req.end(body);
-});
+type GqlBody = { data?: unknown; errors?: Array<{ message?: string; extensions?: { code?: string; error?: { name?: string; message?: string; details?: unknown } } }> };
+type Answer = SentAnswer<GqlBody>;
+const post = (base: string, query: string, variables: Record<string, unknown>, auth: boolean): Promise<Answer> =>
+  send<GqlBody>(base, 'POST', '/graphql', auth ? token : undefined, { query, variables });
 
 interface TypeShape {
   single: string; plural: string; filters: string;
@@ -228,4 +217,4 @@ for (let i = 0; i < runs; i++) {
   console.log(`  fastrapi: ${b.text.slice(0, 700)}\n`);
 }
 console.log(`${differ} of ${runs} differ (seed ${firstSeed})`);
-agent.destroy();
+closeAgent();

@@ -122,7 +122,8 @@ export function values(p: Project, r: Random, ref: (uid: string) => string[], fi
   return { scalar, component, attribute, document };
 }
 
-export interface Answer { status: number; body: { data?: unknown; meta?: unknown; error?: unknown } | null; text: string }
+/** An answer: its status, its body as JSON (null when it is none) and as text. `B`: a REST answer's body unless said. */
+export interface Answer<B = { data?: unknown; meta?: unknown; error?: unknown }> { status: number; body: B | null; text: string }
 
 /** Why two answers to one read differ (status, then `data` and `meta` of a 200, `error` otherwise), or null. */
 export function readDifference(a: Pick<Answer, 'status' | 'body'>, b: Pick<Answer, 'status' | 'body'>): string | null {
@@ -144,7 +145,7 @@ export function schemaFuzzArgs(usage: string) {
   return { models, strapi, fastrapi, token: flag('token'), flag, has: (n: string) => argv.includes(`--${n}`), seed: Number(flag('seed') ?? 1) };
 }
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-export function send(base: string, method: string, path: string, token: string | undefined, body?: unknown): Promise<Answer> {
+export function send<B = NonNullable<Answer['body']>>(base: string, method: string, path: string, token: string | undefined, body?: unknown): Promise<Answer<B>> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = { 'cache-control': 'no-cache' };
     if (token) headers.authorization = `Bearer ${token}`;
