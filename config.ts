@@ -87,6 +87,8 @@ export const ConfigSchema = Type.Object({
      * on them; heavier and new statements keep `poolSize`'s. 0 = light reads share `poolSize`'s connections.
      */
     lightPoolSize: Int(0, 500),
+    /** Deep list reads run as two statements at once when no other read is running (src/rest/split-read.ts). */
+    splitReads: Type.Boolean(),
     /** Read replicas (streaming standbys of the primary): reads that may go to one (see src/db/replicas.ts). */
     readUrls: Type.Array(Type.String({ minLength: 1 })),
     /** Bytes of WAL a replica may lag behind the primary and still take reads. */
@@ -345,7 +347,7 @@ export const defaults: Config = {
   logLevel: 'http',
   proxy: false,
   metrics: { enabled: null, token: '' },
-  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readPipeline: 8, lightPoolSize: 2, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
+  db: { poolSize: 8, writePoolSize: 4, embeddedPort: 0, allowDestructive: false, schema: 'auto', logQueries: false, statementTimeout: 30_000, planCacheMode: 'force_generic_plan', jit: false, randomPageCost: 1.1, customPlanRows: 10_000, connectionDeadline: 2000, cancelOnDisconnect: true, readPipeline: 8, lightPoolSize: 2, splitReads: true, readUrls: [], replicaMaxLag: 16 * 1024 * 1024, replicaCheckInterval: 200 },
   http: {
     maxBodySize: 1024 * 1024, maxJsonDepth: 64, maxResponseSize: 16 * 1024 * 1024, maxQueryStringLength: 16 * 1024, shutdownTimeout: 10, accessLog: true, etag: true,
     // Levels chosen by measurement (README, "Compression"): the cheapest settings; brotli 1 is both
@@ -433,6 +435,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['DB_CANCEL_ON_DISCONNECT', 'db.cancelOnDisconnect', 'bool'],
   ['DB_READ_PIPELINE', 'db.readPipeline', 'int'],
   ['DB_LIGHT_POOL_SIZE', 'db.lightPoolSize', 'int'],
+  ['DB_SPLIT_READS', 'db.splitReads', 'bool'],
   ['DATABASE_READ_URL', 'db.readUrls', 'list'],
   ['DB_REPLICA_MAX_LAG', 'db.replicaMaxLag', 'int'],
   ['DB_REPLICA_CHECK_INTERVAL', 'db.replicaCheckInterval', 'int'],

@@ -57,6 +57,8 @@ export interface CompilerOptions extends ReadLimits {
   rowTail?: string;
   /** Link columns whose targets a foreign key keeps (compiler/foreign-keys.ts; read at start by src/server.ts). */
   keyedColumns?: ReadonlySet<string>;
+  /** Deep list reads come with their halves as two statements too (compiler/sql.ts SqlOptions.splitReads). */
+  splitReads?: boolean;
 }
 
 /**
@@ -175,7 +177,7 @@ export class Compiler {
     if (!internal) this.documentChecks(q, localeError);
     const sk = `${rc ? 'r' : '-'}${this.sizeEpoch()}:|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable })), query, this.opts.largeTable);
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable, splitReads: this.opts.splitReads })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape, ...(query.deferred ? { deferred: query.deferred } : {}) };
     if (key) this.exact.set(key, plan);
     return plan;

@@ -43,7 +43,21 @@ export interface SqlOptions {
    * matching target ids first (`relationFilter`).
    */
   smallTable?: (table: string) => boolean;
+  /**
+   * Lists whose populate holds a relation read through further relations (`populate[author][populate][articles]`)
+   * come with that relation's part as a statement of its own (CompiledRead.split), which a node with no
+   * other read running sends beside the rest on a second connection.
+   */
+  splitReads?: boolean;
 }
+
+/**
+ * The two halves of a split list read (see SqlOptions.splitReads and src/rest/split-read.ts): `main` is the
+ * whole read but for one root populate, whose value each row holds as a marker (byte 1, the row's id, byte 2);
+ * `side` reads the same page's values of that populate, as `id`, byte 1, value, rows joined by byte 2.
+ * JSON text never holds a raw control byte, so the markers cannot be mistaken for content.
+ */
+export interface SplitRead { main: CompiledRead; side: CompiledRead }
 
 /**
  * How many database round trips Strapi takes to populate an attribute (@strapi/database
@@ -543,13 +557,10 @@ class RowGen extends FilterGen {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const name = JSON.stringify(p.kind === 'localizations' ? p.key ?? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
+      if (p === this.splitOff) return [key, `concat(chr(1), ${alias}.id, chr(2))`];
       const kept = cache && ct ? cachedComponent(ct, p) : null;
       if (kept) return [key, `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`];
-      const joined = this.joinedPopulate(p, ct, alias, joins);
-      if (joined !== null) return [key, joined];
-      const j = this.alias('p');
-      joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
-      return [key, `${j}.v`];
+      return [key, this.populatedValue(p, ct, alias, joins)];
     });
     /** The parts' indexes in the order their ranks take (the populate's own order among equals). */
     const orderOf = (value: (i: number) => number) => parts.map((_, i) => i).sort((x, y) => value(x) - value(y) || x - y);
@@ -592,6 +603,18 @@ class RowGen extends FilterGen {
     }
     const rows = parts.map((part, i) => `(${ranks[i].sql}, ${i}, concat(${part.join(', ')}))`).join(', ');
     return `concat(${open}, (select string_agg(o.t, '' order by o.r, o.p) from (values ${rows}) o(r, p, t)), ${lit(`${tail}}`)})`;
+  }
+
+  /** A root populate the statement leaves to another (SplitRead's `main`): each row holds a marker instead. */
+  splitOff: Populate | null = null;
+
+  /** The value of populated `p` of row `alias` as JSON text, read by what it pushes onto `joins`. */
+  populatedValue(p: Populate, ct: ContentType | null, alias: string, joins: string[]): string {
+    const joined = this.joinedPopulate(p, ct, alias, joins);
+    if (joined !== null) return joined;
+    const j = this.alias('p');
+    joins.push(`left join lateral (${this.populate(p, ct, alias)}) ${j} on true`);
+    return `${j}.v`;
   }
 
   /** The value of `p` read by joins pushed onto `joins` (see Gen), or null: a lateral subquery reads it. */
@@ -1094,6 +1117,8 @@ export interface CompiledRead {
   prepare: boolean;
   /** Planned at each execution with its parameters' values (compiler/index.ts `planFor`). */
   customPlan?: boolean;
+  /** The same read in two statements that may run at once (SqlOptions.splitReads). */
+  split?: SplitRead;
 }
 
 /** Wraps a read's select: data larger than `max` bytes comes back as null with `oversize` true. */
@@ -1136,7 +1161,51 @@ function relationWalk(schema: Schema, g: Gen, query: ReadQuery, root: string, wh
 const LATE_OFFSET = 100;
 
 export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions): CompiledRead {
+  const whole = compileStatement(schema, query, opts, null);
+  const off = opts.splitReads ? splitCandidate(query) : null;
+  if (!off) return whole;
+  const main = compileStatement(schema, query, opts, { populate: off, role: 'main' });
+  const side = compileStatement(schema, query, opts, { populate: off, role: 'side' });
+  // PostgreSQL types every parameter of a prepared statement from its use: each half must use them all
+  // (a filter inside the populate split off names its own, and that read is not split).
+  const used = (text: string) => [...new Set(text.match(/\$\d+\b/g) ?? [])].sort().join();
+  if (used(main.text) !== used(whole.text) || used(side.text) !== used(whole.text)) return whole;
+  return { ...whole, split: { main, side } };
+}
+
+/** How many relation levels a populate reaches (itself included; counts and files' own populates aside). */
+function relationDepth(p: Populate): number {
+  const under = (list: Populate[] | undefined) => Math.max(0, ...(list ?? []).map(relationDepth));
+  switch (p.kind) {
+    case 'relation': return p.count ? 0 : 1 + under(p.select.populate);
+    case 'morphBy': case 'localizations': return 1 + under(p.select.populate);
+    case 'morphTo': return 1 + Math.max(0, ...p.types.map((t) => under(t.select.populate)));
+    case 'component': return under(p.select.populate);
+    case 'dynamiczone': return Math.max(0, ...[...p.on.values()].map((sel) => under(sel.populate)));
+    case 'media': return 0;
+  }
+}
+
+/**
+ * The root populate of a list worth a statement of its own: a relation read through at least one more
+ * relation level, beside other populates (the rest of the statement must be worth running at the same
+ * time). The deepest such one, the first among equals.
+ */
+function splitCandidate(query: ReadQuery): Populate | null {
+  if (query.shape !== 'list' || query.select.populate.length < 2) return null;
+  let best: Populate | null = null;
+  let depth = 1;
+  for (const p of query.select.populate) {
+    if (p.kind !== 'relation') continue;
+    const d = relationDepth(p);
+    if (d > depth) { best = p; depth = d; }
+  }
+  return best;
+}
+
+function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, split: { populate: Populate; role: 'main' | 'side' } | null): CompiledRead {
   const g = new Gen(schema, opts, query);
+  if (split?.role === 'main') g.splitOff = split.populate;
   const { ct } = query;
   const tables = readTables(schema, query);
   const inner = 'r0';
@@ -1171,7 +1240,9 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
       : shared ? ids(ordered('m'))
         : ids(`${matches} ${bounds}`);
   const joins: string[] = [];
-  const row = g.rowText(ct, query.select, t, joins, opts.rowTail);
+  const row = split?.role === 'side'
+    ? `concat(${t}.id, chr(1), ${g.populatedValue(split.populate, ct, t, joins)})`
+    : g.rowText(ct, query.select, t, joins, opts.rowTail);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
   // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them
   // they read (the rows' own links), once, beside the page read as before.
@@ -1184,6 +1255,7 @@ export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions):
   const pg = ctes.length ? `with ${ctes.join(', ')} ` : '';
   const body = `select ${row} as j from (${page}) ${t}${sp(joins)} order by ${outerOrder}`;
   if (query.shape === 'one') return sizeChecked({ text: `${pg}select (select x.j from (${body}) x) as data`, withTotal: false, tables, prepare: true }, opts.maxBytes);
+  if (split?.role === 'side') return sizeChecked({ text: `${pg}select (select string_agg(x.j, chr(2)) from (${body}) x) as data`, withTotal: false, tables, prepare: true }, opts.maxBytes);
   // Rows are concatenated as text: nothing is parsed or re-serialized after the row fragments exist.
   // Bare: the caller writes the brackets around PostgreSQL's bytes, saving two copies of the whole text.
   const data = opts.bareList ? `(select string_agg(x.j, ',') from (${body}) x) as data` : `(select ${textArray('x.j')} from (${body}) x) as data`;

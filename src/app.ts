@@ -74,7 +74,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   const customReads = config.db.customPlanRows > 0 ? pool(databaseUrl, config.db.poolSize, true, 'force_custom_plan', 'fastrapi-custom-plans') : undefined;
   const sizes = new TableSizes(db, config.db.customPlanRows);
   sizes.start();
-  const compiler = new Compiler(schema, { ...config.api.rest, strictKeys: config.api.rest.strictParams, strictDocuments: config.api.documents.strictParams, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge, smallTable: sizes.isSmall, sizeEpoch: sizes.epoch, keyedColumns: keyedColumns(opts.keyedColumns ?? []) });
+  const compiler = new Compiler(schema, { ...config.api.rest, strictKeys: config.api.rest.strictParams, strictDocuments: config.api.documents.strictParams, maxResponseSize: config.http.maxResponseSize, renderCacheGate: renderGate && (() => renderGate.isOpen()), largeTable: sizes.isLarge, smallTable: sizes.isSmall, sizeEpoch: sizes.epoch, keyedColumns: keyedColumns(opts.keyedColumns ?? []), splitReads: config.db.splitReads });
   const auth = new Authorizer(config, schema);
   const exposeCount = config.env !== 'production';
   const lookups: AuthLookups = {

@@ -546,10 +546,11 @@ describe('populate', () => {
     assert.deepEqual(nested.data.category.parent.children.map((c: any) => c.name), ['Databases']);
   });
 
-  test('a 3-level nested populate is one SQL statement', async () => {
+  test('a 3-level nested populate is one SQL statement, or two at once on an idle node', async () => {
     const r = await s.fetchJson('GET', '/api/articles?populate[author][populate][articles][populate][category][populate][parent]=true&populate[tags][populate][articles][fields][0]=title');
     assert.equal(r.status, 200, r.text);
-    assert.equal(r.headers['x-sql-statements'], '1');
+    // The author's part beside the rest (src/rest/split-read.ts; test/split-read.test.ts).
+    assert.equal(r.headers['x-sql-statements'], '2');
     const a1 = r.body.data.find((d: any) => d.documentId === ids.a1);
     assert.equal(a1.author.articles[0].category.parent.name, 'Technology');
     assert.deepEqual(a1.tags.map((t: any) => t.articles.map((a: any) => a.title)), [[A1], [A1, A2]]);

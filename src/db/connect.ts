@@ -322,6 +322,11 @@ function alone(c: RawConnection, q: RawQuery | null = null): boolean {
   return false;
 }
 
+/** readStatement() calls of this thread not settled yet. */
+let running = 0;
+/** Read statements this thread has running or waiting for a connection (src/rest/split-read.ts: only an idle node splits a read). */
+export const readsInFlight = (): number => running;
+
 /**
  * Runs one read statement of a request (prepared unless `prepare` is false: a page compiler/cache.ts sends
  * unprepared; rows as Buffers when `raw`). No statement is issued
@@ -329,62 +334,67 @@ function alone(c: RawConnection, q: RawQuery | null = null): boolean {
  * nothing), and the statement of a client that goes away is dropped or cancelled (CancelWatch).
  */
 export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean, prepare = true, pace?: object): Promise<unknown[]> {
-  const pooled = readPools.has(db);
-  const light = pooled && pace !== undefined && isLight(paces.get(pace));
-  const lightPool = light ? lightPools.get(db) : undefined;
-  if (lightPool) { db = lightPool; lightSent++; }
-  for (let attempt = 0; ; attempt++) {
-    if (signal?.aborted) throw new ClientGoneError();
-    let q: RawQuery | null = null;
-    let conn: RawConnection | null = null;
-    // A statement postgres.js describes first (not prepared on its connection yet) is executed without
-    // onexecute: its run counts from when it was issued, waiting for a connection included. It must
-    // count: a light statement's first slow run on a new connection left it light (and a long statement
-    // took followers).
-    let sentAt = performance.now();
-    // onexecute gets the connection only: the statement is bound through the closure.
-    // `simple: false`: postgres.js sends a statement without parameters (a single type's read) by the
-    // simple protocol, never prepared, planned at every request.
-    const options: { prepare: boolean; simple: boolean; onexecute?: (c: RawConnection) => void } = { prepare, simple: false };
-    // Assigned, not written in the literal: tsx would define the function's name at every read.
-    if (pooled) {
-      options.onexecute = (c: RawConnection) => {
-        conn = c;
-        sentAt = performance.now();
-        const ahead = inFlight.get(c) ?? 0;
-        if (ahead > 0) pipelined++;
-        inFlight.set(c, ahead + 1);
-        if (q?.state) connectionOf.set(q.state, c);
-        return light;
-      };
-    }
-    const query = db.unsafe(text, params as never[], options as { prepare: boolean });
-    q = query as unknown as RawQuery;
-    if (raw) query.raw();
-    if (pooled) {
-      // Settled as its answer is read, before the connection is handed its next statement.
-      const resolve = q.resolve;
-      const reject = q.reject;
-      q.resolve = (x: unknown) => {
-        if (conn) inFlight.set(conn, inFlight.get(conn)! - 1);
-        if (pace) recordPace(pace, conn, sentAt);
-        resolve(x);
-      };
-      q.reject = (e: unknown) => {
-        if (conn) inFlight.set(conn, inFlight.get(conn)! - 1);
-        reject(e);
-      };
-    }
-    const watch = signal && cancelOnDisconnect && pooled ? new CancelWatch(q, signal, !light) : null;
-    try {
-      return await query as unknown as unknown[];
-    } catch (e) {
+  running++;
+  try {
+    const pooled = readPools.has(db);
+    const light = pooled && pace !== undefined && isLight(paces.get(pace));
+    const lightPool = light ? lightPools.get(db) : undefined;
+    if (lightPool) { db = lightPool; lightSent++; }
+    for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new ClientGoneError();
-      if (attempt < MAX_STRAY_CANCELS && strayCancel(q, e)) { strayRetries++; continue; }
-      throw e;
-    } finally {
-      watch?.done();
+      let q: RawQuery | null = null;
+      let conn: RawConnection | null = null;
+      // A statement postgres.js describes first (not prepared on its connection yet) is executed without
+      // onexecute: its run counts from when it was issued, waiting for a connection included. It must
+      // count: a light statement's first slow run on a new connection left it light (and a long statement
+      // took followers).
+      let sentAt = performance.now();
+      // onexecute gets the connection only: the statement is bound through the closure.
+      // `simple: false`: postgres.js sends a statement without parameters (a single type's read) by the
+      // simple protocol, never prepared, planned at every request.
+      const options: { prepare: boolean; simple: boolean; onexecute?: (c: RawConnection) => void } = { prepare, simple: false };
+      // Assigned, not written in the literal: tsx would define the function's name at every read.
+      if (pooled) {
+        options.onexecute = (c: RawConnection) => {
+          conn = c;
+          sentAt = performance.now();
+          const ahead = inFlight.get(c) ?? 0;
+          if (ahead > 0) pipelined++;
+          inFlight.set(c, ahead + 1);
+          if (q?.state) connectionOf.set(q.state, c);
+          return light;
+        };
+      }
+      const query = db.unsafe(text, params as never[], options as { prepare: boolean });
+      q = query as unknown as RawQuery;
+      if (raw) query.raw();
+      if (pooled) {
+        // Settled as its answer is read, before the connection is handed its next statement.
+        const resolve = q.resolve;
+        const reject = q.reject;
+        q.resolve = (x: unknown) => {
+          if (conn) inFlight.set(conn, inFlight.get(conn)! - 1);
+          if (pace) recordPace(pace, conn, sentAt);
+          resolve(x);
+        };
+        q.reject = (e: unknown) => {
+          if (conn) inFlight.set(conn, inFlight.get(conn)! - 1);
+          reject(e);
+        };
+      }
+      const watch = signal && cancelOnDisconnect && pooled ? new CancelWatch(q, signal, !light) : null;
+      try {
+        return await query as unknown as unknown[];
+      } catch (e) {
+        if (signal?.aborted) throw new ClientGoneError();
+        if (attempt < MAX_STRAY_CANCELS && strayCancel(q, e)) { strayRetries++; continue; }
+        throw e;
+      } finally {
+        watch?.done();
+      }
     }
+  } finally {
+    running--;
   }
 }
 

@@ -1,10 +1,11 @@
 // REST reads: one compiled statement per request, whose `data` column is already the JSON text.
 import type { ContentType } from '../../compiler/schema.ts';
 import { listMeta, responseTooLarge, type Compiler, type QueryRewrite, type ReadPlan } from '../../compiler/index.ts';
-import type { CompiledRead } from '../../compiler/sql.ts';
+import type { CompiledRead, SplitRead } from '../../compiler/sql.ts';
 import { notFound } from '../../compiler/errors.ts';
 import { standingError } from '../../compiler/deferred.ts';
-import { readStatement, type Db } from '../db/connect.ts';
+import { readStatement, readsInFlight, type Db } from '../db/connect.ts';
+import { splice } from './split-read.ts';
 import { isTextOverflow } from '../db/errors.ts';
 import type { ClientSignal } from '../task.ts';
 import type { Reply } from './reply.ts';
@@ -71,11 +72,33 @@ export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promi
 
 export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access, undefined, contentApi(ctx, ct, 'find'));
+  const split = plan.sql.split;
+  // Unprepared pages stay one statement (two more texts would be planned at each run).
+  if (split && plan.sql.prepare && !plan.deferred && readsInFlight() === 0) {
+    const reply = await splitList(ctx, plan, split);
+    if (reply) return reply;
+  }
   const row = (await planRow(ctx, plan))!;
   const total = plan.sql.withTotal ? Number(String(row[1])) : null;
   // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
   const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
   return { status: 200, body: Buffer.concat([LIST, row[0] ?? NONE, meta]) };
+}
+
+/** A list read as its two halves at once (src/rest/split-read.ts); null when they did not read the same page. */
+async function splitList(ctx: ReadContext, plan: ReadPlan, split: SplitRead): Promise<Reply | null> {
+  const db = readerFor(ctx, plan.sql);
+  // The side first: it is the longer of the two (at 100k articles 2.9 against 2.2 ms), and on an idle
+  // machine sending a statement costs ≈ 0.3 ms of waking its backend, which the second one waits for.
+  const [side, main] = await Promise.all([statementRow(ctx, split.side, plan.params, db), statementRow(ctx, split.main, plan.params, db)]);
+  const data = main![0];
+  const pieces = data ? splice(data, side?.[0] ?? null) : side?.[0] ? null : [];
+  if (!pieces) return null;
+  const max = plan.sql.maxBytes;
+  if (max && pieces.reduce((n, b) => n + b.length, 0) > max) throw responseTooLarge(max);
+  const total = plan.sql.withTotal ? Number(String(main![1])) : null;
+  const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
+  return { status: 200, body: Buffer.concat([LIST, ...pieces, meta]) };
 }
 
 /**
