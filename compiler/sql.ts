@@ -44,20 +44,21 @@ export interface SqlOptions {
    */
   smallTable?: (table: string) => boolean;
   /**
-   * Lists whose populate holds a relation read through further relations (`populate[author][populate][articles]`)
-   * come with that relation's part as a statement of its own (CompiledRead.split), which a node with no
-   * other read running sends beside the rest on a second connection.
+   * Lists with costly populates (`populate=*` of a type with many relations, `populate[author][populate][articles]`
+   * beside others) come with part of them as a statement of their own (CompiledRead.split), which a node
+   * with no other read running sends beside the rest on a second connection.
    */
   splitReads?: boolean;
 }
 
 /**
  * The two halves of a split list read (see SqlOptions.splitReads and src/rest/split-read.ts): `main` is the
- * whole read but for one root populate, whose value each row holds as a marker (byte 1, the row's id, byte 2);
- * `side` reads the same page's values of that populate, as `id`, byte 1, value, rows joined by byte 2.
- * JSON text never holds a raw control byte, so the markers cannot be mistaken for content.
+ * whole read but for `parts` root populates, whose values each row holds as markers (byte 1, the row's id,
+ * `:`, the populate's place among them, byte 2); `side` reads the same page's values of those populates,
+ * per row its id, byte 1, then the values joined by byte 3, rows joined by byte 2. JSON text never holds a
+ * raw control byte, so the markers cannot be mistaken for content.
  */
-export interface SplitRead { main: CompiledRead; side: CompiledRead }
+export interface SplitRead { main: CompiledRead; side: CompiledRead; parts: number }
 
 /**
  * How many database round trips Strapi takes to populate an attribute (@strapi/database
@@ -557,7 +558,8 @@ class RowGen extends FilterGen {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const name = JSON.stringify(p.kind === 'localizations' ? p.key ?? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
-      if (p === this.splitOff) return [key, `concat(chr(1), ${alias}.id, chr(2))`];
+      const off = this.splitOff.indexOf(p);
+      if (off >= 0) return [key, `concat(chr(1), ${alias}.id, ':${off}', chr(2))`];
       const kept = cache && ct ? cachedComponent(ct, p) : null;
       if (kept) return [key, `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`];
       return [key, this.populatedValue(p, ct, alias, joins)];
@@ -605,8 +607,8 @@ class RowGen extends FilterGen {
     return `concat(${open}, (select string_agg(o.t, '' order by o.r, o.p) from (values ${rows}) o(r, p, t)), ${lit(`${tail}}`)})`;
   }
 
-  /** A root populate the statement leaves to another (SplitRead's `main`): each row holds a marker instead. */
-  splitOff: Populate | null = null;
+  /** Root populates the statement leaves to another (SplitRead's `main`): each row holds markers instead. */
+  splitOff: Populate[] = [];
 
   /** The value of populated `p` of row `alias` as JSON text, read by what it pushes onto `joins`. */
   populatedValue(p: Populate, ct: ContentType | null, alias: string, joins: string[]): string {
@@ -1162,50 +1164,66 @@ const LATE_OFFSET = 100;
 
 export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions): CompiledRead {
   const whole = compileStatement(schema, query, opts, null);
-  const off = opts.splitReads ? splitCandidate(query) : null;
+  const off = opts.splitReads ? splitOff(query) : null;
   if (!off) return whole;
-  const main = compileStatement(schema, query, opts, { populate: off, role: 'main' });
-  const side = compileStatement(schema, query, opts, { populate: off, role: 'side' });
+  const main = compileStatement(schema, query, opts, { populates: off, role: 'main' });
+  const side = compileStatement(schema, query, opts, { populates: off, role: 'side' });
   // PostgreSQL types every parameter of a prepared statement from its use: each half must use them all
-  // (a filter inside the populate split off names its own, and that read is not split).
+  // (a filter of a populate left in the main names a parameter the side does not: that read is not split).
   const used = (text: string) => [...new Set(text.match(/\$\d+\b/g) ?? [])].sort().join();
   if (used(main.text) !== used(whole.text) || used(side.text) !== used(whole.text)) return whole;
-  return { ...whole, split: { main, side } };
-}
-
-/** How many relation levels a populate reaches (itself included; counts and files' own populates aside). */
-function relationDepth(p: Populate): number {
-  const under = (list: Populate[] | undefined) => Math.max(0, ...(list ?? []).map(relationDepth));
-  switch (p.kind) {
-    case 'relation': return p.count ? 0 : 1 + under(p.select.populate);
-    case 'morphBy': case 'localizations': return 1 + under(p.select.populate);
-    case 'morphTo': return 1 + Math.max(0, ...p.types.map((t) => under(t.select.populate)));
-    case 'component': return under(p.select.populate);
-    case 'dynamiczone': return Math.max(0, ...[...p.on.values()].map((sel) => under(sel.populate)));
-    case 'media': return 0;
-  }
+  return { ...whole, split: { main, side, parts: off.length } };
 }
 
 /**
- * The root populate of a list worth a statement of its own: a relation read through at least one more
- * relation level, beside other populates (the rest of the statement must be worth running at the same
- * time). The deepest such one, the first among equals.
+ * A rough price of populating `p` for one row, in index probes of PostgreSQL: a to-one relation reads a
+ * link, a row and its cached render; a to-many list several, and what it populates again for each of
+ * its rows (five assumed). Only used to share a read between two statements (splitOff).
  */
-function splitCandidate(query: ReadQuery): Populate | null {
-  if (query.shape !== 'list' || query.select.populate.length < 2) return null;
-  let best: Populate | null = null;
-  let depth = 1;
-  for (const p of query.select.populate) {
-    if (p.kind !== 'relation') continue;
-    const d = relationDepth(p);
-    if (d > depth) { best = p; depth = d; }
+function populateCost(p: Populate): number {
+  const under = (list: Populate[] | undefined, rows: number) => rows * (list ?? []).reduce((n, c) => n + populateCost(c), 0);
+  switch (p.kind) {
+    case 'relation': return p.count ? 1 : p.attr.toMany ? 6 + under(p.select.populate, 5) : 3 + under(p.select.populate, 1);
+    case 'morphBy': return p.attr.toMany ? 6 + under(p.select.populate, 5) : 3 + under(p.select.populate, 1);
+    case 'localizations': return 4 + under(p.select.populate, 2);
+    case 'morphTo': return 4 + p.types.reduce((n, t) => n + under(t.select.populate, 1), 0);
+    case 'media': return (p.attr.multiple ? 4 : 2) + under(p.populate, 1);
+    case 'component': return p.count ? 1 : 2 + under(p.select.populate, p.attr.repeatable ? 3 : 1);
+    case 'dynamiczone': return 4 + [...p.on.values()].reduce((n, sel) => n + under(sel.populate, 1), 0);
   }
-  return best;
 }
 
-function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, split: { populate: Populate; role: 'main' | 'side' } | null): CompiledRead {
+/** The page itself, each row's own columns and the list's count, in populateCost's units. */
+const ROW_COST = 4;
+/** Reads priced under this stay one statement: two cost more than they save when the work is small. */
+const SPLIT_MIN_COST = 24;
+
+/**
+ * The root populates of a list to read in a statement of their own, beside the rest (SplitRead): the
+ * costliest first, while that brings the two halves closer to equal. None when the read is cheap, or
+ * when one half would still hold three quarters of it (one populate reading most of the rows: running
+ * the rest beside it saves little).
+ */
+function splitOff(query: ReadQuery): Populate[] | null {
+  if (query.shape !== 'list' || query.select.populate.length < 2) return null;
+  const priced = query.select.populate.map((p) => ({ p, cost: populateCost(p) })).sort((a, b) => b.cost - a.cost);
+  const total = priced.reduce((n, x) => n + x.cost, ROW_COST);
+  if (total < SPLIT_MIN_COST) return null;
+  const side: Populate[] = [];
+  let cost = 0;
+  for (const x of priced) {
+    if (Math.abs(total - 2 * (cost + x.cost)) >= Math.abs(total - 2 * cost)) continue;
+    side.push(x.p);
+    cost += x.cost;
+  }
+  if (!side.length || side.length === priced.length || cost > 0.75 * total || cost < 0.25 * total) return null;
+  // In the order the row lists them (the side's values come in it).
+  return query.select.populate.filter((p) => side.includes(p));
+}
+
+function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, split: { populates: Populate[]; role: 'main' | 'side' } | null): CompiledRead {
   const g = new Gen(schema, opts, query);
-  if (split?.role === 'main') g.splitOff = split.populate;
+  if (split?.role === 'main') g.splitOff = split.populates;
   const { ct } = query;
   const tables = readTables(schema, query);
   const inner = 'r0';
@@ -1241,7 +1259,7 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
         : ids(`${matches} ${bounds}`);
   const joins: string[] = [];
   const row = split?.role === 'side'
-    ? `concat(${t}.id, chr(1), ${g.populatedValue(split.populate, ct, t, joins)})`
+    ? concatAll([`${t}.id`, 'chr(1)', ...split.populates.flatMap((p, k) => [...(k ? ['chr(3)'] : []), g.populatedValue(p, ct, t, joins)])])
     : g.rowText(ct, query.select, t, joins, opts.rowTail);
   const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
   // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them

@@ -145,6 +145,8 @@ export async function startServer(opts: { env?: Record<string, string | undefine
         { name: 'fastrapi_db_cancelled_reads', help: 'Read statements cancelled in PostgreSQL because their client went away (since start).', samples: [{ value: sum((s) => s.cancelledReads) }] },
         { name: 'fastrapi_db_pipelined_reads', help: 'Read statements sent behind a light one on a busy connection (since start; DB_READ_PIPELINE).', samples: [{ value: sum((s) => s.pipelinedReads) }] },
         { name: 'fastrapi_db_light_pool_reads', help: 'Read statements run on the light pool (since start; DB_LIGHT_POOL_SIZE).', samples: [{ value: sum((s) => s.lightPoolReads) }] },
+        { name: 'fastrapi_split_reads', help: 'List reads run as two statements at once (since start; DB_SPLIT_READS), by outcome: spliced, or run again whole (a write changed the page between the two).', samples: [
+          { labels: { outcome: 'spliced' }, value: sum((s) => s.splitReads - s.splitReadsAgain) }, { labels: { outcome: 'again' }, value: sum((s) => s.splitReadsAgain) }] },
         { name: 'fastrapi_workers', help: 'Threads answering requests (0 workers = the main thread).', samples: [{ value: Math.max(1, config.workers) }] },
         { name: 'fastrapi_plan_cache_hits', help: 'Compiled query plans found in the cache, by cache (exact query string, or shape).', samples: [
           { labels: { cache: 'exact' }, value: sum((s) => s.planCache.exact.hits) }, { labels: { cache: 'shape' }, value: sum((s) => s.planCache.shapes.hits) }] },

@@ -112,13 +112,19 @@ test('reads split while writes republish the page: every answer whole, each row 
       assert.equal(r.status, 200, r.text);
     }
   })();
+  const metric = async (outcome: string) => Number(new RegExp(`^fastrapi_split_reads\\{outcome="${outcome}"\\} (\\d+)$`, 'm')
+    .exec((await split.fetchJson('GET', '/metrics')).text)?.[1]);
+  const [splicedBefore, againBefore] = [await metric('spliced'), await metric('again')];
   let splitReads = 0;
+  let again = 0;
   try {
     for (let n = 0; n < 60; n++) {
       const r = await split.fetchJson('GET', `/api/articles?${DEEP}&sort=title:asc`, undefined, TOKEN, { 'cache-control': 'no-cache' });
       assert.equal(r.status, 200, r.text.slice(0, 300));
       assert.ok(!r.text.includes('\u0001'));
       if (Number(r.headers['x-sql-statements']) >= 2) splitReads++;
+      // Two statements and the whole one after them: the halves read different pages.
+      if (r.headers['x-sql-statements'] === '3') again++;
       const titles = r.body.data.map((d: { title: string }) => d.title);
       assert.deepEqual(titles, [...titles].sort(), 'rows in order');
       assert.equal(r.body.data.length, 14);
@@ -132,19 +138,25 @@ test('reads split while writes republish the page: every answer whole, each row 
     await writes;
   }
   assert.ok(splitReads > 0, 'no read was split');
+  assert.equal(await metric('spliced') - splicedBefore, splitReads - again);
+  assert.equal(await metric('again') - againBefore, again);
   assert.ok(written >= 5, `only ${written} writes ran beside the reads`);
 });
 
-test('splice puts each value at its row and refuses halves that read different pages', () => {
+test('splice puts each value at its row and place, and refuses halves that read different pages', () => {
   const b = (s: string) => Buffer.from(s);
-  const main = b('{"id":7,"a":\u00017\u0002,"t":1},{"id":9,"a":\u00019\u0002,"t":2}');
-  const side = b('7\u0001{"n":"x"}\u00029\u0001null');
-  assert.equal(Buffer.concat(splice(main, side)!).toString(), '{"id":7,"a":{"n":"x"},"t":1},{"id":9,"a":null,"t":2}');
+  // Two populates split off; the row's keys put them in either order.
+  const main = b('{"id":7,"a":\u00017:0\u0002,"b":\u00017:1\u0002,"t":1},{"id":9,"b":\u00019:1\u0002,"a":\u00019:0\u0002}');
+  const side = b('7\u0001{"n":"x"}\u0003[1]\u00029\u0001null\u0003[]');
+  assert.equal(Buffer.concat(splice(main, side, 2)!).toString(), '{"id":7,"a":{"n":"x"},"b":[1],"t":1},{"id":9,"b":[],"a":null}');
   // The side read a row the main did not (or the reverse), or none at all.
-  assert.equal(splice(main, b('7\u0001{}\u00029\u0001{}\u000211\u0001{}')), null);
-  assert.equal(splice(main, b('7\u0001{}')), null);
-  assert.equal(splice(main, null), null);
-  assert.equal(splice(main, b('7\u0001{}\u00028\u0001{}')), null);
+  assert.equal(splice(main, b('7\u0001{}\u0003[]\u00029\u0001{}\u0003[]\u000211\u0001{}\u0003[]'), 2), null);
+  assert.equal(splice(main, b('7\u0001{}\u0003[]'), 2), null);
+  assert.equal(splice(main, null, 2), null);
+  assert.equal(splice(main, b('7\u0001{}\u0003[]\u00028\u0001{}\u0003[]'), 2), null);
+  // A row with fewer values than populates, a marker naming no place.
+  assert.equal(splice(main, b('7\u0001{}\u00029\u0001{}\u0003[]'), 2), null);
+  assert.equal(splice(b('{"a":\u00017\u0002}'), b('7\u0001{}'), 1), null);
   // A main without markers (no rows) and an empty side agree.
-  assert.deepEqual(Buffer.concat(splice(b('x'), null)!).toString(), 'x');
+  assert.deepEqual(Buffer.concat(splice(b('x'), null, 2)!).toString(), 'x');
 });
