@@ -393,6 +393,15 @@ describe('collection type with every attribute type', () => {
     const d = await create('/api/everythings', { title: 'Cast', quantity: [5], big: ' +42 ', ratio: ' 1.5 ' });
     assert.deepEqual([d.quantity, d.big, d.ratio], [5, '42', 1.5]);
     await s.fetchJson('DELETE', `/api/everythings/${d.documentId}`, undefined, TOKEN);
+    // A boolean from the text of the value, in any case: "TRUE", [1], [[0]]; "yes" and "1 " are refused.
+    for (const [given, active] of [['TRUE', true], ['False', false], [[1], true], [[[0]], false], ['1', true]] as const) {
+      const b = await create('/api/everythings', { title: 'Bool', active: given });
+      assert.equal(b.active, active, JSON.stringify(given));
+      await s.fetchJson('DELETE', `/api/everythings/${b.documentId}`, undefined, TOKEN);
+    }
+    for (const given of ['yes', '1 ', { a: 1 }]) {
+      assert.deepEqual((await refused({ active: given })).map((e: { message: string }) => e.message), [`active must be a \`boolean\` type, but the final value was: \`${given === 'yes' ? '"yes"' : given === '1 ' ? '"1 "' : '{\n  "a": "1"\n}'}\`.`], JSON.stringify(given));
+    }
   });
 });
 

@@ -4,6 +4,7 @@
 // unless casting changed something — a default added on a create, "5" become 5 — and then a new object
 // in its own key order: the model's writable attributes in reverse, then the keys it does not know.
 // Pure: the ids a documentId names are asked of the caller.
+import { yupBoolean, yupEnumeration, yupNumber } from './yup-cast.ts';
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, RelationAttr, Schema } from '../../compiler/schema.ts';
 import { FILE_UID } from '../plugin-types.ts';
 
@@ -78,24 +79,18 @@ function castValue(ctx: EntryContext, a: Attribute, v: unknown): unknown {
   if (a.kind === 'component') return castInstance(ctx, ctx.schema.components.get(a.component)!, v, false);
   if (a.kind !== 'scalar' || v === null) return v;
   switch (a.type) {
-    // yup's number: a numeric string becomes its number, any other NaN.
     case 'integer': case 'float': case 'decimal':
-      return typeof v === 'string' ? (v.trim() === '' ? NaN : Number(v)) : v;
-    // yup's boolean: "true"/"1"/1 and "false"/"0"/0.
+      return yupNumber(v);
     case 'boolean':
-      if (typeof v === 'boolean') return v;
-      if (/^(true|1)$/i.test(String(v))) return true;
-      if (/^(false|0)$/i.test(String(v))) return false;
-      return v;
+      return yupBoolean(v) ?? v;
     // yup's array (blocks): a string is parsed as JSON; anything but a list becomes null.
     case 'blocks': {
       let parsed: unknown = v;
       if (typeof v === 'string') { try { parsed = JSON.parse(v); } catch { parsed = null; } }
       return Array.isArray(parsed) ? (parsed === v ? v : parsed) : null;
     }
-    // yup's string (an enumeration's oneOf): a number or a boolean becomes its text.
     case 'enumeration':
-      return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v;
+      return yupEnumeration(v);
     default:
       return v;
   }

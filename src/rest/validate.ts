@@ -1,5 +1,6 @@
 // Validates a create/update body against the model, with Strapi's (yup's) messages, and turns it into
 // storable values: column values, component JSON, relation operations and media ids.
+import { yupBoolean, yupEnumeration, yupNumber } from './yup-cast.ts';
 import type { Attribute, Component, ComponentAttr, ContentType, DynamicZoneAttr, ScalarAttr, Schema, RelationAttr, MediaAttr, MorphAttr } from '../../compiler/schema.ts';
 import { registryOrder } from '../../compiler/schema.ts';
 import { ApiError, fieldErrors, type FieldError } from '../../compiler/errors.ts';
@@ -576,9 +577,8 @@ export class BodyValidator {
     let value: unknown = v;
     switch (a.type) {
       case 'enumeration':
-        // yup.string().oneOf casts a number or a boolean to its text.
-        if (typeof v === 'number' || typeof v === 'boolean') value = String(v);
-        else if (typeof v !== 'string') { typeErr(show(v)); return null; }
+        value = yupEnumeration(v);
+        if (typeof value !== 'string') { typeErr(show(v)); return null; }
         break;
       case 'string': case 'text': case 'richtext': case 'email': case 'password': case 'uid':
         // Strapi's string validator keeps the value as sent (transform to the original value): a number
@@ -586,10 +586,7 @@ export class BodyValidator {
         if (typeof v !== 'string') { typeErr(show(v)); return null; }
         break;
       case 'integer': case 'float': case 'decimal': {
-        // yup's number cast: a string without its white space (none left: NaN), anything else through
-        // parseFloat (true and objects are NaN, [5] is 5). Checked live on Strapi 5.54.
-        const bare = typeof v === 'string' ? v.replace(/\s/g, '') : '';
-        const n = typeof v === 'number' ? v : typeof v === 'string' ? (bare === '' ? NaN : +bare) : parseFloat(String(v));
+        const n = yupNumber(v);
         if (Number.isNaN(n)) { typeErr('NaN', ` (cast from the value \`${show(v)}\`)`); return null; }
         // Infinity (1e400, "Infinity"): yup's integer test, or Strapi's own finite test (checked live).
         if (!Number.isFinite(n)) { this.err(path, a.type === 'integer' ? `${label} must be an integer` : `${label} must be a finite number`, null); return null; }
@@ -615,11 +612,12 @@ export class BodyValidator {
         value = typeof v === 'number' ? String(v) : BigInt(t).toString();
         break;
       }
-      case 'boolean':
-        if (v === 'true' || v === 1 || v === '1') value = true;
-        else if (v === 'false' || v === 0 || v === '0') value = false;
-        else if (typeof v !== 'boolean') { typeErr(show(v)); return null; }
+      case 'boolean': {
+        const b = yupBoolean(v);
+        if (b === undefined) { typeErr(show(v)); return null; }
+        value = b;
         break;
+      }
       case 'date': {
         // Strapi's date parser (its database layer, after validation): the yyyy-MM-dd a string starts
         // with, or one error without details (checked live).

@@ -100,10 +100,11 @@ async function validateBody(ctx: WriteContext, ct: ContentType, creating: boolea
   const first = async (v: BodyValidator): Promise<Normalized> => {
     v.deferParse = true;
     const n = v.run(data, existing);
-    // Every body that links something (the store's check and unique values come after the mapping); a body
-    // that links nothing only when it has errors (a disconnect of no entry is answered so).
+    // Every body that names an entry (the store's check and unique values come after the mapping): a
+    // disconnect's documentId of no entry is that error too, before the publish's own validation (checked
+    // live: a PUT disconnecting a gone tag, its required component value missing, is the documentId's 400).
     const rowsOf = new Map<string, Map<string, number[]>>();
-    const relations = v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length > 0);
+    const relations = v.errors.length || v.deferred || n.relations.some((op) => (op.set?.length ?? 0) + op.connect.length + op.disconnect.length > 0);
     // Files named by documentId are mapped in the same pass, in the body's order (checked live: `cover: "x"`
     // is "Document with id "x" … not found" before a missing required value and a later relation's).
     for (const item of inBodyOrder([...(relations ? n.relations : []), ...n.mediaValues], data)) {
