@@ -1563,14 +1563,20 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     else { badLocale = true; localeParam = params.push(schema.defaultLocale); }
   }
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
-  const select = selection(ct, q.fields, null, rows);
-  const parsed = q.filters !== undefined ? new FilterParser(schema, params, 'filters', canRead).parse(q.filters, typeScope(ct, null, rows)) : null;
+  // Strapi's order (checked live): its validator checks the keys of filters, sort, fields and populate in
+  // that order; then its converter refuses what it cannot convert (a populate's); a filter value its
+  // database layer cannot parse (a date, a number: Strapi's 500) is refused last, as the query runs. The
+  // first such value is kept meanwhile; it stands as null and the parse goes on.
+  let valueError: ApiError | null = null;
+  const parsed = q.filters !== undefined
+    ? new FilterParser(schema, params, 'filters', canRead, (e) => { valueError ??= e; }).parse(q.filters, typeScope(ct, null, rows)) : null;
   const filtered = parsed && joinedNot(parsed);
   const search = q._q !== undefined ? searchFilter(ct, q._q, params) : null;
   const inLocales = locales && req.shape === 'list' ? new FilterParser(schema, params, 'filters').parse({ locale: { $in: locales } }, typeScope(ct, null, rows)) : null;
   const parts = [filtered, search, inLocales].filter((f): f is Filter => !!f);
   const where = parts.length > 1 ? { t: 'and' as const, items: parts } : parts[0] ?? null;
   const sort = parseSort(schema, ct, q.sort, rows);
+  const select = selection(ct, q.fields, null, rows);
   // Filters through relations, components or media join tables: Strapi's query is then DISTINCT and
   // selects its sort columns first, and the answer keeps that order (checked live).
   if (joinsIn(filtered)) leadWithSort(select, sort, ct, rows);
@@ -1586,6 +1592,7 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
+  if (valueError) throw valueError;
   // The document service's own refusals of the locale, which its caller makes after its other checks.
   const localeError = locales && req.shape === 'one' ? validation(`Invalid locale param ${String(locales)} provided. Document locales must be strings.`)
     : badLocale ? validation('Invalid locale parameter: expected a string or a list of strings', { source: 'query', param: 'locale' }) : null;
