@@ -108,9 +108,14 @@ export type Populate =
     /** REST populate `sort` of the files, and the record keys it leads with (Selection.leading). */ sort?: SortTerm[]; leading?: string[] }
   /** morphToOne/morphToMany: each linked row as its own type's selection (types not listed are left out). */
   /** `components`: component rows among the links, asked for by `on[<component uid>]` only (Strapi 5.54 lists them then). */
-  | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[]; components?: Map<string, ComponentSelection> }
+  /** `unmatched`: kept in the row's own columns, which `fields` leaves out of Strapi's select: always null (nothing read). */
+  | { kind: 'morphTo'; attr: MorphAttr; types: MorphTarget[]; components?: Map<string, ComponentSelection>; unmatched?: boolean }
   /** morphOne/morphMany: rows of `target` linked back through its morphTo attribute `by`. */
-  | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null }
+  /**
+   * `unmatched`: the target keeps the link in its own columns and `fields` leaves them out of Strapi's select,
+   * so the rows it reads are matched to no owner: none answered (the populate still reads them: key order).
+   */
+  | { kind: 'morphBy'; attr: MorphAttr; target: ContentType; by: MorphAttr; select: Selection; where: Filter | null; sort: SortTerm[]; status: 'published' | 'draft' | null; unmatched?: boolean }
   /** `key`: the answer's key when not the attribute's name (GraphQL: one per distinct filters and sort). */
   | { kind: 'component'; attr: ComponentAttr; select: ComponentSelection; key?: string; count?: boolean }
   | { kind: 'dynamiczone'; attr: DynamicZoneAttr; on: Map<string, ComponentSelection> }

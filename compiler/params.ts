@@ -1015,6 +1015,17 @@ export class PopulateParser {
   constructor(private schema: Schema, private params: ParamBuilder, private limits: ReadLimits, private canRead: CanRead = () => true, private converting: Conversion | null = { error: null }) {}
 
   /**
+   * Levels under a morphOne/morphMany: Strapi's output sanitizer does not go into its value, so the rows
+   * there keep their `locale` column, `null` on a non-localized type, unless `fields` names what they answer
+   * (checked live: a tag's comments, and their subject rendered as a tag). Rows, not components or files.
+   */
+  private unsanitized = 0;
+  private keepLocale(select: Selection): Selection {
+    if (this.unsanitized && !select.named) select.withLocale = true;
+    return select;
+  }
+
+  /**
    * Populated relations read every linked row, drafts included: users-permissions' user routes read with
    * Strapi's database query, which knows no status (checked live: a user's links to both versions of a
    * draft & publish document answer both).
@@ -1140,6 +1151,9 @@ export class PopulateParser {
       }
       const p = this.attribute(ct.uid, a, sub, depth, subPath, status);
       if (p && a.kind === 'relation' && a.creator && !sel.named) (sel.inlineCreators ??= []).push(p);
+      // A morphTo side kept in the row's own columns is read from them: with `fields`, Strapi's database
+      // layer selects the fields named, not those columns, and the side is null (checked live).
+      else if (p?.kind === 'morphTo' && p.attr.columns && sel.named) sel.populate.push({ ...p, unmatched: true });
       else if (p) sel.populate.push(p);
     }
     // In their columns' order, whatever order the populate named them in.
@@ -1224,7 +1238,7 @@ export class PopulateParser {
    * `nested` parses the populate under it (a scratch parser where no row is answered).
    */
   private related(target: ContentType, o: Obj, depth: number, path: string, status: 'published' | 'draft', nested: PopulateParser): { select: Selection; where: Filter | null; sort: SortTerm[] } {
-    const select = asPopulate(() => selection(target, o.fields, null, this.open));
+    const select = this.keepLocale(asPopulate(() => selection(target, o.fields, null, this.open)));
     if (this.limits.contentApi) checkPopulateNamedAttribute(target, o.populate, o, path);
     nested.forType(target, select, o.populate, depth + 1, nestedPath(o, path), status, path);
     const parsed = this.populateFilters(o.filters, () => typeScope(target, null, this.open));
@@ -1405,9 +1419,14 @@ export class PopulateParser {
   private morph(a: MorphAttr, sub: QueryValue | true, o: Obj, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (a.target) {
       const target = this.schema.contentTypes.get(a.target)!;
-      const { select, where, sort } = this.related(target, o, depth, path, status, this);
-      if (o.fields === undefined) select.withLocale = true;
-      return { kind: 'morphBy', attr: a, target, by: morphBy(this.schema, a), select, where, sort, status: target.draftAndPublish && !this.anyStatus ? status : null };
+      this.unsanitized++;
+      let read: ReturnType<PopulateParser['related']>;
+      try { read = this.related(target, o, depth, path, status, this); } finally { this.unsanitized--; }
+      const { select, where, sort } = read;
+      const by = morphBy(this.schema, a);
+      // Checked live: `populate[comments][fields][0]=body` answers `[]` (a morphOne null).
+      const unmatched = !!by.columns && !!select.named;
+      return { kind: 'morphBy', attr: a, target, by, select, where, sort, status: target.draftAndPublish && !this.anyStatus ? status : null, ...(unmatched ? { unmatched } : {}) };
     }
     // Strapi 5.54's validator refuses a morphTo's nested populate other than `*` (as a dynamic zone's).
     if (o.populate !== undefined && o.populate !== '*') throw invalidKey('populate', 'populate', path);
@@ -1430,13 +1449,13 @@ export class PopulateParser {
         for (const k of Object.keys(t)) if (k !== 'fields' && k !== 'populate') throw invalidKey('populate', k, `${path}.on.${uid}`);
         // A type the caller may not read is validated, then left out (with scratch parameters).
         const parser = this.canRead(uid) ? this : this.scratch(null);
-        const select = asPopulate(() => selection(ct, t.fields, null, this.open));
+        const select = this.keepLocale(asPopulate(() => selection(ct, t.fields, null, this.open)));
         // As a dynamic zone's fragments: error paths go on from the attribute's.
         parser.forType(ct, select, t.populate, depth + 1, nestedPath(t, path), status);
         if (parser === this) types.push({ ct, select });
       }
     } else {
-      for (const ct of this.schema.contentTypes.values()) if (morphLinkable(ct) && this.canRead(ct.uid)) types.push({ ct, select: selection(ct, undefined, path, this.open) });
+      for (const ct of this.schema.contentTypes.values()) if (morphLinkable(ct) && this.canRead(ct.uid)) types.push({ ct, select: this.keepLocale(selection(ct, undefined, path, this.open)) });
     }
     return { kind: 'morphTo', attr: a, types, ...(components.size ? { components } : {}) };
   }

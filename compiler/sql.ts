@@ -909,7 +909,9 @@ class Gen extends RowGen {
     })].join(' ');
     if (p.attr.columns) {
       const c = p.attr.columns;
-      return `select coalesce(case ${src}.${q(c.type)} ${one(`${src}.${q(c.id)}`)} end, 'null') as v`;
+      const read = `select coalesce(case ${src}.${q(c.type)} ${one(`${src}.${q(c.id)}`)} end, 'null') as v`;
+      // Written but never run (`false`): the parameters of its types' populates keep a type.
+      return p.unmatched ? `select coalesce((select x.v from (${read}) x where false), 'null') as v` : read;
     }
     const j = p.attr.join!;
     const m = this.alias('m');
@@ -924,8 +926,10 @@ class Gen extends RowGen {
     const row = this.descend(() => this.morphByStep(p, ct), () => this.rowText(p.target, p.select, a, joins));
     const from = `${s.from}${sp(joins)} ${s.where}${this.morphByConds(p, a).map((c) => ` and ${c}`).join('')}`;
     const order = [...this.orderBy(p.sort, a), s.order].join(', ');
-    if (!p.attr.toMany) return `select coalesce((select ${row} ${from} order by ${order} limit 1), 'null') as v`;
-    return `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+    const read = !p.attr.toMany ? `select coalesce((select ${row} ${from} order by ${order} limit 1), 'null') as v`
+      : `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
+    // Written but never run (`false`): its filters' parameters keep a type.
+    return p.unmatched ? `select coalesce((select x.v from (${read}) x where false), ${p.attr.toMany ? `'[]'` : `'null'`}) as v` : read;
   }
 
   // ------------------------------------------------------------ key order (Strapi's populate round trips)
@@ -1017,6 +1021,8 @@ class Gen extends RowGen {
         return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
       }
       case 'morphTo': {
+        // Strapi finds no type to read (sql.ts `morphTo`): no query.
+        if (p.unmatched) return rounds(0);
         const types = this.perType([...p.types.map(({ ct: t, select }) => [t.uid, () => this.morphToStep(p, t, false), () => this.morphToStep(p, t, true), select.populate, t] as PerType),
           ...[...p.components ?? []].map(([uid, sel]) => [uid, () => this.morphToStep(p, sel.component, false), () => this.morphToStep(p, sel.component, true), sel.populate, null] as PerType)]);
         if (p.attr.toMany) {
