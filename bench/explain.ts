@@ -97,28 +97,28 @@ async function main(): Promise<void> {
       const reads = seen.filter((c) => /\bas data\b/.test(c.text));
       // A split read (DB_SPLIT_READS, src/rest/split-read.ts) sends two statements at once: each explained alone.
       if (res.status !== 200 || reads.length < 1 || reads.length > 2) { console.log(`${s.name}: status ${res.status}, ${reads.length} statements captured, skipped`); continue; }
-      for (const [i, { text, params, planCacheMode }] of reads.entries()) {
-      const name = reads.length > 1 ? `${s.name} (statement ${i + 1} of 2)` : s.name;
-      db = planCacheMode === 'force_custom_plan' ? custom : generic;
-      dumped.push({ scenario: name, text, params, planCacheMode });
-      const run = () => db.unsafe(text, params as never[], { prepare: true }).raw();
-      for (let i = 0; i < 3; i++) await run();
-      const times: number[] = [];
-      for (let i = 0; i < o.runs; i++) { const t0 = performance.now(); await run(); times.push(performance.now() - t0); }
-      times.sort((a, b) => a - b);
-      await db.unsafe(`deallocate all`);
-      await db.unsafe(`prepare explained as ${text}`);
-      const [{ 'QUERY PLAN': [plan] }] = await db.unsafe<Array<{ 'QUERY PLAN': Explained[] }>>(
-        `explain (analyze, buffers, format json) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`);
-      const plainPlan = o.plans ? (await db.unsafe<Array<{ 'QUERY PLAN': string }>>(`explain (analyze, costs off) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`)).map((r) => r['QUERY PLAN']).join('\n') : '';
-      await db.unsafe(`deallocate explained`);
-      const scans = bigScans(plan.Plan, 1000, sizes);
-      const count = countTime(plan.Plan);
-      console.log(`${name}: median ${times[Math.floor(times.length / 2)].toFixed(2)} ms, p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)} ms (${o.runs} runs, one connection); ` +
-        `${db === custom ? 'custom plan, ' : ''}EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms` +
-        (count === null ? '' : ` (of which the exact count ${count.toFixed(2)} ms)`) + `, JIT ${plan.JIT ? `${plan.JIT.Timing.Total.toFixed(1)} ms` : 'none'}` +
-        (scans.length ? `\n  scans over 1,000 rows, or of a table over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows nor a table over 1,000 rows') +
-        (o.plans ? `\n  ${text.slice(0, 300)}…\n${plainPlan}` : ''));
+      for (const [nth, { text, params, planCacheMode }] of reads.entries()) {
+        const name = reads.length > 1 ? `${s.name} (statement ${nth + 1} of 2)` : s.name;
+        db = planCacheMode === 'force_custom_plan' ? custom : generic;
+        dumped.push({ scenario: name, text, params, planCacheMode });
+        const run = () => db.unsafe(text, params as never[], { prepare: true }).raw();
+        for (let i = 0; i < 3; i++) await run();
+        const times: number[] = [];
+        for (let i = 0; i < o.runs; i++) { const t0 = performance.now(); await run(); times.push(performance.now() - t0); }
+        times.sort((a, b) => a - b);
+        await db.unsafe(`deallocate all`);
+        await db.unsafe(`prepare explained as ${text}`);
+        const [{ 'QUERY PLAN': [plan] }] = await db.unsafe<Array<{ 'QUERY PLAN': Explained[] }>>(
+          `explain (analyze, buffers, format json) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`);
+        const plainPlan = o.plans ? (await db.unsafe<Array<{ 'QUERY PLAN': string }>>(`explain (analyze, costs off) execute explained${params.length ? `(${params.map(literal).join(', ')})` : ''}`)).map((r) => r['QUERY PLAN']).join('\n') : '';
+        await db.unsafe(`deallocate explained`);
+        const scans = bigScans(plan.Plan, 1000, sizes);
+        const count = countTime(plan.Plan);
+        console.log(`${name}: median ${times[Math.floor(times.length / 2)].toFixed(2)} ms, p90 ${times[Math.floor(times.length * 0.9)].toFixed(2)} ms (${o.runs} runs, one connection); ` +
+          `${db === custom ? 'custom plan, ' : ''}EXPLAIN ANALYZE: planning ${plan['Planning Time'].toFixed(2)} ms, execution ${plan['Execution Time'].toFixed(2)} ms` +
+          (count === null ? '' : ` (of which the exact count ${count.toFixed(2)} ms)`) + `, JIT ${plan.JIT ? `${plan.JIT.Timing.Total.toFixed(1)} ms` : 'none'}` +
+          (scans.length ? `\n  scans over 1,000 rows, or of a table over 1,000 rows:\n    ${scans.join('\n    ')}` : ', no scan read over 1,000 rows nor a table over 1,000 rows') +
+          (o.plans ? `\n  ${text.slice(0, 300)}…\n${plainPlan}` : ''));
       }
     }
     if (o.dump) writeFileSync(o.dump, JSON.stringify(dumped, null, 1));

@@ -30,8 +30,8 @@ export class Lru<V> {
  * a tenth of it), and each page is a text of its own. The first `preparedPages` pages of a shape are
  * kept here and run as prepared statements (planned once per connection); any later page is compiled for
  * its request (the caller's exact-query cache may keep it) and sent unprepared, planned at each
- * execution. A shape held here thus has at most `preparedPages` prepared statements on a connection,
- * whatever pages clients ask for.
+ * execution. A shape held here thus has at most `preparedPages` prepared statements on a connection
+ * (three times that for a split read's: the whole and its two halves), whatever pages clients ask for.
  */
 export class StatementCache<T extends { prepare: boolean }> {
   private shapes: Lru<Map<string, T>>;
@@ -39,15 +39,17 @@ export class StatementCache<T extends { prepare: boolean }> {
   misses = 0;
   constructor(size: number, private readonly preparedPages: number) { this.shapes = new Lru(size); }
 
-  get(shape: string, page: PageBounds, compile: () => T): T {
+  /** `compile` is told whether its statement will be prepared (an unprepared page is never split: compiler/sql.ts SplitRead). */
+  get(shape: string, page: PageBounds, compile: (prepared: boolean) => T): T {
     let pages = this.shapes.get(shape);
     if (!pages) this.shapes.set(shape, (pages = new Map()));
     const key = `${page.limit}/${page.offset}`;
     const hit = pages.get(key);
     if (hit) { this.hits++; return hit; }
     this.misses++;
-    const compiled = compile();
-    if (pages.size >= this.preparedPages) return { ...compiled, prepare: false };
+    const prepared = pages.size < this.preparedPages;
+    const compiled = compile(prepared);
+    if (!prepared) return { ...compiled, prepare: false };
     pages.set(key, compiled);
     return compiled;
   }

@@ -172,12 +172,13 @@ export class Compiler {
     if (contentApi && this.opts.strictKeys) checkStrictKeys(parsed, ownParams(contentApi));
     const q = this.documentParams(rewrite ? rewrite(parsed) : parsed);
     checkQueryParams(q);
-    const { query, params, localeError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(!!contentApi), access?.canRead);
+    const { query, params, localeError, valueError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.limitsFor(!!contentApi), access?.canRead);
     checkDocumentParams(q, shape);
     if (!internal) this.documentChecks(q, localeError);
+    if (valueError) throw valueError;
     const sk = `${rc ? 'r' : '-'}${this.sizeEpoch()}:|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
-    const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), () =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable, splitReads: this.opts.splitReads })), query, this.opts.largeTable);
+    const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), (prepared) =>
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable, splitReads: this.opts.splitReads && prepared })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape, ...(query.deferred ? { deferred: query.deferred } : {}) };
     if (key) this.exact.set(key, plan);
     return plan;
@@ -200,7 +201,8 @@ export class Compiler {
     const q = this.documentParams(this.parse(raw));
     if (contentApi && this.opts.strictKeys) checkStrictKeys(q, ownParams(contentApi));
     checkQueryParams(q);
-    const { localeError } = buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(!!contentApi));
+    const { localeError, valueError } = buildReadQuery(this.schema, ct, q, { shape: 'one', documentId: '' }, this.limitsFor(!!contentApi));
+    if (valueError) throw valueError;
     checkDocumentParams(q, 'one');
     // Strapi's document service checks its status and locale after the controller's checks of the body.
     return { query: q, documentChecks: () => this.documentChecks(q, localeError) };
@@ -231,7 +233,8 @@ export class Compiler {
   rowCondition(ct: ContentType, raw: string): { sql: string; params: unknown[] } {
     const q = this.parse(raw);
     checkQueryParams(q);
-    const { query, params } = buildReadQuery(this.schema, ct, q, { shape: 'list' }, { ...this.opts, rows: true });
+    const { query, params, valueError } = buildReadQuery(this.schema, ct, q, { shape: 'list' }, { ...this.opts, rows: true });
+    if (valueError) throw valueError;
     return { sql: query.where ? filterSql(this.schema, query.where, 'r') : 'true', params };
   }
 
@@ -239,7 +242,9 @@ export class Compiler {
   query(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string): ReadQuery {
     const q = this.parse(raw);
     checkQueryParams(q);
-    return buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts).query;
+    const { query, valueError } = buildReadQuery(this.schema, ct, q, { shape, documentId }, this.opts);
+    if (valueError) throw valueError;
+    return query;
   }
 
   /** `api.documents.strictParams` (CompilerOptions.strictDocuments). */

@@ -1552,7 +1552,11 @@ export function onlyLocale(locale: unknown): string | null {
   return Array.isArray(locale) && locale.length === 1 && typeof locale[0] === 'string' && locale[0] !== '' && locale[0] !== '*' ? locale[0] : null;
 }
 
-export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits, canRead?: CanRead): { query: ReadQuery; params: unknown[]; localeError: ApiError | null } {
+/**
+ * `localeError` and `valueError` are for the caller to throw after its own checks of the document service's
+ * (Compiler.read): Strapi refuses a locale there, and a filter value only as its query runs.
+ */
+export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: ReadRequest, limits: ReadLimits, canRead?: CanRead): { query: ReadQuery; params: unknown[]; localeError: ApiError | null; valueError: ApiError | null } {
   const rows = !!limits.rows;
   // A list of locales (`locale[0]=en&locale[1]=fr`) is Strapi's multi-locale lookup on a localized type's
   // list: its rows in any of them (`locale in (…)`; one real locale reads as that locale). One document's
@@ -1584,8 +1588,8 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
   const documentParam = req.documentId !== undefined ? params.push(req.documentId) : null;
   // Strapi's order (checked live): its validator checks the keys of filters, sort, fields and populate in
   // that order; then its converter refuses what it cannot convert (a populate's); a filter value its
-  // database layer cannot parse (a date, a number: Strapi's 500) is refused last, as the query runs. The
-  // first such value is kept meanwhile; it stands as null and the parse goes on.
+  // database layer cannot parse (a date, a number: Strapi's 500) is refused last, as the query runs
+  // (`valueError`, thrown by the caller). The first such value is kept; it stands as null meanwhile.
   let valueError: ApiError | null = null;
   const parsed = q.filters !== undefined
     ? new FilterParser(schema, params, 'filters', canRead, (e) => { valueError ??= e; }).parse(q.filters, typeScope(ct, null, rows)) : null;
@@ -1611,12 +1615,12 @@ export function buildReadQuery(schema: Schema, ct: ContentType, q: Obj, req: Rea
     throw validation(`populate asks for ${joins} populated attributes, more than the limit of ${limits.maxPopulate} (api.rest.maxPopulate)`, { source: 'query', param: 'populate', limit: 'maxPopulate', max: limits.maxPopulate });
   }
   const pagination = req.shape === 'list' ? parsePagination(q.pagination, limits) : { mode: 'page' as const, page: 1, pageSize: 1, withCount: false };
-  if (valueError) throw valueError;
   // The document service's own refusals of the locale, which its caller makes after its other checks.
   const localeError = locales && req.shape === 'one' ? validation(`Invalid locale param ${String(locales)} provided. Document locales must be strings.`)
     : badLocale ? validation('Invalid locale parameter: expected a string or a list of strings', { source: 'query', param: 'locale' }) : null;
   return {
     localeError,
+    valueError,
     query: {
       ct, shape: req.shape, select, where: withPublication(where, publication, status, ct), sort, pagination, localeParam, documentParam, status: rows ? null : status, rows, ...deferred,
     },

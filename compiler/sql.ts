@@ -58,7 +58,10 @@ export interface SqlOptions {
  * per row its id, byte 1, then the values joined by byte 3, rows joined by byte 2. JSON text never holds a
  * raw control byte, so the markers cannot be mistaken for content.
  */
-export interface SplitRead { main: CompiledRead; side: CompiledRead; parts: number }
+export interface SplitRead { main: CompiledRead; side: CompiledRead; parts: number; /** The side is priced at least the main: sent first. */ sideFirst: boolean }
+
+/** Where split-off populate `k` of row `alias` goes in SplitRead's `main`. */
+const splitMarker = (alias: string, k: number) => `concat(chr(1), ${alias}.id, ':${k}', chr(2))`;
 
 /**
  * How many database round trips Strapi takes to populate an attribute (@strapi/database
@@ -558,8 +561,8 @@ class RowGen extends FilterGen {
       // JSON.stringify: GraphQL names populated variants with keys that need escaping.
       const name = JSON.stringify(p.kind === 'localizations' ? p.key ?? 'localizations' : p.kind === 'component' && p.key ? p.key : p.attr.name);
       const key = lit(`,${name}:`);
-      const off = this.splitOff.indexOf(p);
-      if (off >= 0) return [key, `concat(chr(1), ${alias}.id, ':${off}', chr(2))`];
+      const off = populate === this.splitAt ? this.splitOff.indexOf(p) : -1;
+      if (off >= 0) return [key, splitMarker(alias, off)];
       const kept = cache && ct ? cachedComponent(ct, p) : null;
       if (kept) return [key, `coalesce(${cache}.${q(RENDER.component(kept.name))}, (${this.populate(p, ct, alias)}))`];
       return [key, this.populatedValue(p, ct, alias, joins)];
@@ -609,6 +612,8 @@ class RowGen extends FilterGen {
 
   /** Root populates the statement leaves to another (SplitRead's `main`): each row holds markers instead. */
   splitOff: Populate[] = [];
+  /** The root row's populate list, the one level `splitOff` applies to. */
+  splitAt: Populate[] | null = null;
 
   /** The value of populated `p` of row `alias` as JSON text, read by what it pushes onto `joins`. */
   populatedValue(p: Populate, ct: ContentType | null, alias: string, joins: string[]): string {
@@ -1021,7 +1026,7 @@ class Gen extends RowGen {
         return { sql: `(1 + ${d.sql})`, min: 1, max: 1 + d.max };
       }
       case 'morphTo': {
-        // Strapi finds no type to read (sql.ts `morphTo`): no query.
+        // Strapi finds no type to read (`morphTo` above writes it never to run): no query.
         if (p.unmatched) return rounds(0);
         const types = this.perType([...p.types.map(({ ct: t, select }) => [t.uid, () => this.morphToStep(p, t, false), () => this.morphToStep(p, t, true), select.populate, t] as PerType),
           ...[...p.components ?? []].map(([uid, sel]) => [uid, () => this.morphToStep(p, sel.component, false), () => this.morphToStep(p, sel.component, true), sel.populate, null] as PerType)]);
@@ -1170,15 +1175,17 @@ const LATE_OFFSET = 100;
 
 export function compileRead(schema: Schema, query: ReadQuery, opts: SqlOptions): CompiledRead {
   const whole = compileStatement(schema, query, opts, null);
-  const off = opts.splitReads ? splitOff(query) : null;
+  const off = opts.splitReads ? splitOff(query, opts) : null;
   if (!off) return whole;
-  const main = compileStatement(schema, query, opts, { populates: off, role: 'main' });
-  const side = compileStatement(schema, query, opts, { populates: off, role: 'side' });
+  const main = compileStatement(schema, query, opts, { populates: off.populates, role: 'main' });
+  const side = compileStatement(schema, query, opts, { populates: off.populates, role: 'side' });
   // PostgreSQL types every parameter of a prepared statement from its use: each half must use them all
-  // (a filter of a populate left in the main names a parameter the side does not: that read is not split).
+  // (a populate's filter names a parameter only the half holding that populate uses: that read is not split).
   const used = (text: string) => [...new Set(text.match(/\$\d+\b/g) ?? [])].sort().join();
   if (used(main.text) !== used(whole.text) || used(side.text) !== used(whole.text)) return whole;
-  return { ...whole, split: { main, side, parts: off.length } };
+  // Every populate split off has its marker in the main (else the splice would find fewer and run it again whole).
+  if (off.populates.some((_, k) => !main.text.includes(splitMarker('t0', k)))) return whole;
+  return { ...whole, split: { main, side, parts: off.populates.length, sideFirst: off.sideFirst } };
 }
 
 /**
@@ -1190,9 +1197,10 @@ function populateCost(p: Populate): number {
   const under = (list: Populate[] | undefined, rows: number) => rows * (list ?? []).reduce((n, c) => n + populateCost(c), 0);
   switch (p.kind) {
     case 'relation': return p.count ? 1 : p.attr.toMany ? 6 + under(p.select.populate, 5) : 3 + under(p.select.populate, 1);
-    case 'morphBy': return p.attr.toMany ? 6 + under(p.select.populate, 5) : 3 + under(p.select.populate, 1);
+    // Unmatched: written, never run.
+    case 'morphBy': return p.unmatched ? 0 : p.attr.toMany ? 6 + under(p.select.populate, 5) : 3 + under(p.select.populate, 1);
     case 'localizations': return 4 + under(p.select.populate, 2);
-    case 'morphTo': return 4 + p.types.reduce((n, t) => n + under(t.select.populate, 1), 0);
+    case 'morphTo': return p.unmatched ? 0 : 4 + p.types.reduce((n, t) => n + under(t.select.populate, 1), 0);
     case 'media': return (p.attr.multiple ? 4 : 2) + under(p.populate, 1);
     case 'component': return p.count ? 1 : 2 + under(p.select.populate, p.attr.repeatable ? 3 : 1);
     case 'dynamiczone': return 4 + [...p.on.values()].reduce((n, sel) => n + under(sel.populate, 1), 0);
@@ -1205,31 +1213,33 @@ const ROW_COST = 4;
 const SPLIT_MIN_COST = 24;
 
 /**
- * The root populates of a list to read in a statement of their own, beside the rest (SplitRead): the
- * costliest first, while that brings the two halves closer to equal. None when the read is cheap, or
- * when one half would still hold three quarters of it (one populate reading most of the rows: running
- * the rest beside it saves little).
+ * The root populates of a list to read in a statement of their own, beside the rest (SplitRead): from the
+ * costliest down, each that brings the two halves closer to equal. None when the read is cheap, or when
+ * one half would still hold three quarters of it (one populate reading most of the rows: running the rest
+ * beside it saves little). A component the render cache keeps stays with the row (copied with it there).
  */
-function splitOff(query: ReadQuery): Populate[] | null {
+function splitOff(query: ReadQuery, opts: SqlOptions): { populates: Populate[]; sideFirst: boolean } | null {
   if (query.shape !== 'list' || query.select.populate.length < 2) return null;
-  const priced = query.select.populate.map((p) => ({ p, cost: populateCost(p) })).sort((a, b) => b.cost - a.cost);
-  const total = priced.reduce((n, x) => n + x.cost, ROW_COST);
+  const movable = (p: Populate) => !(opts.renderCache && cachedComponent(query.ct, p));
+  const priced = query.select.populate.map((p) => ({ p, cost: movable(p) ? populateCost(p) : -1 })).sort((a, b) => b.cost - a.cost);
+  // A kept component is priced as a plain one for the total.
+  const total = priced.reduce((n, x) => n + (x.cost < 0 ? populateCost(x.p) : x.cost), ROW_COST);
   if (total < SPLIT_MIN_COST) return null;
   const side: Populate[] = [];
   let cost = 0;
   for (const x of priced) {
-    if (Math.abs(total - 2 * (cost + x.cost)) >= Math.abs(total - 2 * cost)) continue;
+    if (x.cost < 0 || Math.abs(total - 2 * (cost + x.cost)) >= Math.abs(total - 2 * cost)) continue;
     side.push(x.p);
     cost += x.cost;
   }
   if (!side.length || side.length === priced.length || cost > 0.75 * total || cost < 0.25 * total) return null;
   // In the order the row lists them (the side's values come in it).
-  return query.select.populate.filter((p) => side.includes(p));
+  return { populates: query.select.populate.filter((p) => side.includes(p)), sideFirst: 2 * cost >= total };
 }
 
 function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, split: { populates: Populate[]; role: 'main' | 'side' } | null): CompiledRead {
   const g = new Gen(schema, opts, query);
-  if (split?.role === 'main') g.splitOff = split.populates;
+  if (split?.role === 'main') { g.splitOff = split.populates; g.splitAt = query.select.populate; }
   const { ct } = query;
   const tables = readTables(schema, query);
   const inner = 'r0';

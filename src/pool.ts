@@ -49,6 +49,8 @@ export function createPool(config: Config, databaseUrl: string, renderGate?: Ren
   }
   const written = new WrittenPosition();
   const gone = new GoneTasks();
+  // Every worker counts its reads here: a split read wants the whole node idle (src/db/connect.ts readsInFlight).
+  const readCount = new SharedArrayBuffer(4);
   const piscina = new Piscina({
     filename: new URL('./worker.ts', import.meta.url).href,
     minThreads: config.workers,
@@ -59,7 +61,7 @@ export function createPool(config: Config, databaseUrl: string, renderGate?: Ren
     // change notifications (a revocation, a write of another node) and change watch would wait for the
     // next task, which would then run first, on stale caches; nor could it acknowledge a revocation.
     atomics: 'disabled',
-    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer, renderGate: renderGate?.buffer, keyedColumns },
+    workerData: { config: cloneableConfig(config), databaseUrl, written: written.buffer, goneTasks: gone.buffer, renderGate: renderGate?.buffer, keyedColumns, readCount },
   });
   // A worker that dies with no task in flight is reported here (an unheard 'error' event would end the process).
   piscina.on('error', (e: unknown) => log.error('worker thread failed', { error: String((e as Error)?.stack ?? e) }));

@@ -5,7 +5,7 @@ import { WrittenPosition } from './db/replicas.ts';
 import { RenderCacheGate } from './db/render-gate.ts';
 import { setLogLevel, log } from './log.ts';
 import { ABORT_CHANNEL, STATS_CHANNEL } from './pool.ts';
-import { applyDbConfig } from './db/connect.ts';
+import { applyDbConfig, shareReadCount } from './db/connect.ts';
 import { installCrashHandlers, testCrash } from './crash.ts';
 import { ClientSignal, GoneTasks, type Task } from './task.ts';
 import { errorReply, type Reply } from './rest/reply.ts';
@@ -13,12 +13,14 @@ import { ApiError } from '../compiler/errors.ts';
 import type { Config } from '../config.ts';
 import type { KeyedColumn } from '../compiler/foreign-keys.ts';
 
-const { config, databaseUrl, written, goneTasks, renderGate, keyedColumns } = workerData as {
-  config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer; renderGate?: SharedArrayBuffer; keyedColumns?: KeyedColumn[] };
+const { config, databaseUrl, written, goneTasks, renderGate, keyedColumns, readCount } = workerData as {
+  config: Config; databaseUrl: string; written: SharedArrayBuffer; goneTasks: SharedArrayBuffer; renderGate?: SharedArrayBuffer; keyedColumns?: KeyedColumn[];
+  readCount: SharedArrayBuffer };
 const gone = new GoneTasks(goneTasks);
 setLogLevel(config.logLevel);
 installCrashHandlers('worker');
 applyDbConfig(config.db);
+shareReadCount(readCount);
 const app = createApp(config, databaseUrl, new WrittenPosition(written), renderGate && new RenderCacheGate(renderGate), { keyedColumns });
 
 if (config.metrics.enabled) {

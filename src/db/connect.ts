@@ -322,10 +322,15 @@ function alone(c: RawConnection, q: RawQuery | null = null): boolean {
   return false;
 }
 
-/** readStatement() calls of this thread not settled yet. */
-let running = 0;
-/** Read statements this thread has running or waiting for a connection (src/rest/split-read.ts: only an idle node splits a read). */
-export const readsInFlight = (): number => running;
+/**
+ * readStatement() calls not settled yet, of every thread of the node: worker threads count in one
+ * SharedArrayBuffer (shareReadCount), so a read is split only when the whole node reads nothing else.
+ */
+let reads: Int32Array<ArrayBufferLike> = new Int32Array(1);
+/** Counts this thread's reads in `buffer` (4 bytes, shared by the node's threads: src/pool.ts). */
+export function shareReadCount(buffer: SharedArrayBuffer): void { reads = new Int32Array(buffer); }
+/** Read statements the node has running or waiting for a connection (src/rest/split-read.ts: only an idle node splits a read). */
+export const readsInFlight = (): number => Atomics.load(reads, 0);
 
 /**
  * Runs one read statement of a request (prepared unless `prepare` is false: a page compiler/cache.ts sends
@@ -334,7 +339,7 @@ export const readsInFlight = (): number => running;
  * nothing), and the statement of a client that goes away is dropped or cancelled (CancelWatch).
  */
 export async function readStatement(db: Db, text: string, params: unknown[], signal: ClientSignal | undefined, raw: boolean, prepare = true, pace?: object): Promise<unknown[]> {
-  running++;
+  Atomics.add(reads, 0, 1);
   try {
     const pooled = readPools.has(db);
     const light = pooled && pace !== undefined && isLight(paces.get(pace));
@@ -394,7 +399,7 @@ export async function readStatement(db: Db, text: string, params: unknown[], sig
       }
     }
   } finally {
-    running--;
+    Atomics.sub(reads, 0, 1);
   }
 }
 

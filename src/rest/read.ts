@@ -85,21 +85,23 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
   return { status: 200, body: Buffer.concat([LIST, row[0] ?? NONE, meta]) };
 }
 
-let split = 0;
-let splitAgain = 0;
+let splitRuns = 0;
+let splitRerunWhole = 0;
 /** Reads this thread ran split (src/rest/split-read.ts), and of them those run again whole (metrics; tests). */
-export const splitReads = (): { split: number; again: number } => ({ split, again: splitAgain });
+export const splitReadCounts = (): { split: number; again: number } => ({ split: splitRuns, again: splitRerunWhole });
 
 /** A list read as its two halves at once (src/rest/split-read.ts); null when they did not read the same page. */
 async function splitList(ctx: ReadContext, plan: ReadPlan, halves: SplitRead): Promise<Reply | null> {
   const db = readerFor(ctx, plan.sql);
-  // The side first: it is the longer of the two (at 100k articles 2.9 against 2.2 ms), and on an idle
-  // machine sending a statement costs ≈ 0.3 ms of waking its backend, which the second one waits for.
-  const [side, main] = await Promise.all([statementRow(ctx, halves.side, plan.params, db), statementRow(ctx, halves.main, plan.params, db)]);
+  // The half priced higher first: on an idle machine sending a statement costs ≈ 0.3 ms of waking its
+  // backend, which the second one waits for (the deep populate at 100k articles: the side, 2.9 against 2.2 ms).
+  const read = (sql: CompiledRead) => statementRow(ctx, sql, plan.params, db);
+  const [side, main] = halves.sideFirst ? await Promise.all([read(halves.side), read(halves.main)])
+    : (await Promise.all([read(halves.main), read(halves.side)])).reverse();
   const data = main![0];
   const pieces = data ? splice(data, side?.[0] ?? null, halves.parts) : side?.[0] ? null : [];
-  split++;
-  if (!pieces) { splitAgain++; return null; }
+  splitRuns++;
+  if (!pieces) { splitRerunWhole++; return null; }
   const max = plan.sql.maxBytes;
   if (max && pieces.reduce((n, b) => n + b.length, 0) > max) throw responseTooLarge(max);
   const total = plan.sql.withTotal ? Number(String(main![1])) : null;

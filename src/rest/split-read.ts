@@ -6,8 +6,8 @@
 // Measured at 100k articles (the benchmark's deep populate: 25 articles, each author's 10 published
 // articles and their categories): the statement alone 5.6 ms, both halves at once 4.7 ms; after a 45 ms
 // pause (a node between requests, PostgreSQL's processes asleep) 7.1 against 4.3 ms.
-// Under load every core already has work: a read is split only when no other read of this thread is
-// running (src/db/connect.ts readsInFlight), so the throughput of a busy node is the unsplit statement's.
+// Under load every core already has work: a read is split only when no other read of the node (any of its
+// threads) is running (src/db/connect.ts readsInFlight), so a busy node sends the unsplit statement.
 //
 // The halves see two snapshots, as Strapi's own populate reads (one query per level, outside a
 // transaction) do; the page itself must be the same rows in both, or the read runs again unsplit.
@@ -49,8 +49,9 @@ export function splice(main: Buffer, side: Buffer | null, parts: number): Buffer
     if (close < 0) return null;
     const marker = main.toString('latin1', open + 1, close);
     const colon = marker.indexOf(':');
+    if (colon < 0) return null;
     const value = values.get(marker.slice(0, colon))?.[Number(marker.slice(colon + 1))];
-    if (colon < 0 || !value) return null;
+    if (!value) return null;
     pieces.push(main.subarray(at, open), value);
     markers++;
     at = close + 1;
