@@ -60,6 +60,12 @@ export interface SqlOptions {
  */
 export interface SplitRead { main: CompiledRead; side: CompiledRead; parts: number; /** The side is priced at least the main: sent first. */ sideFirst: boolean }
 
+/**
+ * A populate's subquery `read` written but never run (`where false`), answering `empty`: PostgreSQL still
+ * types the parameters its filters name, which a prepared statement needs of every parameter it has.
+ */
+const neverRun = (read: string, empty: string) => `select coalesce((select x.v from (${read}) x where false), ${empty}) as v`;
+
 /** Where split-off populate `k` of row `alias` goes in SplitRead's `main`. */
 const splitMarker = (alias: string, k: number) => `concat(chr(1), ${alias}.id, ':${k}', chr(2))`;
 
@@ -915,8 +921,7 @@ class Gen extends RowGen {
     if (p.attr.columns) {
       const c = p.attr.columns;
       const read = `select coalesce(case ${src}.${q(c.type)} ${one(`${src}.${q(c.id)}`)} end, 'null') as v`;
-      // Written but never run (`false`): the parameters of its types' populates keep a type.
-      return p.unmatched ? `select coalesce((select x.v from (${read}) x where false), 'null') as v` : read;
+      return p.unmatched ? neverRun(read, `'null'`) : read;
     }
     const j = p.attr.join!;
     const m = this.alias('m');
@@ -933,8 +938,7 @@ class Gen extends RowGen {
     const order = [...this.orderBy(p.sort, a), s.order].join(', ');
     const read = !p.attr.toMany ? `select coalesce((select ${row} ${from} order by ${order} limit 1), 'null') as v`
       : `select ${textArray('x.j')} as v from (select ${row} as j ${from} order by ${order} limit ${this.opts.maxRelationRows}) x`;
-    // Written but never run (`false`): its filters' parameters keep a type.
-    return p.unmatched ? `select coalesce((select x.v from (${read}) x where false), ${p.attr.toMany ? `'[]'` : `'null'`}) as v` : read;
+    return p.unmatched ? neverRun(read, p.attr.toMany ? `'[]'` : `'null'`) : read;
   }
 
   // ------------------------------------------------------------ key order (Strapi's populate round trips)
@@ -1220,15 +1224,15 @@ const SPLIT_MIN_COST = 24;
  */
 function splitOff(query: ReadQuery, opts: SqlOptions): { populates: Populate[]; sideFirst: boolean } | null {
   if (query.shape !== 'list' || query.select.populate.length < 2) return null;
-  const movable = (p: Populate) => !(opts.renderCache && cachedComponent(query.ct, p));
-  const priced = query.select.populate.map((p) => ({ p, cost: movable(p) ? populateCost(p) : -1 })).sort((a, b) => b.cost - a.cost);
-  // A kept component is priced as a plain one for the total.
-  const total = priced.reduce((n, x) => n + (x.cost < 0 ? populateCost(x.p) : x.cost), ROW_COST);
+  const priced = query.select.populate
+    .map((p) => ({ p, cost: populateCost(p), movable: !(opts.renderCache && cachedComponent(query.ct, p)) }))
+    .sort((a, b) => b.cost - a.cost);
+  const total = priced.reduce((n, x) => n + x.cost, ROW_COST);
   if (total < SPLIT_MIN_COST) return null;
   const side: Populate[] = [];
   let cost = 0;
   for (const x of priced) {
-    if (x.cost < 0 || Math.abs(total - 2 * (cost + x.cost)) >= Math.abs(total - 2 * cost)) continue;
+    if (!x.movable || Math.abs(total - 2 * (cost + x.cost)) >= Math.abs(total - 2 * cost)) continue;
     side.push(x.p);
     cost += x.cost;
   }

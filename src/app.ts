@@ -2,7 +2,7 @@
 // database pool, compiler, authorizer; and the function that turns a Task into a Reply.
 import type { Config } from '../config.ts';
 import { loadModels } from './models.ts';
-import { splitReadCounts } from './rest/read.ts';
+import { splitReadStats } from './rest/read.ts';
 import { addLightPool, cancelledReads, connect, endPool, lightPoolReads, pipelinedReads, ping, type Db } from './db/connect.ts';
 import { toApiError } from './db/errors.ts';
 import { Compiler } from '../compiler/index.ts';
@@ -34,12 +34,6 @@ import { Webhooks } from './webhooks/index.ts';
 import { keyedColumns, type KeyedColumn } from '../compiler/foreign-keys.ts';
 
 /** What a worker tells /metrics about itself. */
-/** The split reads' counters as AppStats carries them. */
-const splitStats = (): { splitReads: number; splitReadsAgain: number } => {
-  const c = splitReadCounts();
-  return { splitReads: c.split, splitReadsAgain: c.again };
-};
-
 export interface AppStats { poolSize: number; planCache: ReturnType<Compiler['stats']>; responseCache?: CacheStats; cancelledReads: number; pipelinedReads: number; lightPoolReads: number; splitReads: number; splitReadsAgain: number }
 
 /** The path the front end sends readiness probes on (never routed from outside: /_ready is answered by the front end). */
@@ -157,7 +151,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   };
   return {
     db,
-    stats: () => ({ poolSize: config.db.poolSize + config.db.lightPoolSize + config.db.writePoolSize, planCache: compiler.stats(), cancelledReads: cancelledReads(), pipelinedReads: pipelinedReads(), lightPoolReads: lightPoolReads(), ...splitStats(), ...(cache ? { responseCache: cache.stats() } : {}) }),
+    stats: () => ({ poolSize: config.db.poolSize + config.db.lightPoolSize + config.db.writePoolSize, planCache: compiler.stats(), cancelledReads: cancelledReads(), pipelinedReads: pipelinedReads(), lightPoolReads: lightPoolReads(), ...splitReadStats(), ...(cache ? { responseCache: cache.stats() } : {}) }),
     async handle(task: Task): Promise<Reply> {
       if (task.path === READY_PATH && task.internal) {
         try { await ping(db); return { status: 204, body: '' }; } catch (e) {

@@ -72,9 +72,9 @@ export async function planRow(ctx: ReadContext, plan: ReadPlan, via?: Db): Promi
 
 export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: string): Promise<Reply> {
   const plan = ctx.compiler.read(ct, 'list', rawQuery, undefined, ctx.access, undefined, contentApi(ctx, ct, 'find'));
+  // (An unprepared page has no halves: compiler/cache.ts.)
   const halves = plan.sql.split;
-  // Unprepared pages stay one statement (two more texts would be planned at each run).
-  if (halves && plan.sql.prepare && !plan.deferred && readsInFlight() === 0) {
+  if (halves && !plan.deferred && readsInFlight() === 0) {
     const reply = await splitList(ctx, plan, halves);
     if (reply) return reply;
   }
@@ -87,8 +87,8 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
 
 let splitRuns = 0;
 let splitRerunWhole = 0;
-/** Reads this thread ran split (src/rest/split-read.ts), and of them those run again whole (metrics; tests). */
-export const splitReadCounts = (): { split: number; again: number } => ({ split: splitRuns, again: splitRerunWhole });
+/** Reads this thread ran split (src/rest/split-read.ts), and of them those run again whole (AppStats, for /metrics). */
+export const splitReadStats = (): { splitReads: number; splitReadsAgain: number } => ({ splitReads: splitRuns, splitReadsAgain: splitRerunWhole });
 
 /** A list read as its two halves at once (src/rest/split-read.ts); null when they did not read the same page. */
 async function splitList(ctx: ReadContext, plan: ReadPlan, halves: SplitRead): Promise<Reply | null> {
