@@ -13,9 +13,17 @@
 //   publishes (Strapi makes none).
 // - search: a trigram index over the type's search document (compiler/search.ts), which `_q` compares
 //   before Strapi's OR of ILIKEs: PostgreSQL then reads only the rows containing the text.
+// - fwd: the links a populate reads from a row, in the order it reads them and holding what it reads: per
+//   relation link table (row, its order of the related rows, id) holding the related row, per `_cmps` table
+//   (row, field, order, id) holding the component, and on `files_related_mph` (row, type, field, order, id)
+//   holding the file. Strapi's indexes find a row's links but not their order or what they point to, so each
+//   populate of each row fetched its links from the table and sorted them (and the files' index, on the row
+//   id alone, also every other type's links of the same id); with these every link is read presorted from
+//   the index alone (at 100k articles, `npm run bench:explain`: populate=* and the deep populate 10-23%
+//   fewer buffers and 5-15% less time per statement).
 import { createHash } from 'node:crypto';
-import type { ContentType, Schema } from './schema.ts';
-import { ROW_COLUMNS as R } from './layout.ts';
+import type { Attribute, ContentType, Schema } from './schema.ts';
+import { CMPS, FILES, ROW_COLUMNS as R } from './layout.ts';
 import { searchDocument } from './search.ts';
 import type { FieldRef, Filter, ReadQuery } from './ast.ts';
 import { conjuncts } from './ast.ts';
@@ -114,9 +122,53 @@ function advice(ct: ContentType): IndexAdvice[] {
   return out;
 }
 
-/** Every advised index of the project's own content-types (not the plugins' tables), in model order. */
+/**
+ * The links a populate reads from rows holding `attributes` (a collection type's or a component's, whose rows
+ * grow with their owners'): `fwd` above. `uid` names the owner in `why`.
+ */
+function forwardAdvice(uid: string, attributes: readonly Attribute[]): IndexAdvice[] {
+  const out: IndexAdvice[] = [];
+  for (const a of attributes) {
+    if (a.kind === 'relation' && a.owner) {
+      const j = a.join;
+      const name = indexName(j.table, 'fastrapi_fwd');
+      out.push({
+        table: j.table, name, requires: null,
+        create: `create index if not exists ${q(name)} on ${q(j.table)} (${q(j.source)}, ${j.order ? `${q(j.order)}, ` : ''}id) include (${q(j.target)})`,
+        why: `populates of ${uid}.${a.name} read each row's links in order from the index alone`,
+      });
+    } else if (a.kind === 'component' || a.kind === 'dynamiczone') {
+      const name = indexName(a.cmpsTable, 'fastrapi_fwd');
+      out.push({
+        table: a.cmpsTable, name, requires: null,
+        create: `create index if not exists ${q(name)} on ${q(a.cmpsTable)} (${q(CMPS.entity)}, ${q(CMPS.field)}, ${q(CMPS.order)}, id) include (${q(CMPS.type)}, ${q(CMPS.cmp)})`,
+        why: `populates of ${uid}'s components read each row's components in order from the index alone`,
+      });
+    } else if (a.kind === 'media') {
+      const name = indexName(FILES.related, 'fastrapi_fwd');
+      out.push({
+        table: FILES.related, name, requires: null,
+        create: `create index if not exists ${q(name)} on ${q(FILES.related)} (${q(FILES.relatedId)}, ${q(FILES.relatedType)}, ${q(FILES.field)}, ${q(FILES.order)}, id) include (${q(FILES.file)})`,
+        why: 'populates of media read each row\'s files in order from the index alone',
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Every advised index of the project's own collection types and components (not the plugins' tables but
+ * the media links they share), in model order, each once.
+ */
 export function advisedIndexes(schema: Schema): IndexAdvice[] {
-  return [...schema.contentTypes.values()].filter((ct) => !ct.builtin && ct.kind === 'collectionType').flatMap(advice);
+  const types = [...schema.contentTypes.values()].filter((ct) => !ct.builtin && ct.kind === 'collectionType');
+  const all = [
+    ...types.flatMap(advice),
+    ...types.flatMap((ct) => forwardAdvice(ct.uid, ct.attributes)),
+    ...[...schema.components.values()].flatMap((c) => forwardAdvice(c.uid, c.attributes)),
+  ];
+  const seen = new Set<string>();
+  return all.filter((a) => !seen.has(a.name) && seen.add(a.name));
 }
 
 // ------------------------------------------------------------ indexes for one query (`npm run indexes -- --for PATH`)

@@ -36,6 +36,8 @@ const PATHS = [
   '/api/articles?_q=&fields[0]=title&pagination[pageSize]=1',
   // A filtered, sorted list: its page and count come from one pass over the matches.
   '/api/articles?filters[title][$contains]=Entry 1&sort=title:desc&pagination[page]=2&pagination[pageSize]=7&fields[0]=title',
+  // Links, components and files read from each row (the `_fastrapi_fwd` indexes).
+  '/api/articles?populate[category]=true&populate[tags]=true&populate[seo][populate]=*&populate[cover]=true&populate[blocks]=true&fields[0]=title&pagination[pageSize]=5',
 ];
 async function answers(): Promise<string[]> {
   return Promise.all(PATHS.map(async (p) => { const r = await s.fetchJson('GET', p, undefined, TOKEN); return `${r.status} ${r.text}`; }));
@@ -96,6 +98,10 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   assert.match(listed.stdout, /"categories_fastrapi_uq_name" on "categories" using hash \("name"\)/);
   assert.match(listed.stdout, /"articles_fastrapi_search" on "articles" using gin \(/);
   assert.match(listed.stdout, /"articles_category_lnk_fastrapi_invo" on "articles_category_lnk" \("category_id", "article_ord", id\) include \("article_id"\);/);
+  assert.match(listed.stdout, /"articles_category_lnk_fastrapi_fwd" on "articles_category_lnk" \("article_id", id\) include \("category_id"\);/);
+  assert.match(listed.stdout, /"articles_tags_lnk_fastrapi_fwd" on "articles_tags_lnk" \("article_id", "tag_ord", id\) include \("tag_id"\);/);
+  assert.match(listed.stdout, /"articles_cmps_fastrapi_fwd" on "articles_cmps" \("entity_id", "field", "order", id\) include \("component_type", "cmp_id"\);/);
+  assert.equal(listed.stdout.match(/"files_related_mph_fastrapi_fwd" on "files_related_mph" \("related_id", "related_type", "field", "order", id\) include \("file_id"\);/g)?.length, 1, 'one index for every type\'s media');
   assert.match(listed.stdout, /missing: npm run indexes -- --apply/);
   const applied = cli('--apply');
   assert.equal(applied.status, 0, applied.stderr);
@@ -114,6 +120,11 @@ test('pages, late pages and _q answer as Strapi whether or not the advised index
   assert.ok(search.some((l) => /Bitmap Index Scan on articles_fastrapi_search/.test(l)), search.join('\n'));
   const draftLate = await scans(PATHS[3]);
   assert.ok(draftLate.some((l) => /articles_fastrapi_draft/.test(l)), draftLate.join('\n'));
+  // Each populate reads its links presorted from the index alone: no Sort of links, no table read of them.
+  const populate = await scans(PATHS[10]);
+  for (const index of ['articles_category_lnk_fastrapi_fwd', 'articles_tags_lnk_fastrapi_fwd', 'articles_cmps_fastrapi_fwd', 'files_related_mph_fastrapi_fwd']) {
+    assert.ok(populate.some((l) => l.includes(`Index Only Scan using ${index}`)), `${index}:\n${populate.join('\n')}`);
+  }
 });
 
 test('--for advises the indexes of a request\'s own filters and sorts; the page and its count then read the index alone', async () => {
