@@ -298,7 +298,7 @@ export const takeLinkedTargets = (j: JoinTable, sourceTable: string) =>
  * is left out. `$3` is the published row being replaced (null on a first publish; always named, so that
  * PostgreSQL knows its type where no order column needs it).
  */
-export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean, status: 'published' | 'draft' = 'published', localizedSource: string | null = null): string {
+export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: boolean, status: 'published' | 'draft' = 'published', localizedSource: string | null = null, keepsPlaces = true): string {
   // A discarded draft (status `draft`) links to its targets' drafts the same way. From a localized type to
   // a localized one, the version in the source's locale (Strapi's getRelationTargetLocale: a draft's link to
   // another locale's row publishes as nothing when the target has no version in the source's locale).
@@ -307,10 +307,12 @@ export function publishLinks(j: JoinTable, targetTable: string, targetHasDraft: 
   const cols = [j.source, j.target, ...(j.order ? [j.order] : []), ...(j.inverseOrder ? [j.inverseOrder] : [])];
   // Strapi's bidirectional sync: a first publish takes the draft's place in the other side's list; a
   // republish keeps the place the previous published row had, and a target new since then goes last.
+  // Without the sync (`keepsPlaces` false: WriteParams in src/rest/write.ts) each new link goes last, as a
+  // create's. Last counts without the replaced row's links: Strapi deletes that row before it creates this one.
   const invCol = j.inverseOrder ? q(j.inverseOrder) : '';
-  const inv = j.inverseOrder ? `, case when $3::int is null then x.inv else coalesce(
-      (select o.${invCol} from ${q(j.table)} o where o.${q(j.source)} = $3::int and o.${q(j.target)} = x.t),
-      (select max(m.${invCol}) from ${q(j.table)} m where m.${q(j.target)} = x.t) + 1, 1) end` : '';
+  const last = `coalesce((select max(m.${invCol}) from ${q(j.table)} m where m.${q(j.target)} = x.t and m.${q(j.source)} is distinct from $3::int) + 1, 1)`;
+  const inv = !j.inverseOrder ? '' : !keepsPlaces ? `, ${last}` : `, case when $3::int is null then x.inv else coalesce(
+      (select o.${invCol} from ${q(j.table)} o where o.${q(j.source)} = $3::int and o.${q(j.target)} = x.t), ${last}) end`;
   return `insert into ${q(j.table)} (${list(cols)})
     select distinct on (x.t) $2, x.t${j.order ? ', x.ord' : ''}${inv}
     from (select ${target} as t, ${j.order ? `l.${q(j.order)}` : 'null::float8'} as ord, ${j.inverseOrder ? `l.${q(j.inverseOrder)}` : 'null::float8'} as inv, l.id

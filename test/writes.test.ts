@@ -209,6 +209,27 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(await ord(two, fresh), [[false, 2], [true, 3]]);
   });
 
+  test('a publish whose request selects `fields` without locale puts its links last in the other side\'s list (Strapi 5.54, checked live)', async () => {
+    // Strapi's order sync maps the replaced rows to the new one by locale, read from the entry its publish
+    // returns: with `fields` that leave locale out it finds none, and the new links keep a create's places.
+    const ord = async (doc: string, tag: string) => (await s.sql()`select a.published_at is not null as published, l.article_ord::int as ord
+      from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
+      where a.document_id = ${doc} and t.document_id = ${tag} order by 1`).map((r) => [r.published, r.ord]);
+    const fresh = (await post('/api/tags', { name: 'fields-probe' })).documentId;
+    const one = (await post('/api/articles?fields[0]=title', { title: 'Fields 1', tags: [fresh] })).documentId;
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 2]], 'a first publish: after the draft\'s link');
+    assert.equal((await put(`/api/articles/${one}?fields[0]=title`, { title: 'Fields 1 again' })).status, 200);
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 2]], 'last, counted without the replaced row\'s link');
+    const two = (await post('/api/articles', { title: 'Fields 2', tags: [fresh] })).documentId;
+    assert.deepEqual(await ord(two, fresh), [[false, 3], [true, 3]]);
+    assert.equal((await put(`/api/articles/${one}`, { title: 'no fields' })).status, 200);
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 2]], 'without fields the place is kept');
+    assert.equal((await put(`/api/articles/${one}?fields[0]=title&fields[1]=slug`, { title: 'Fields 1 last' })).status, 200);
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 4]]);
+    assert.equal((await put(`/api/articles/${one}?fields=title,locale`, { title: 'with locale' })).status, 200);
+    assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 4]], 'fields holding locale: the place is kept');
+  });
+
   test('relation values may name entries by numeric id, as Strapi accepts', async () => {
     const id = async (path: string, doc: string) => (await s.fetchJson('GET', `${path}/${doc}`, undefined, TOKEN)).body.data.id as number;
     const [a, c, e] = [await id('/api/tags', tags.A), await id('/api/tags', tags.C), await id('/api/tags', tags.E)];

@@ -185,12 +185,14 @@ export class RelationWriter {
   /**
    * A publish: the draft's links (every relation attribute, both sides) carried over to the new
    * published row, and one-way links other types held to the replaced published row moved to it.
+   * `keepsPlaces`: the new links take the draft's or the replaced row's places in the other sides' lists,
+   * else they go last there (W.publishLinks).
    */
-  async publish(draft: number, published: number, previous: number | null): Promise<void> {
+  async publish(draft: number, published: number, previous: number | null, keepsPlaces = true): Promise<void> {
     for (const a of this.ct.attributes) {
       if (a.kind !== 'relation') continue;
       const target = this.schema.contentTypes.get(a.target)!;
-      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, 'published', this.ct.localized && target.localized ? this.ct.table : null), [draft, published, previous]);
+      await this.run(W.publishLinks(a.join, target.table, target.draftAndPublish, 'published', this.ct.localized && target.localized ? this.ct.table : null, keepsPlaces), [draft, published, previous]);
       if (takesTargets(a)) await this.run(W.takeLinkedTargets(a.join, this.ct.table), [published]);
     }
     for (const other of [...this.schema.contentTypes.values(), ...this.schema.components.values()]) {

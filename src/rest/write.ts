@@ -81,7 +81,24 @@ function writeInput(ctx: WriteContext, ct: ContentType, task: Task, action: Core
   return { data: data as Record<string, unknown>, p: writeParams(ctx, ct, query) };
 }
 
-interface WriteParams { publish: boolean; locale: string | null }
+interface WriteParams {
+  publish: boolean;
+  locale: string | null;
+  /**
+   * A publish restores the published row's places in the other sides' lists (Strapi's bidirectional sync)
+   * only when the entry Strapi's publish returns holds its locale: a request whose `fields` leave `locale`
+   * out has its new links go last there, on a first publish as on a republish (checked live on 5.54: the
+   * sync maps old rows to new ones by locale, and finds none).
+   */
+  keepsPlaces: boolean;
+}
+
+/** Whether Strapi's select for `fields` (absent: every column) holds `locale` (its convertFieldsQueryParams). */
+function selectsLocale(fields: QueryValue | undefined): boolean {
+  if (fields === undefined || fields === '*') return true;
+  const names = (Array.isArray(fields) ? fields : [fields]).flatMap((f) => (typeof f === 'string' ? f.split(',').map((x) => x.trim()) : []));
+  return names.includes('locale') || names.includes('*');
+}
 
 /**
  * A body as Strapi's document service checks it: a draft & publish type writes its draft first (draft
@@ -190,7 +207,7 @@ function writeParams(ctx: WriteContext, ct: ContentType, q: { [key: string]: Que
     // `zz`); only one its column cannot hold is refused here, before anything is written.
     if (locale.length > 255) throw validation(`This locale doesn't exist: ${locale.slice(0, 32)}…`);
   }
-  return { publish, locale };
+  return { publish, locale, keepsPlaces: selectsLocale(q.fields) };
 }
 
 /**
@@ -276,15 +293,18 @@ async function createVersion(w: Writer, ct: ContentType, n: Normalized, document
   await w.relations(row, n, documentId, true);
   await afterCreate?.();
   w.events.push({ event: 'entry.create', documentId, locale: p.locale, published });
-  if (ct.draftAndPublish && p.publish) await publish(w, row, previous, documentId);
+  if (ct.draftAndPublish && p.publish) await publish(w, row, previous, documentId, p.keepsPlaces);
 }
 
-/** The draft `row` published (its published version replaced), as Strapi's publish: one entry.publish. */
-async function publish(w: Writer, row: VersionRow, previous: VersionRow[], documentId: string): Promise<void> {
+/**
+ * The draft `row` published (its published version replaced), as Strapi's publish: one entry.publish.
+ * `keepsPlaces`: WriteParams'.
+ */
+async function publish(w: Writer, row: VersionRow, previous: VersionRow[], documentId: string, keepsPlaces = true): Promise<void> {
   // Strapi's publish validates the draft as written (its required links: api.documents.strictRelations).
   if (w.strictRelations) await checkPublishedLinks(w.schema, w, w.ct, row.id);
-  if (w.hooks) await w.hooks.publish(documentId, row, previous, () => w.publish(row, previous), (r, cols) => w.updateRow(r, columnsOnly(cols)));
-  else await w.publish(row, previous);
+  if (w.hooks) await w.hooks.publish(documentId, row, previous, () => w.publish(row, previous, keepsPlaces), (r, cols) => w.updateRow(r, columnsOnly(cols)));
+  else await w.publish(row, previous, keepsPlaces);
   w.events.push({ event: 'entry.publish', documentId, locale: row.locale, published: true });
 }
 
@@ -380,7 +400,7 @@ async function updateIn(ctx: WriteContext, w: Writer, ct: ContentType, p: WriteP
   await w.relations(draft, n, documentId, false);
   await afterUpdate?.();
   w.events.push({ event, documentId, locale: p.locale, published: draft.published });
-  if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId);
+  if (ct.draftAndPublish && p.publish) await publish(w, draft, published, documentId, p.keepsPlaces);
   await beforeSync?.();
   await w.syncShared(documentId, p.locale, !ct.draftAndPublish || p.publish, sharedBefore);
   return true;

@@ -253,14 +253,14 @@ export class Writer {
    * ids, media, links toward the targets' published versions), then the previous published row goes.
    * Links other rows held to the previous one move to the new one.
    */
-  async publish(draft: VersionRow, previous: VersionRow[]): Promise<number> {
+  async publish(draft: VersionRow, previous: VersionRow[], keepsPlaces = true): Promise<number> {
     const [row] = await this.run<{ id: number }>(W.publishRow(this.ct), [draft.id]);
     const id = Number(row.id);
     this.touched.add(id);
     await this.cloneOwned(this.ct, [[draft.id, id]]);
     // The newest published row is the one whose places in other lists the new one takes; any older one
     // (left by a writer that did not serialize, as this server's before it did) goes too.
-    await this.relationWriter.publish(draft.id, id, previous.at(-1)?.id ?? null);
+    await this.relationWriter.publish(draft.id, id, previous.at(-1)?.id ?? null, keepsPlaces);
     await this.morphWriter.publish(draft.id, id);
     await this.removeRows(this.ct, previous.map((r) => r.id));
     return id;
