@@ -42,6 +42,10 @@ test('entries named by id are checked before a value the database cannot take (a
   assert.equal((await refused('POST', '/api/articles', { title: 'x', views: 2147483648, cover: 99999 })).message, missing(1, 'plugin::upload.file'));
   // Alone, the integer is refused here as a 400 (Strapi 5.54 answers a 500 from PostgreSQL).
   assert.equal((await refused('POST', '/api/articles', { title: 'x', views: 2147483648 })).message, 'views must be less than or equal to 2147483647');
+  // A date Strapi's query layer cannot parse comes first: only PostgreSQL refuses the integer, at the insert
+  // (write-diff-fuzz seed 24, recorded live: views before publishDate in the body and the model alike).
+  assert.equal((await refused('POST', '/api/articles', { title: 'x', views: 2147483648, publishDate: 'nope' })).message, 'Invalid format, expected yyyy-MM-dd');
+  assert.equal((await refused('POST', '/api/articles', { title: 'x', metadata: '{nope', publishDate: 'nope' })).message, 'Invalid format, expected yyyy-MM-dd');
   assert.equal((await s.sql()`select count(*)::int as n from articles`)[0].n, 0);
 });
 

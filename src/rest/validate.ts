@@ -179,6 +179,12 @@ export class BodyValidator {
   private insideNew = 0;
   /** A value Strapi's database layer refuses after validation passed: answered only when nothing else failed. */
   private parseError: ApiError | null = null;
+  /**
+   * A value only PostgreSQL refuses, as the row is written (a 500 in Strapi): after every parseError, which
+   * Strapi's query layer raises before it sends anything (checked live: an int4 overflow and a bad date in one
+   * body answer the date's error).
+   */
+  private dbError: ApiError | null = null;
   /** An update's component instance the row does not hold: Strapi finds it as it writes components, before the row's own values reach the database (parseError). */
   private componentError: ApiError | null = null;
   /** With deferParse, run() leaves a value it could not parse in `deferred` for the caller to throw (after Strapi's earlier checks). */
@@ -258,7 +264,7 @@ export class BodyValidator {
     if (this.missingComponent) this.err([], 'Cannot build relations store from dynamiczone, component identifier is undefined', this.strapiEntry(data));
     else if (this.unknownComponent || this.invalidReference) this.err([], 'Invalid relations', this.strapiEntry(data));
     if (this.storeFailed) this.entryErrors.push(this.errors[this.errors.length - 1]);
-    const later = this.componentError ?? this.parseError;
+    const later = this.componentError ?? this.parseError ?? this.dbError;
     if (later && !this.errors.length) {
       if (!this.deferParse) throw later;
       this.deferred = later;
@@ -598,7 +604,7 @@ export class BodyValidator {
         const modelRefuses = (a.max !== undefined && n > a.max) || (!this.draft && a.min !== undefined && n < a.min);
         if (a.type === 'integer' && !modelRefuses && (n > 2147483647 || n < -2147483648)) {
           const message = n > 0 ? `${label} must be less than or equal to 2147483647` : `${label} must be greater than or equal to -2147483648`;
-          this.parseError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
+          this.dbError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
           return null;
         }
         value = n;
@@ -653,7 +659,7 @@ export class BodyValidator {
         if (typeof v === 'string') {
           try { value = JSON.parse(v); } catch {
             const message = `${label} must be JSON text: a string given to a json attribute is read as JSON`;
-            this.parseError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
+            this.dbError ??= new ApiError(400, 'ValidationError', message, { errors: [{ path, message, name: 'ValidationError', value: v }] });
             return null;
           }
         }
