@@ -190,10 +190,12 @@ describe('relation writes (demo blog)', () => {
     assert.deepEqual(r.body.data.children.map((c: Doc) => c.name), ['Kid']);
   });
 
+  /** The places article `doc`'s rows (draft, then published) hold in tag `tag`'s list of articles. */
+  const ord = async (doc: string, tag: string) => (await s.sql()`select a.published_at is not null as published, l.article_ord::int as ord
+    from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
+    where a.document_id = ${doc} and t.document_id = ${tag} order by 1`).map((r) => [r.published, r.ord]);
+
   test('the other side\'s order: a first publish copies the draft\'s, a republish keeps it, a new target goes last, a disconnect renumbers', async () => {
-    const ord = async (doc: string, tag: string) => (await s.sql()`select a.published_at is not null as published, l.article_ord::int as ord
-      from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
-      where a.document_id = ${doc} and t.document_id = ${tag} order by 1`).map((r) => [r.published, r.ord]);
     const fresh = (await post('/api/tags', { name: 'order-probe' })).documentId;
     const one = (await post('/api/articles', { title: 'Ord 1', tags: [fresh] })).documentId;
     assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 1]], 'first publish: the published link takes the draft\'s place');
@@ -212,9 +214,6 @@ describe('relation writes (demo blog)', () => {
   test('a publish whose request selects `fields` without locale puts its links last in the other side\'s list (Strapi 5.54, checked live)', async () => {
     // Strapi's order sync maps the replaced rows to the new one by locale, read from the entry its publish
     // returns: with `fields` that leave locale out it finds none, and the new links keep a create's places.
-    const ord = async (doc: string, tag: string) => (await s.sql()`select a.published_at is not null as published, l.article_ord::int as ord
-      from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
-      where a.document_id = ${doc} and t.document_id = ${tag} order by 1`).map((r) => [r.published, r.ord]);
     const fresh = (await post('/api/tags', { name: 'fields-probe' })).documentId;
     const one = (await post('/api/articles?fields[0]=title', { title: 'Fields 1', tags: [fresh] })).documentId;
     assert.deepEqual(await ord(one, fresh), [[false, 1], [true, 2]], 'a first publish: after the draft\'s link');
