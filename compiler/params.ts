@@ -726,6 +726,15 @@ function fieldList(v: QueryValue | undefined, path: string | null = null): strin
   return out;
 }
 
+/**
+ * Whether Strapi's select for a query's `fields` holds `locale` (its convertFieldsQueryParams: none or `*` is
+ * every column). For a query already checked (fieldList refuses what it cannot read).
+ */
+export function selectsLocale(fieldsRaw: QueryValue | undefined): boolean {
+  const names = fieldList(fieldsRaw);
+  return names === null || names.includes('*') || names.includes('locale');
+}
+
 function selection(ct: ContentType, fieldsRaw: QueryValue | undefined, path: string | null, open = false): Selection {
   const names = fieldList(fieldsRaw, path);
   const all = scalarsOf(ct.attributes, open);
@@ -1023,6 +1032,11 @@ export class PopulateParser {
   private keepLocale(select: Selection): Selection {
     if (this.unsanitized && !select.named) select.withLocale = true;
     return select;
+  }
+  /** `parse` of a level under a morphOne/morphMany (unsanitized above). */
+  private unsanitizedLevel<T>(parse: () => T): T {
+    this.unsanitized++;
+    try { return parse(); } finally { this.unsanitized--; }
   }
 
   /**
@@ -1419,10 +1433,7 @@ export class PopulateParser {
   private morph(a: MorphAttr, sub: QueryValue | true, o: Obj, depth: number, path: string, status: 'published' | 'draft'): Populate | null {
     if (a.target) {
       const target = this.schema.contentTypes.get(a.target)!;
-      this.unsanitized++;
-      let read: ReturnType<PopulateParser['related']>;
-      try { read = this.related(target, o, depth, path, status, this); } finally { this.unsanitized--; }
-      const { select, where, sort } = read;
+      const { select, where, sort } = this.unsanitizedLevel(() => this.related(target, o, depth, path, status, this));
       const by = morphBy(this.schema, a);
       // Checked live: `populate[comments][fields][0]=body` answers `[]` (a morphOne null).
       const unmatched = !!by.columns && !!select.named;

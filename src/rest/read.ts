@@ -79,10 +79,16 @@ export async function findMany(ctx: ReadContext, ct: ContentType, rawQuery: stri
     if (reply) return reply;
   }
   const row = (await planRow(ctx, plan))!;
-  const total = plan.sql.withTotal ? Number(String(row[1])) : null;
-  // The list SQL is bare (rows joined by commas, null when none): the brackets are written here.
-  const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
-  return { status: 200, body: Buffer.concat([LIST, row[0] ?? NONE, meta]) };
+  return listReply(plan, [row[0] ?? NONE], row[1]);
+}
+
+/**
+ * A list's answer from its rows' bytes: the list SQL is bare (rows joined by commas, null when none), so the
+ * brackets are written here, then `meta` with the count the statement read beside the rows (`total`).
+ */
+function listReply(plan: ReadPlan, rows: Buffer[], total: unknown): Reply {
+  const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, plan.sql.withTotal ? Number(String(total)) : null)}}`);
+  return { status: 200, body: Buffer.concat([LIST, ...rows, meta]) };
 }
 
 let splitRuns = 0;
@@ -104,9 +110,7 @@ async function splitList(ctx: ReadContext, plan: ReadPlan, halves: SplitRead): P
   if (!pieces) { splitRerunWhole++; return null; }
   const max = plan.sql.maxBytes;
   if (max && pieces.reduce((n, b) => n + b.length, 0) > max) throw responseTooLarge(max);
-  const total = plan.sql.withTotal ? Number(String(main![1])) : null;
-  const meta = Buffer.from(`],"meta":${listMeta(plan.pagination, total)}}`);
-  return { status: 200, body: Buffer.concat([LIST, ...pieces, meta]) };
+  return listReply(plan, pieces, main![1]);
 }
 
 /**

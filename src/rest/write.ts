@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { ContentType, Schema } from '../../compiler/schema.ts';
 import { notFound, validation } from '../../compiler/errors.ts';
 import type { Compiler } from '../../compiler/index.ts';
+import { selectsLocale } from '../../compiler/params.ts';
 import type { QueryValue } from '../../compiler/querystring.ts';
 import { anyDocument, documentLockKey, rowValues, rowsValues } from '../../compiler/write-sql.ts';
 import { writeTables } from '../../compiler/tables.ts';
@@ -91,13 +92,6 @@ interface WriteParams {
    * sync maps old rows to new ones by locale, and finds none).
    */
   keepsPlaces: boolean;
-}
-
-/** Whether Strapi's select for `fields` (absent: every column) holds `locale` (its convertFieldsQueryParams). */
-function selectsLocale(fields: QueryValue | undefined): boolean {
-  if (fields === undefined || fields === '*') return true;
-  const names = (Array.isArray(fields) ? fields : [fields]).flatMap((f) => (typeof f === 'string' ? f.split(',').map((x) => x.trim()) : []));
-  return names.includes('locale') || names.includes('*');
 }
 
 /**
