@@ -306,6 +306,11 @@ export const ConfigSchema = Type.Object({
     maxLimit: Type.Union([Int(1, 100000), Type.Null()]),
     /** Largest operation cost (fields × list sizes, aliases each counted; src/graphql/cost.ts) run; more → 400. */
     maxCost: Int(1),
+    /**
+     * Seconds between reads of what the tables hold for the cost (the most rows one row links to, a table's
+     * rows: src/graphql/fan-outs.ts), so a list is priced no larger than its data; 0 = by page sizes alone.
+     */
+    costStatsInterval: Int(0),
     /** Most lexical tokens a GraphQL document may have (graphql's parse maxTokens); more → 400 while parsing. */
     maxTokens: Int(1),
     /** Most selections a document may make once its fragments are expanded (src/graphql/size.ts); more → 400 before validation. */
@@ -403,7 +408,7 @@ export const defaults: Config = {
   cache: { enabled: true, maxBytes: 64 * 1024 * 1024, watchInterval: 1000, watchScanBytes: 8 * 1024 * 1024 },
   webhooks: { defaultHeaders: {}, timeout: 10_000, concurrency: 5, queueSize: 10_000 },
   graphql: {
-    endpoint: '/graphql', shape: 'v4', v4CompatibilityMode: true, shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 1000000, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
+    endpoint: '/graphql', shape: 'v4', v4CompatibilityMode: true, shadowCRUD: true, depthLimit: 10, amountLimit: 100, defaultLimit: null, maxLimit: null, maxCost: 1000000, costStatsInterval: 60, maxTokens: 15000, maxSelections: 10000, playgroundAlways: false, introspection: null, extensions: '',
   },
 };
 
@@ -528,6 +533,7 @@ const ENV: Array<[string, string, EnvKind]> = [
   ['GRAPHQL_DEFAULT_LIMIT', 'graphql.defaultLimit', 'int'],
   ['GRAPHQL_MAX_LIMIT', 'graphql.maxLimit', 'int'],
   ['GRAPHQL_MAX_COST', 'graphql.maxCost', 'int'],
+  ['GRAPHQL_COST_STATS_INTERVAL', 'graphql.costStatsInterval', 'int'],
   ['GRAPHQL_MAX_TOKENS', 'graphql.maxTokens', 'int'],
   ['GRAPHQL_MAX_SELECTIONS', 'graphql.maxSelections', 'int'],
   ['RESPONSE_CACHE', 'cache.enabled', 'bool'],

@@ -20,6 +20,8 @@ import { ResponseCache, type CacheStats } from './cache/response-cache.ts';
 import { Invalidator } from './cache/invalidation.ts';
 import { RenderCacheGate } from './db/render-gate.ts';
 import { TableSizes } from './db/table-sizes.ts';
+import { FanOuts } from './db/fan-outs.ts';
+import { schemaSources } from '../compiler/fan-outs.ts';
 import { ReadRouter, type WrittenPosition } from './db/replicas.ts';
 import { cacheKey, hitForm, serve, storable, unconditional, wantsFresh } from './cache/http-cache.ts';
 import { UP } from './auth/tables.ts';
@@ -116,7 +118,10 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
   }
   // GraphQL is built with what the project's register() gave the extension service (none without a project).
   const fromProject = config.projectCode && projectSrc(config.modelsDir) ? projectReady.then(() => (project ? { ...project.strapi.extensions(), usersGuard: project.usersGuard } : null)) : undefined;
-  const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject);
+  // What the tables hold, so GraphQL prices a list no larger than its data (src/graphql/cost.ts).
+  const fanOuts = config.graphql.costStatsInterval > 0 && !opts.bootstrapOnly ? new FanOuts(db, schemaSources(schema), config.graphql.costStatsInterval * 1000) : null;
+  fanOuts?.start();
+  const plugins: Plugin[] = opts.bootstrapOnly ? [] : loadPlugins(config, schema, fromProject, fanOuts?.mostOf);
   // An extended plugin's own actions (src/extensions/<plugin>/strapi-server) answer through these plugins.
   if (opts.project !== undefined) opts.project?.bindPlugins(plugins);
   else projectReady.then(() => project?.bindPlugins(plugins), () => { /* logged above */ });
@@ -184,7 +189,7 @@ export function createApp(config: Config, databaseUrl: string, written?: Written
       return serve(full, task);
     },
     // bootstrap()'s app first sends what its writes owe (a hanging receiver delays the start by one call's timeout at most).
-    close: async () => { sizes.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), endPool(primaryReads), customReads?.end({ timeout: 5 })]); },
+    close: async () => { sizes.stop(); fanOuts?.stop(); if (opts.bootstrapOnly) await webhooks.drain(config.webhooks.timeout + 1000); webhooks.close(); await invalidator?.stop(); await replicas?.stop(); await Promise.all([db.end({ timeout: 5 }), endPool(primaryReads), customReads?.end({ timeout: 5 })]); },
   };
 }
 

@@ -62,11 +62,14 @@ async function seed(s: TestServer): Promise<void> {
   }
 }
 
-/** A server on a fresh database holding two articles; `env` overrides the defaults. */
+/**
+ * A server on a fresh database holding two articles; `env` overrides the defaults. Lists are priced by their
+ * page sizes alone (the prices below), unless `env` turns the cost's statistics on.
+ */
 function server(env: Record<string, string> = {}): () => TestServer {
   let s: TestServer | undefined;
   before(async () => {
-    s = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5', ...env } });
+    s = await startTestServer({ env: { GRAPHQL_SHAPE: 'v5', GRAPHQL_COST_STATS_INTERVAL: '0', ...env } });
     await seed(s);
   });
   after(() => s?.stop());
@@ -219,4 +222,41 @@ test('GRAPHQL_MAX_LIMIT=-1 is the plugin\'s default, no limit of its own (amount
   assert.equal(c.graphql.maxLimit, null);
   assert.equal(c.graphql.amountLimit, 500);
   assert.throws(() => loadConfig({ GRAPHQL_MAX_LIMIT: '-2' }, []), /GRAPHQL_MAX_LIMIT/);
+});
+
+describe('lists priced by what the tables hold (graphql.costStatsInterval)', () => {
+  const s = server({ GRAPHQL_COST_STATS_INTERVAL: '1', GRAPHQL_MAX_COST: '2000' });
+  // Four lists of 100 under each other: 101,010,101 by page sizes, the same with 100 rows behind each.
+  const lists: HostileDoc = { query: '{ tags(pagination: { limit: 100 }) { articles(pagination: { limit: 100 }) { tags(pagination: { limit: 100 }) { articles(pagination: { limit: 100 }) { title } } } } }' };
+
+  /** Sends `doc` until `done` holds of the answer (the figures are read again every second), at most 10 s. */
+  async function until(doc: HostileDoc, done: (r: JsonResponse) => boolean): Promise<JsonResponse> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = await send(s(), doc);
+      if (done(r) || Date.now() > deadline) return r;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  test('a deep query over little data runs; the same once the data fans out is refused at its real size', async () => {
+    // One tag, two articles (a draft and a published row each, both linked): each list holds 1 or 4 here.
+    const small = await until(lists, (r) => r.status === 200);
+    assert.equal(small.status, 200, small.text.slice(0, 300));
+    assert.deepEqual(small.body.data.tags.map((t: { articles: unknown[] }) => t.articles.length), [2]);
+    // 60 more tags, each on both articles: 61 tags, 61 per article row, still 4 article rows per tag.
+    const more: string[] = [];
+    for (let i = 0; i < 60; i++) more.push((await s().fetchJson('POST', '/api/tags', { data: { name: `fan-${i}` } }, TOKEN)).body.data.documentId);
+    const all = [(await s().fetchJson('GET', '/api/tags?filters[name]=limits', undefined, TOKEN)).body.data[0].documentId, ...more];
+    for (const a of (await s().fetchJson('GET', '/api/articles', undefined, TOKEN)).body.data) {
+      const r = await s().fetchJson('PUT', `/api/articles/${a.documentId}`, { data: { tags: all } }, TOKEN);
+      assert.equal(r.status, 200, r.text);
+    }
+    // 1 + 61 + 61 × 4 + 61 × 4 × 61 + 61 × 4 × 61 × 4.
+    assertRefused(await until(lists, (r) => r.status === 400), 'GRAPHQL_VALIDATION_FAILED', COST('74726', '2000'));
+    // A list with no rows behind it still counts one entry, so what is selected under it counts too: 40
+    // aliases of an article's gallery (no file linked) with 50 fields, 40 × (1 + 1 + 50).
+    const wide: HostileDoc = { query: `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: articles(pagination: { limit: 1 }) { gallery { ${Array.from({ length: 50 }, () => 'name').join(' ')} } }`).join(' ')} }` };
+    assertRefused(await send(s(), wide), 'GRAPHQL_VALIDATION_FAILED', COST('2080', '2000'));
+  });
 });

@@ -1,8 +1,10 @@
 // The cost of a GraphQL operation, computed before it runs: every selected field (each alias on its
 // own) counts once per object it is read on, and a list multiplies what is selected under it by its
 // size — the `pagination` limit/pageSize the field (or the field wrapping it) asks for, else the
-// default page size, never more than the amount limit. So 100 aliases of a nested list cost 100 times
-// one, and a list of lists costs the product of their sizes: what the response would hold at most.
+// default page size, never more than the amount limit nor than the database holds (the most rows one row
+// links to, a root list's table's rows: src/graphql/fan-outs.ts, when known). So 100 aliases of a nested
+// list cost 100 times one, and a list of lists costs the product of their sizes: what the response would
+// hold at most.
 // It runs before validation (src/graphql/engine.ts), on any parsed document: unknown fields and
 // fragments count as nothing more, a fragment is walked once per type and enclosing page size
 // (memoized), so a fragment spread 2^40 times over costs no more to price than to parse.
@@ -17,6 +19,11 @@ export interface CostLimits {
   defaultList: number;
   /** The largest list size a query may ask (graphql.amountLimit). */
   maxList: number;
+  /**
+   * The most entries field `field` of type `type` holds, as the database last told (src/graphql/fan-outs.ts);
+   * undefined: not known, the page size counts alone.
+   */
+  most?: (type: string, field: string) => number | undefined;
 }
 
 type Vars = Record<string, unknown>;
@@ -78,8 +85,14 @@ export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode
         if (!field || !s.selectionSet) continue;
         const asked = askedSize(s.arguments, vars, limits);
         const list = isListType(getNullableType(field.type));
-        const size = list ? asked ?? pending ?? limits.defaultList : 1;
-        total += walk(s.selectionSet, getNamedType(field.type), times(n, size), list ? null : asked ?? pending);
+        // A list holds no more than its page nor than the data has; still one entry at least, so every
+        // selection under it counts whatever the tables hold (aliases cost what they are).
+        const most = limits.most?.(type.name, s.name.value);
+        const held = (page: number) => (most === undefined ? page : Math.min(page, Math.max(1, most)));
+        const size = list ? held(asked ?? pending ?? limits.defaultList) : 1;
+        // A wrapper's page (a connection's, v4's `data`) is its nodes' list: held by the field's own data too.
+        const next = list ? null : most === undefined ? asked ?? pending : held(asked ?? pending ?? limits.defaultList);
+        total += walk(s.selectionSet, getNamedType(field.type), times(n, size), next);
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
         total += walk(s.selectionSet, narrowed(s.typeCondition?.name.value, type), n, pending);
       } else {

@@ -177,6 +177,8 @@ function stable(v: unknown): string {
 
 /** Start and limit of a nested list's page (sliced from the rows the statement returned). */
 export function pageWindow(v: unknown, limits: ReadLimits): { start: number; limit: number } {
+  // Most nested lists name no page: read once per field of each parent row (25 × each list of a page).
+  if (v === undefined || v === null) return { start: 0, limit: limits.defaultLimit < limits.maxLimit ? limits.defaultLimit : limits.maxLimit };
   const p = parsePagination(restPagination(v, false), limits);
   return p.mode === 'page' ? { start: (p.page - 1) * p.pageSize, limit: p.pageSize } : { start: p.start, limit: p.limit };
 }

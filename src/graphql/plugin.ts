@@ -22,6 +22,7 @@ import { WeightedLru } from './weighted-lru.ts';
 import { assetName, assetReply, playgroundCsp, playgroundPage } from './playground.ts';
 import { ExtensionService, checkResolvers, loadExtensions, strapiLike, wrapResolvers, type PolicyResolver, type ProjectExtensions } from './extension.ts';
 import { applyShadowCrud } from './shadow.ts';
+import { listSizes, type MostOf } from './fan-outs.ts';
 import { FILE_UID, LOCALE_UID, usersPermissionsTypes, USERS_UID, type PluginTypes } from '../plugin-types.ts';
 import { graphqlLimits } from './context.ts';
 
@@ -122,7 +123,7 @@ function withoutBuiltins(schema: Schema, records: boolean): Schema {
  * the project loads, in each worker): the schema is built once it is known, with GRAPHQL_EXTENSIONS' module
  * registering after it into the same service.
  */
-export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>): Plugin {
+export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin, upload?: Plugin, project?: Promise<ProjectExtensions | null>, mostOf?: MostOf): Plugin {
   const schema = withoutBuiltins(fullSchema, config.graphql.shape !== 'v4');
   // The plugin's types as the models made them (a project may extend the user: src/extensions).
   const plugin = usersPermissionsTypes(fullSchema);
@@ -133,7 +134,7 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
     maxTokens: gc.maxTokens,
     maxSelections: gc.maxSelections,
     maxResponseSize: config.http.maxResponseSize,
-    cost: graphqlLimits(config),
+    cost: { ...graphqlLimits(config), most: mostOf && listSizes(fullSchema, mostOf) },
     introspection: gc.introspection ?? config.env !== 'production',
     cacheSize: Math.max(100, Math.min(config.api.rest.planCacheSize, 5000)),
     cacheBytes: GRAPHQL_CACHE_BYTES,
