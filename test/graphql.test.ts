@@ -299,6 +299,30 @@ describe('graphql (v5 shape)', () => {
     assert.deepEqual(single.body.data.updateGlobal, { siteName: 'Via GQL' });
   });
 
+  test('a mutation that publishes keeps the entry\'s place in its targets\' lists; a delete takes no locale (Strapi 5.54, checked live)', async () => {
+    // Found by bench/graphql-write-fuzz.ts: each mutation used to write as a REST request whose `fields`
+    // left locale out, which puts a publish's links last (test/writes.test.ts).
+    const tag = (await gql('mutation { createTag(data: { name: "Places" }) { documentId } }', undefined, TOKEN)).body.data.createTag.documentId as string;
+    const create = async (title: string) => (await gql('mutation($t: [ID]) { createArticle(data: { title: "' + title + '", tags: $t }) { documentId } }', { t: [tag] }, TOKEN)).body.data.createArticle.documentId as string;
+    const places = async () => (await s.sql()`select a.title, a.published_at is not null as published, l.article_ord::int as ord
+      from articles_tags_lnk l join articles a on a.id = l.article_id join tags t on t.id = l.tag_id
+      where t.document_id = ${tag} order by l.article_ord, a.id`).map((r) => [r.title, r.published, r.ord]);
+    const one = await create('Place one');
+    await create('Place two');
+    const update = (status: string, title: string) => gql(`mutation($id: ID!) { updateArticle(documentId: $id${status}, data: { title: "${title}" }) { title } }`, { id: one }, TOKEN);
+    assert.deepEqual((await update('', 'Place one again')).body.data.updateArticle, { title: 'Place one again' });
+    assert.deepEqual(await places(), [['Place one again', false, 1], ['Place one again', true, 1], ['Place two', false, 2], ['Place two', true, 2]]);
+    await update(', status: DRAFT', 'Place one draft');
+    await update('', 'Place one published');
+    assert.deepEqual(await places(), [['Place one published', false, 1], ['Place one published', true, 1], ['Place two', false, 2], ['Place two', true, 2]]);
+    // `locale` is an argument of the delete, unused by Strapi's resolver: the default locale's version goes.
+    assert.equal((await s.fetchJson('PUT', `/api/articles/${one}?locale=fr`, { data: { title: 'Place un' } }, TOKEN)).status, 200);
+    const del = await gql('mutation($id: ID!) { deleteArticle(documentId: $id, locale: "fr") { documentId } }', { id: one }, TOKEN);
+    assert.deepEqual(del.body.data.deleteArticle, { documentId: one });
+    const left = await s.fetchJson('GET', `/api/articles?filters[documentId]=${one}&locale=*&status=draft&fields[0]=title&fields[1]=locale`, undefined, TOKEN);
+    assert.deepEqual(left.body.data.map((a: { locale: string; title: string }) => [a.locale, a.title]), [['fr', 'Place un']]);
+  });
+
   test('a mutation on a type without draft & publish answers its relations in every status (Strapi 5.54, checked live)', async () => {
     // A published article whose draft then changed: its document has two rows.
     const doc = (await s.fetchJson('POST', '/api/articles?status=published', { data: { title: 'Both' } }, TOKEN)).body.data.documentId as string;

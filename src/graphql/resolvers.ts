@@ -355,10 +355,11 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     };
   };
 
+  // No `fields`: Strapi's mutations write with none, and a publish whose `fields` leave `locale` out puts the
+  // new links last in the other sides' lists (WriteParams.keepsPlaces); a mutation keeps their places.
   const writeQuery = (ct: ContentType, draft: boolean, locale: unknown) => ({
     status: ct.draftAndPublish && draft ? 'draft' : undefined,
     locale: ct.localized && typeof locale === 'string' ? locale : undefined,
-    'fields[0]': 'id',
   });
 
   const documentIdOf = (reply: Reply): string => String(asRow(asRow(JSON.parse(bodyText(reply))).data).documentId);
@@ -489,7 +490,9 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
     };
     Mutation[`delete${T}`] = async (_s, args, ctx) => {
       const id = String(args.documentId);
-      await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', { locale: typeof args.locale === 'string' ? args.locale : undefined }), id);
+      // Strapi 5.54's collection-type delete passes the document id alone: its `locale` argument is taken
+      // and unused, the default locale's version goes (checked live), as on the document middlewares' path.
+      await deleteDocument(ctx.rest, ct, fakeTask(ctx, 'DELETE', {}), id);
       return { documentId: id };
     };
   }
