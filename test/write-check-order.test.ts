@@ -219,3 +219,19 @@ test('a disconnect\'s documentId of no entry is mapped first too: before the pub
   assert.equal(store.message, missing(1, 'plugin::upload.file'));
   assert.deepEqual((store.errors.at(-1)!.value as { tags: unknown }).tags, { disconnect: [{ id: tag.id }] });
 });
+
+test('a required field absent from a component an update writes is no error without draft & publish; a create\'s is (Strapi 5.54, checked live)', async () => {
+  // yup's notNull on an update, notNil on a create (@strapi/core entity-validator), in components too; a
+  // draft & publish type's publish checks the stored draft with a create's rules instead.
+  assert.equal((await s.fetchJson('DELETE', '/api/global', undefined, TOKEN)).status, 204);
+  const create = await refused('PUT', '/api/global', { defaultSeo: { keywords: 'no title' } });
+  assert.deepEqual(create.errors.map((x) => [x.path, x.message]), [[['defaultSeo', 'metaTitle'], 'defaultSeo.metaTitle must be defined.']]);
+  assert.equal((await s.fetchJson('PUT', '/api/global', { data: { siteName: 'Site' } }, TOKEN)).status, 200);
+  const update = await s.fetchJson('PUT', '/api/global?populate=*', { data: { defaultSeo: { keywords: 'no title' } } }, TOKEN);
+  assert.equal(update.status, 200, update.text);
+  assert.deepEqual({ ...update.body.data.defaultSeo, id: 0 }, { id: 0, metaTitle: null, metaDescription: null, keywords: 'no title' });
+  const nulled = await refused('PUT', '/api/global', { defaultSeo: { metaTitle: null } });
+  assert.deepEqual(nulled.errors.map((x) => x.message), ['defaultSeo.metaTitle must be a `string` type, but the final value was: `null`.']);
+  const published = await refused('PUT', `/api/articles/${(await s.fetchJson('POST', '/api/articles', { data: { title: 'Seo' } }, TOKEN)).body.data.documentId}`, { seo: { keywords: 'no title' } });
+  assert.deepEqual(published.errors.map((x) => [x.path, x.message]), [[['seo', 'metaTitle'], 'seo.metaTitle must be a `string` type, but the final value was: `null`.']]);
+});

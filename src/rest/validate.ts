@@ -565,8 +565,11 @@ export class BodyValidator {
         }
         if (prev) continue;
         if (a.kind === 'scalar' && a.default !== undefined) { this.attribute(a, a.default, [...path, a.name], result, out, [], false); continue; }
-        // As for the entry's own attributes.
-        if (a.required) this.missing(a, [...path, a.name]);
+        // As for the entry's own attributes, but an update's required values are yup's notNull (@strapi/core
+        // entity-validator), in a new component too: an absent one passes where the type has no draft &
+        // publish (with it, the publish checks the stored draft with a create's rules). Checked live.
+        const absentPasses = !this.creating && !this.ct.draftAndPublish && a.kind !== 'relation' && a.kind !== 'media' && a.kind !== 'morph';
+        if (a.required && !absentPasses) this.missing(a, [...path, a.name]);
       }
     } finally { if (!prev) this.insideNew--; }
     return result;
