@@ -153,6 +153,33 @@ describe('two nodes (the second with two worker threads): uniqueness and revocat
     await nextRequests(jwt, 401);
   });
 
+  test('with email confirmation on, an unconfirmed user\'s JWT is refused, as Strapi\'s users-permissions strategy does', async () => {
+    const { jwt, id } = await member('unconfirm');
+    // The advanced settings row as Strapi's admin stores it (a database this server made has none).
+    const setting = async (on: boolean) => {
+      await a.sql()`delete from strapi_core_store_settings where key = 'plugin_users-permissions_advanced'`;
+      await a.sql()`insert into strapi_core_store_settings (key, value, type) values ('plugin_users-permissions_advanced', ${JSON.stringify({ unique_email: true, allow_register: true, email_confirmation: on, default_role: 'authenticated' })}, 'object')`;
+    };
+    const unconfirm = async (confirmed: boolean) => assert.equal((await a.fetchJson('PUT', `/api/users/${id}`, { confirmed }, TOKEN)).status, 200);
+    try {
+      await setting(true);
+      await unconfirm(true);
+      await nextRequests(jwt, 200);
+      await unconfirm(false);
+      await nextRequests(jwt, 401);
+      // Strapi's strategy's own message, on a route that needs no permission too (login).
+      for (const [method, path, body] of [['GET', '/api/tags'], ['POST', '/api/auth/local', { identifier: 'x', password: 'y' }]] as const) {
+        const r = await b.fetchJson(method, path, body, jwt);
+        assert.deepEqual([r.status, r.body.error.message], [401, 'Invalid credentials'], r.text);
+      }
+      await setting(false);
+      await unconfirm(false);
+      await nextRequests(jwt, 200);
+    } finally {
+      await setting(false);
+    }
+  });
+
   test('a user deleted through the API (second node): the very next request with their JWT is refused on both nodes', async () => {
     const { jwt, id } = await member('deleteme');
     const del = await b.fetchJson('DELETE', `/api/users/${id}`, undefined, TOKEN);

@@ -509,6 +509,28 @@ describe('users-permissions: the user model\'s rules on register and update', ()
     assert.equal(users[0].n, 0);
   });
 
+  test('the plugin\'s body schemas are yup\'s: null is a type error, "" fails min(1) and required, an email\'s minLength is never checked (Strapi 5.54, checked live)', async () => {
+    const typeNull = (k: string) => ({ path: [k], message: `${k} must be a \`string\` type, but the final value was: \`null\`.`, name: 'ValidationError', value: null });
+    const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: null, email: 'null-name@example.test', password: 'Passw0rd!' });
+    assert.deepEqual(reg.body, { data: null, error: error([typeNull('username')]) });
+    const login = await s.fetchJson('POST', '/api/auth/local', { identifier: null, password: 'x' });
+    assert.deepEqual(login.body, { data: null, error: error([typeNull('identifier')]) });
+    const empty = await s.fetchJson('POST', '/api/users', { username: 'empty-pass', email: 'empty-pass@example.test', password: '', role: 1 }, TOKEN);
+    assert.deepEqual(empty.body, { data: null, error: error([
+      { path: ['password'], message: 'password must be at least 1 characters', name: 'ValidationError', value: '' },
+      { path: ['password'], message: 'password is a required field', name: 'ValidationError', value: '' },
+    ]) });
+    // The model's email minLength (6) gives way to the email validator's min(1).
+    const tiny = await s.fetchJson('POST', '/api/auth/local/register', { username: 'tiny-mail', email: 'a@b.c', password: 'Passw0rd!' });
+    assert.equal(tiny.status, 200, tiny.text);
+    const long = await s.fetchJson('POST', '/api/auth/local/register', { username: 'x'.repeat(300), email: 'long-name@example.test', password: 'Passw0rd!' });
+    assert.deepEqual(long.body, { data: null, error: error([{ path: ['username'], message: 'username must be at most 255 characters', name: 'ValidationError', value: 'x'.repeat(300) }]) });
+    // count checks sort, fields and populate as the list does, then counts without them.
+    const count = await s.fetchJson('GET', '/api/users/count?sort=password', undefined, TOKEN);
+    assert.deepEqual(count.body.error, { status: 400, name: 'ValidationError', message: 'Invalid key password', details: { key: 'password', path: 'password', source: 'query', param: 'sort' } });
+    assert.equal((await s.fetchJson('GET', '/api/users/count?sort=username', undefined, TOKEN)).status, 200);
+  });
+
   test('PUT /api/users/:id: both rules at once, nothing written', async () => {
     const reg = await s.fetchJson('POST', '/api/auth/local/register', { username: 'rule-user', email: 'rule-user@example.test', password: 'longenough' });
     assert.equal(reg.status, 200, reg.text);

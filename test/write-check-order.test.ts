@@ -6,7 +6,9 @@
 // entry as Strapi's validation saw it (`value`: references mapped to row ids, yup's cast).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestServer, TOKEN, type TestServer } from './helpers.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, copyModels, DEMO_MODELS, TOKEN, type TestServer } from './helpers.ts';
 
 let s: TestServer;
 before(async () => { s = await startTestServer(); });
@@ -234,4 +236,21 @@ test('a required field absent from a component an update writes is no error with
   assert.deepEqual(nulled.errors.map((x) => x.message), ['defaultSeo.metaTitle must be a `string` type, but the final value was: `null`.']);
   const published = await refused('PUT', `/api/articles/${(await s.fetchJson('POST', '/api/articles', { data: { title: 'Seo' } }, TOKEN)).body.data.documentId}`, { seo: { keywords: 'no title' } });
   assert.deepEqual(published.errors.map((x) => [x.path, x.message]), [[['seo', 'metaTitle'], 'seo.metaTitle must be a `string` type, but the final value was: `null`.']]);
+});
+
+test('an email attribute: its minLength gives way to the email validator\'s min(1); its maxLength comes before its format', async () => {
+  // Strapi's emailValidator is the string validator (min, max, regex) then email() and min(1, "cannot be
+  // empty"), which replaces yup's min test: a 5-character email of a type asking 6 is stored (checked live
+  // on the users' email, which asks 6).
+  const author = JSON.parse(readFileSync(join(DEMO_MODELS, 'content-types/author.json'), 'utf8'));
+  author.attributes.email = { type: 'email', minLength: 6, maxLength: 20 };
+  const e = await startTestServer({ modelsDir: copyModels(DEMO_MODELS, { 'content-types/author.json': JSON.stringify(author) }) });
+  try {
+    const short = await e.fetchJson('POST', '/api/authors', { data: { name: 'Short mail', email: 'a@b.c' } }, TOKEN);
+    assert.equal(short.status, 201, short.text);
+    const r = await e.fetchJson('POST', '/api/authors', { data: { name: 'Long', email: 'x'.repeat(25) } }, TOKEN);
+    assert.deepEqual(r.body.error.details.errors.map((x: { message: string }) => x.message), ['email must be at most 20 characters', 'email must be a valid email']);
+  } finally {
+    await e.stop();
+  }
 });

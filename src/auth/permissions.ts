@@ -108,6 +108,7 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V, ttl: number): void {
 }
 
 const tokenExpired = () => new ApiError(401, 'UnauthorizedError', 'Token expired', {});
+const invalidCredentials = () => new ApiError(401, 'UnauthorizedError', 'Invalid credentials', {});
 
 export class Authorizer {
   /** Set from PUBLIC_PERMISSIONS / AUTHENTICATED_PERMISSIONS; null = the database role decides. */
@@ -273,7 +274,10 @@ export class Authorizer {
 
   private keyHashes = new Map<string, Buffer>();
 
-  /** The caller of a request, or null when credentials were sent but are not valid (→ 401). */
+  /**
+   * The caller of a request, or null when credentials were sent but are not valid (→ 401); throws Strapi's
+   * own 401 for an expired API token and for a JWT whose user may not sign in.
+   */
   async caller(authorization: string | undefined, lookups: AuthLookups): Promise<Caller | null> {
     if (!authorization) return { kind: 'public', grant: this.envPublic ?? (await this.currentRoles(lookups)).public };
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
@@ -292,7 +296,11 @@ export class Authorizer {
     const id = await this.jwt.verify(token);
     if (id === null) return null;
     const state = await this.user(id, lookups);
-    if (!state || state.blocked) return null;
+    // Strapi's users-permissions strategy refuses a valid JWT of no user, of a blocked one, or of an unconfirmed
+    // one while email confirmation is on (this server's setting over the stored one, as src/users/settings.ts
+    // reads them) with its own message, on every route (checked live: login and GraphQL too).
+    if (!state || state.blocked) throw invalidCredentials();
+    if (!state.confirmed && (this.config.usersPermissions.emailConfirmation ?? state.emailConfirmation ?? false)) throw invalidCredentials();
     return { kind: 'user', grant: await this.userGrant(state.roleId, lookups), userId: id };
   }
 

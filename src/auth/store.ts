@@ -1,12 +1,18 @@
 // Strapi's auth data: roles with their permissions, stored API tokens with theirs, a JWT user's state and
 // role (each read one statement; the Authorizer decides how often they run), and a new token's row.
 import type { Sql } from 'postgres';
-import { API_TOKENS, UP } from './tables.ts';
+import { API_TOKENS, CORE_STORE, UP } from './tables.ts';
 import { newDocumentId } from '../db/document-id.ts';
 
 export interface RoleRow { id: number; type: string; actions: string[] }
 export interface TokenRow { id: number; kind: string | null; type: string; expired: boolean; lastUsedAt: Date | null; actions: string[] }
-export interface UserState { blocked: boolean; roleId: number | null }
+export interface UserState {
+  blocked: boolean;
+  roleId: number | null;
+  confirmed: boolean;
+  /** users-permissions' stored `email_confirmation` setting (null: none stored, Strapi's default false). */
+  emailConfirmation: boolean | null;
+}
 
 const P = UP.permissionRole;
 const T = API_TOKENS.permissionToken;
@@ -43,16 +49,28 @@ export async function touchToken(db: Sql, id: number): Promise<void> {
     where id = $1 and (last_used_at is null or last_used_at <= now() - interval '1 hour')`, [id], { prepare: true });
 }
 
-const USER_SQL = `select u.blocked, (select l.${L.role} from ${L.table} l where l.${L.user} = u.id order by l.id limit 1) as role_id
+// The advanced settings ride along: a JWT of an unconfirmed user is refused while email confirmation is on.
+const USER_SQL = `select u.blocked, u.confirmed, (select l.${L.role} from ${L.table} l where l.${L.user} = u.id order by l.id limit 1) as role_id,
+    (select s.value from ${CORE_STORE.table} s where s.key = '${CORE_STORE.usersPermissionsAdvanced}' order by s.id limit 1) as advanced
   from ${UP.users} u where u.id = $1`;
+
+function storedEmailConfirmation(text: string | null): boolean | null {
+  if (!text) return null;
+  try {
+    const v = (JSON.parse(text) as { email_confirmation?: unknown } | null)?.email_confirmation;
+    return typeof v === 'boolean' ? v : null;
+  } catch {
+    return null;
+  }
+}
 
 /** A user's blocked flag and role, or null when there is no such user. */
 export async function userState(db: Sql, id: number): Promise<UserState | null> {
   // Ids are PostgreSQL integers: a larger one (a forged JWT) names no user rather than failing the cast.
   if (id > 2147483647) return null;
-  const rows = await db.unsafe<Array<{ blocked: boolean | null; role_id: number | null }>>(USER_SQL, [id], { prepare: true });
+  const rows = await db.unsafe<Array<{ blocked: boolean | null; confirmed: boolean | null; role_id: number | null; advanced: string | null }>>(USER_SQL, [id], { prepare: true });
   const r = rows[0];
-  return r ? { blocked: r.blocked === true, roleId: r.role_id === null ? null : Number(r.role_id) } : null;
+  return r ? { blocked: r.blocked === true, roleId: r.role_id === null ? null : Number(r.role_id), confirmed: r.confirmed === true, emailConfirmation: storedEmailConfirmation(r.advanced) } : null;
 }
 
 export interface NewToken { name: string; description: string; type: string; accessKeyHash: string; encryptedKey: string | null; lifespan: number | null }

@@ -672,14 +672,17 @@ export class BodyValidator {
       const s = value;
       // Reported as yup cast it (1 is "1": checked live).
       if (a.type === 'enumeration' && !a.enum!.includes(s)) this.err(path, `${label} must be one of the following values: ${a.enum!.join(', ')}, `, s);
-      if (!this.draft && a.type === 'email' && s !== '' && !EMAIL.test(s)) this.err(path, `${label} must be a valid email`, v);
-      if (!this.draft && a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
-      // Strapi checks minLength only when it is set and not 0, and never on a draft.
-      if (!this.draft && a.minLength && s.length < a.minLength) this.err(path, `${label} must be at least ${a.minLength} characters`, v);
+      // Strapi's string validator's tests in its order: minLength, maxLength, regex; then an email's format and
+      // a uid's. minLength only when set and not 0, never on a draft, and never on an email: its validator
+      // ends with yup's min(1) (`cannot be empty`), which replaces the min test (checked live: a 5-character
+      // email of a type asking 6 is stored).
+      if (!this.draft && a.minLength && a.type !== 'email' && s.length < a.minLength) this.err(path, `${label} must be at least ${a.minLength} characters`, v);
       if (a.maxLength !== undefined && s.length > a.maxLength) this.err(path, `${label} must be at most ${a.maxLength} characters`, v);
       else if (VARCHAR_TYPES.has(a.type) && s.length > 255) this.err(path, `${label} must be at most 255 characters`, v);
       if (!this.draft && a.regex !== undefined && s !== '' && !new RegExp(a.regex).test(s)) this.err(path, `${label} must match the following: "/${a.regex}/"`, v);
-      // Strapi's email validator ends with min(1) (checked live: `"email": ""` is refused outside a draft).
+      if (!this.draft && a.type === 'email' && s !== '' && !EMAIL.test(s)) this.err(path, `${label} must be a valid email`, v);
+      if (!this.draft && a.type === 'uid' && !UID.test(s)) this.err(path, `${label} must match the following: "/^[A-Za-z0-9-_.~]*$/"`, v);
+      // (checked live: `"email": ""` is refused outside a draft).
       if (!this.draft && a.type === 'email' && s === '') this.err(path, `${label} cannot be empty`, v);
       if (a.required && s === '' && this.ct.draftAndPublish === false && a.type !== 'uid') { /* Strapi accepts empty strings */ }
     }

@@ -75,7 +75,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     if (extra.length) throw validation(`Invalid parameters: ${extra.join(', ')}`);
     const added = addedColumns(schema, b, { only: allowed, withDefaults: true });
     // The plugin's register schema, in its key order.
-    const { username, email, password } = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true }, { key: 'password', required: true, maxBytes72: true }]);
+    const { username, email, password } = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true }, { key: 'password', required: true, maxBytes72: true }], { plugin: true });
     const roles = await ctx.db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where type = $1 order by id limit 1`, [settings.default_role]);
     ctx.count(1);
     if (!roles.length) throw new ApiError(400, 'ApplicationError', 'Impossible to find the default role', {});
@@ -141,7 +141,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
     limited(task);
     allow(ctx, caller, 'auth.callback');
     const b = body(task);
-    const { identifier, password } = validate(b, [{ key: 'identifier', required: true }, { key: 'password', required: true }]);
+    const { identifier, password } = validate(b, [{ key: 'identifier', required: true }, { key: 'password', required: true }], { plugin: true });
     const rows = await ctx.db.unsafe<Array<{ id: number; password: string | null; blocked: boolean | null; confirmed: boolean | null }>>(
       `select id, password, blocked, confirmed from ${UP.users} where provider = 'local' and (email = lower($1) or username = $1) order by id limit 1`, [identifier]);
     ctx.count(1);

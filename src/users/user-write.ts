@@ -82,7 +82,10 @@ export function modelChecks(b: Body): UserWrite {
   // Strapi's entity validator echoes every value in `details`, the password included (checked live on
   // register and PUT /api/users/:id), unlike the plugin's own body schemas.
   validate(b, [
-    { key: 'username', minLength: 3 }, { key: 'email', minLength: 6, email: true }, { key: 'password', minLength: 6 },
+    // The model's email minLength (6) is never checked: the email validator's min(1) replaces it; a varchar
+    // column's 255 characters are, but for the password, hashed before it is stored (checked live: a longer
+    // username is `must be at most 255 characters`, a 300-character password is taken).
+    { key: 'username', minLength: 3, maxLength: 255 }, { key: 'email', email: true, maxLength: 255 }, { key: 'password', minLength: 6 },
     { key: 'provider' }, { key: 'resetPasswordToken' }, { key: 'confirmationToken' },
   ]);
   for (const k of ['confirmed', 'blocked'] as const) {

@@ -46,8 +46,8 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
     if (!(e instanceof ApiError)) throw e;
     roleIssues = ((e.details as { errors?: FieldError[] } | null)?.errors ?? []);
   }
-  const v = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true }, { key: 'password', required: true }],
-    { keys: ['email', 'username', 'password', 'role'], extra: roleIssues });
+  const v = validate(b, [{ key: 'email', required: true, email: true }, { key: 'username', required: true, minLength: 1 }, { key: 'password', required: true, minLength: 1 }],
+    { keys: ['email', 'username', 'password', 'role'], extra: roleIssues, plugin: true });
   const taker = (db: Sql | TransactionSql, d: Body = b) => taken(db, d.username, advanced.unique_email ? d.email : null);
   const before = await taker(ctx.db);
   ctx.count(1);

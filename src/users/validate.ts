@@ -13,6 +13,7 @@ export interface FieldRule {
   /** Must equal another field (yup's oneOf([ref])) — the message to give when not. */
   sameAs?: { key: string; message: string };
   minLength?: number;
+  maxLength?: number;
 }
 
 // yup 0.32's email expression (Strapi's), shortened to its ASCII core plus the Unicode ranges it allows.
@@ -24,6 +25,23 @@ function printValue(v: unknown): string {
   if (v === null || v === undefined || typeof v === 'boolean' || typeof v === 'number') return String(v);
   if (typeof v === 'string') return `"${v}"`;
   return JSON.stringify(v);
+}
+
+/**
+ * One field of a users-permissions body schema (`opts.plugin`), as yup 0.32 checks its strings: not nullable
+ * (null is the type error), the type check and a oneOf first, ending the field's checks when they fail; then
+ * its tests in the order the plugin's schemas add them — email (which skips ''), min, required ('' is
+ * absent to it) —, every failing one reported (checked live: `""` for POST /api/users' password is its min
+ * and its required error).
+ */
+function pluginField(r: FieldRule, v: unknown, b: Body, issue: (r: FieldRule, message: string) => void): void {
+  if (v === undefined) { if (r.required) issue(r, `${r.key} is a required field`); return; }
+  if (typeof v !== 'string') { issue(r, `${r.key} must be a \`string\` type, but the final value was: \`${printValue(v)}\`.`); return; }
+  if (r.sameAs && v !== b[r.sameAs.key]) { issue(r, r.sameAs.message); return; }
+  if (r.email && v !== '' && !isEmail(v)) issue(r, `${r.key} must be a valid email`);
+  if (r.minLength !== undefined && v.length < r.minLength) issue(r, `${r.key} must be at least ${r.minLength} characters`);
+  if (r.required && v === '') issue(r, `${r.key} is a required field`);
+  if (r.maxBytes72 && Buffer.byteLength(v, 'utf8') > 72) issue(r, 'Password must be less than 73 bytes');
 }
 
 /** A JSON object body, or Strapi's 400 for anything else. */
@@ -41,17 +59,20 @@ export function objectBody(v: unknown): Body {
  * elsewhere (the user's role), placed as theirs. Every error echoes the value it was given (yup's
  * `value`), passwords too. Returns the body's strings, typed.
  */
-export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean; keys?: string[]; extra?: FieldError[] } = {}): Record<K, string> {
+export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean; keys?: string[]; extra?: FieldError[]; plugin?: boolean } = {}): Record<K, string> {
   const keys = opts.keys ?? rules.map((r) => r.key);
   const byKey = new Map<string, FieldError[]>();
   const add = (key: string, i: FieldError) => { const list = byKey.get(key); if (list) list.push(i); else byKey.set(key, [i]); };
   const issue = (r: FieldRule, message: string) => add(r.key, { path: [r.key], message, name: 'ValidationError', ...(b[r.key] !== undefined ? { value: b[r.key] } : {}) });
   for (const r of rules) {
     const v = b[r.key];
+    if (opts.plugin) { pluginField(r, v, b, issue); continue; }
     if (v !== undefined && v !== null && typeof v !== 'string') { issue(r, `${r.key} must be a \`string\` type, but the final value was: \`${printValue(v)}\`.`); continue; }
     if (v === undefined || v === null || v === '') { if (r.required) issue(r, `${r.key} is a required field`); continue; }
-    if (r.email && !isEmail(v)) issue(r, `${r.key} must be a valid email`);
+    // The entity validator's order: minLength, maxLength, then an email's format.
     if (r.minLength !== undefined && v.length < r.minLength) issue(r, `${r.key} must be at least ${r.minLength} characters`);
+    if (r.maxLength !== undefined && v.length > r.maxLength) issue(r, `${r.key} must be at most ${r.maxLength} characters`);
+    if (r.email && !isEmail(v)) issue(r, `${r.key} must be a valid email`);
     if (r.maxBytes72 && Buffer.byteLength(v, 'utf8') > 72) issue(r, 'Password must be less than 73 bytes');
     if (r.sameAs && v !== b[r.sameAs.key]) issue(r, r.sameAs.message);
   }

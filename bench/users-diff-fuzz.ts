@@ -1,0 +1,157 @@
+// Differential fuzz of users-permissions: random registrations, logins, `/api/users/me`, password changes and
+// the `/api/users` and `/api/users-permissions/roles` routes (reads with filters, sort, populate; creates,
+// updates and deletes through a full-access token), with odd values among them (empty, wrong types, taken
+// names, unknown and protected keys), sent in the same order to a live Strapi and to this server, each on its
+// OWN copy of one database. Statuses and bodies are compared with JWTs, timestamps and documentIds masked
+// (a user's documentId is named by its numeric id, which both copies hand out alike). Prints each
+// difference; never fails on one.
+//
+//   createdb … -T blog wfs; createdb … -T blog wff (as bench/write-diff-fuzz.ts), then
+//   npx tsx bench/users-diff-fuzz.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 --token T [--runs 200] [--seed 1]
+//
+// Registrations and logins are rate limited on both (Strapi's users-permissions ratelimit): each run uses
+// fresh emails, and the limit's own 429s are compared like any answer.
+import http from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
+import { fuzzArgs } from './fuzz-args.ts';
+import { firstDifference } from './schema-model.ts';
+
+const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/users-diff-fuzz.ts');
+let seed = firstSeed;
+const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
+
+type Side = 's' | 'f';
+interface Answer { status: number; body: unknown; text: string }
+const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+function send(side: Side, method: string, path: string, body?: unknown, auth: string | null = token ?? null, ip = '10.0.0.1'): Promise<Answer> {
+  const base = new URL(side === 's' ? strapi : fastrapi);
+  const payload = body === undefined ? null : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
+  const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'x-forwarded-for': ip };
+  if (auth) headers.authorization = `Bearer ${auth}`;
+  if (payload) { headers['content-type'] = 'application/json'; headers['content-length'] = String(payload.length); }
+  return new Promise((resolve) => {
+    const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => { let b: unknown = null; try { b = JSON.parse(text); } catch { /* compared as text */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
+    });
+    req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
+    if (payload) req.write(payload);
+    req.end();
+  });
+}
+
+/** Masks what differs by nature: JWTs, timestamps, a user's or role's documentId (named by its numeric id). */
+function mask(x: unknown): unknown {
+  if (Array.isArray(x)) return x.map(mask);
+  if (x && typeof x === 'object') {
+    const o = x as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(o)) {
+      if (k === 'jwt' && typeof v === 'string') out[k] = '<jwt>';
+      else if ((k === 'createdAt' || k === 'updatedAt' || k === 'publishedAt') && typeof v === 'string') out[k] = '<ts>';
+      else if (k === 'documentId' && typeof v === 'string') out[k] = typeof o.id === 'number' ? `<doc ${o.id}>` : '<doc>';
+      else out[k] = mask(v);
+    }
+    return out;
+  }
+  return x;
+}
+
+let differ = 0;
+function compare(label: string, a: Answer, b: Answer): void {
+  if (a.status >= 500) return;
+  const na = { status: a.status, body: mask(a.body ?? a.text) };
+  const nb = { status: b.status, body: mask(b.body ?? b.text) };
+  if (isDeepStrictEqual(na, nb)) return;
+  differ++;
+  const at = firstDifference(na, nb, '');
+  console.log(`\n[${label}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, 700)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, 700)}`);
+}
+
+interface Account { username: string; email: string; password: string; jwt: Partial<Record<Side, string>> }
+const accounts: Account[] = [];
+const run = `r${firstSeed}x${Date.now().toString(36)}`;
+let n = 0;
+const fresh = () => `${run}${++n}`;
+const NAMES = () => [fresh(), fresh(), '', 'ab', 'x'.repeat(300), 42, null, accounts.length ? pick(accounts).username : 'nobody', accounts.length ? pick(accounts).username.toUpperCase() : 'NOBODY'];
+const EMAILS = () => [`${fresh()}@example.com`, `${fresh()}@Example.COM`, 'not-an-email', '', null, 7, accounts.length ? pick(accounts).email : 'x@y.z', accounts.length ? pick(accounts).email.toUpperCase() : 'X@Y.Z'];
+const PASSWORDS = ['Passw0rd!', 'short', '', null, 'x'.repeat(80), 12345678, 'ünïcødé-pass'];
+const EXTRA: Array<[string, unknown]> = [['role', 1], ['confirmed', true], ['blocked', true], ['provider', 'github'], ['unknown', 1], ['resetPasswordToken', 'x'], ['id', 99]];
+
+const both = async (label: string, method: string, path: string, body?: unknown, auth: Partial<Record<Side, string | null>> = { s: token, f: token }) => {
+  const [a, b] = await Promise.all([send('s', method, path, body, auth.s ?? null), send('f', method, path, body, auth.f ?? null)]);
+  compare(label, a, b);
+  return [a, b] as const;
+};
+
+const userIds = async (): Promise<number[]> => {
+  const r = await send('s', 'GET', '/api/users?pagination[pageSize]=100');
+  return Array.isArray(r.body) ? (r.body as Array<{ id: number }>).map((u) => u.id) : [];
+};
+
+for (let i = 0; i < runs; i++) {
+  const op = rnd();
+  if (op < 0.22) {
+    const body: Record<string, unknown> = { username: pick(NAMES()), email: pick(EMAILS()), password: pick(PASSWORDS) };
+    if (rnd() < 0.2) delete body[pick(['username', 'email', 'password'])];
+    if (rnd() < 0.25) { const [k, v] = pick(EXTRA); body[k] = v; }
+    const [a, b] = await both(`#${i} register ${JSON.stringify(body)}`, 'POST', '/api/auth/local/register', body, {});
+    const ja = (a.body as { jwt?: string } | null)?.jwt;
+    const jb = (b.body as { jwt?: string } | null)?.jwt;
+    if (ja && jb) accounts.push({ username: String(body.username), email: String(body.email), password: String(body.password), jwt: { s: ja, f: jb } });
+  } else if (op < 0.4 && accounts.length) {
+    const acc = pick(accounts);
+    const body: Record<string, unknown> = {
+      identifier: pick([acc.username, acc.email, acc.email.toUpperCase(), acc.username.toUpperCase(), 'nobody', '', null]),
+      password: pick([acc.password, acc.password, 'wrong', '', null]),
+    };
+    if (rnd() < 0.1) delete body[pick(['identifier', 'password'])];
+    const [a, b] = await both(`#${i} login ${JSON.stringify(body)}`, 'POST', '/api/auth/local', body, {});
+    const ja = (a.body as { jwt?: string } | null)?.jwt;
+    const jb = (b.body as { jwt?: string } | null)?.jwt;
+    if (ja && jb) acc.jwt = { s: ja, f: jb };
+  } else if (op < 0.5 && accounts.length) {
+    const acc = pick(accounts);
+    const path = pick(['/api/users/me', '/api/users/me?populate=role', '/api/users/me?fields[0]=username', '/api/users/me?populate=*']);
+    await both(`#${i} GET ${path} as ${acc.username}`, 'GET', path, undefined, { s: acc.jwt.s ?? null, f: acc.jwt.f ?? null });
+  } else if (op < 0.56 && accounts.length) {
+    const acc = pick(accounts);
+    const body = { currentPassword: pick([acc.password, 'wrong']), password: pick(PASSWORDS), passwordConfirmation: pick(['Passw0rd!', 'other', null]) };
+    const [a] = await both(`#${i} change-password ${acc.username} ${JSON.stringify(body)}`, 'POST', '/api/auth/change-password', body, { s: acc.jwt.s ?? null, f: acc.jwt.f ?? null });
+    if (a.status === 200) acc.password = String(body.password);
+  } else if (op < 0.75) {
+    const q = pick([
+      'pagination[pageSize]=5', 'sort=username:desc', 'filters[username][$contains]=r', 'populate=role', 'populate=*', 'fields[0]=email',
+      'filters[role][name][$eq]=Authenticated', 'filters[confirmed]=true', 'filters[blocked][$ne]=true&sort=id:desc', 'start=1&limit=2',
+      'filters[email][$endsWith]=.com&fields[0]=username&fields[1]=email', 'filters[password][$notNull]=true', 'sort=password', 'populate[role][fields][0]=type',
+    ]);
+    const path = pick([`/api/users?${q}`, `/api/users/count?${q}`, `/api/users-permissions/roles`, `/api/users-permissions/roles/1`, '/api/users-permissions/roles/99']);
+    await both(`#${i} GET ${path}`, 'GET', path);
+  } else if (op < 0.85) {
+    const ids = await userIds();
+    const id = ids.length && rnd() < 0.9 ? pick(ids) : 99999;
+    const body: Record<string, unknown> = {};
+    if (rnd() < 0.5) body.username = pick(NAMES());
+    if (rnd() < 0.4) body.email = pick(EMAILS());
+    if (rnd() < 0.2) body.password = pick(PASSWORDS);
+    if (rnd() < 0.3) { const [k, v] = pick(EXTRA); body[k] = v; }
+    if (rnd() < 0.1) body.role = pick([2, '2', 99, null]);
+    const q = rnd() < 0.3 ? `?${pick(['populate=role', 'fields[0]=username'])}` : '';
+    await both(`#${i} PUT /api/users/${id}${q} ${JSON.stringify(body)}`, 'PUT', `/api/users/${id}${q}`, body);
+    await both(`#${i} then GET /api/users/${id}`, 'GET', `/api/users/${id}?populate=role`);
+  } else if (op < 0.94) {
+    const body: Record<string, unknown> = { username: pick(NAMES()), email: pick(EMAILS()), password: pick(PASSWORDS) };
+    if (rnd() < 0.4) body.role = pick([1, 2, 99, '2']);
+    if (rnd() < 0.3) { const [k, v] = pick(EXTRA); body[k] = v; }
+    await both(`#${i} POST /api/users ${JSON.stringify(body)}`, 'POST', '/api/users', body);
+  } else {
+    const ids = await userIds();
+    const id = ids.length && rnd() < 0.9 ? pick(ids) : 99999;
+    await both(`#${i} DELETE /api/users/${id}`, 'DELETE', `/api/users/${id}`);
+  }
+}
+console.log(`\n${runs} requests, ${differ} differences (seed ${firstSeed})`);
+agent.destroy();
