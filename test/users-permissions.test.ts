@@ -529,6 +529,10 @@ describe('users-permissions: the user model\'s rules on register and update', ()
     const count = await s.fetchJson('GET', '/api/users/count?sort=password', undefined, TOKEN);
     assert.deepEqual(count.body.error, { status: 400, name: 'ValidationError', message: 'Invalid key password', details: { key: 'password', path: 'password', source: 'query', param: 'sort' } });
     assert.equal((await s.fetchJson('GET', '/api/users/count?sort=username', undefined, TOKEN)).status, 200);
+    // An update naming no role: the relations store's error carries the data Strapi's validation saw.
+    const missingRole = await s.fetchJson('PUT', `/api/users/${tiny.body.user.id}`, { email: 'Upper@Example.COM', role: 99 }, TOKEN);
+    const [only] = missingRole.body.error.details.errors;
+    assert.deepEqual({ ...only.value, publishedAt: typeof only.value.publishedAt }, { email: 'upper@example.com', role: { set: [{ id: 99 }] }, publishedAt: 'string' });
   });
 
   test('PUT /api/users/:id: both rules at once, nothing written', async () => {

@@ -73,7 +73,7 @@ export async function sendConfirmationEmail(deps: AccountDeps, ctx: RestContext,
 }
 
 export async function forgotPassword(deps: AccountDeps, ctx: RestContext, body: Body): Promise<Reply> {
-  const { email } = validate(body, [{ key: 'email', required: true, email: true }], { noUnknown: true });
+  const { email } = validate(body, [{ key: 'email', required: true, email: true }], { noUnknown: true, plugin: true });
   const rows = await ctx.db.unsafe<Array<{ id: number; blocked: boolean | null }>>(`select id, blocked from ${UP.users} where email = lower($1) order by id limit 1`, [email]);
   ctx.count(1);
   // Unknown and blocked addresses get the same answer: nobody learns which emails have accounts.
@@ -103,7 +103,7 @@ export async function resetPassword(ctx: RestContext, body: Body): Promise<Reply
     { key: 'password', required: true, maxBytes72: true },
     { key: 'passwordConfirmation', required: true, sameAs: { key: 'password', message: 'Passwords do not match' } },
     { key: 'code', required: true },
-  ], { noUnknown: true });
+  ], { noUnknown: true, plugin: true });
   const rows = await ctx.db.unsafe<Array<{ id: number }>>(`select id from ${UP.users} where reset_password_token = $1 order by id limit 1`, [b.code]);
   ctx.count(1);
   if (!rows.length) throw invalid('Incorrect code provided');
@@ -121,7 +121,7 @@ export async function changePassword(ctx: RestContext, caller: Caller, body: Bod
     { key: 'password', required: true, maxBytes72: true },
     { key: 'passwordConfirmation', required: true, sameAs: { key: 'password', message: 'Passwords do not match' } },
     { key: 'currentPassword', required: true },
-  ], { noUnknown: true });
+  ], { noUnknown: true, plugin: true });
   const rows = await ctx.db.unsafe<Array<{ password: string | null }>>(`select password from ${UP.users} where id = $1`, [caller.userId]);
   ctx.count(1);
   if (!(await verifyPassword(b.currentPassword, rows[0]?.password ?? null))) throw invalid('The provided current password is invalid');
@@ -133,7 +133,7 @@ export async function changePassword(ctx: RestContext, caller: Caller, body: Bod
 
 /** `GET /auth/email-confirmation?confirmation=…`: redirects (REST) or answers `{jwt, user}` (GraphQL). */
 export async function emailConfirmation(deps: AccountDeps, ctx: RestContext, confirmation: unknown, returnUser: boolean): Promise<Reply> {
-  const { confirmation: token } = validate({ confirmation }, [{ key: 'confirmation', required: true }]);
+  const { confirmation: token } = validate({ confirmation }, [{ key: 'confirmation', required: true }], { plugin: true });
   const rows = await ctx.db.unsafe<Array<{ id: number }>>(`select id from ${UP.users} where confirmation_token = $1 order by id limit 1`, [token]);
   ctx.count(1);
   if (!rows.length) throw invalid('Invalid token');
@@ -152,7 +152,7 @@ export async function emailConfirmation(deps: AccountDeps, ctx: RestContext, con
 }
 
 export async function sendEmailConfirmation(deps: AccountDeps, ctx: RestContext, body: Body): Promise<Reply> {
-  const { email } = validate(body, [{ key: 'email', required: true, email: true }]);
+  const { email } = validate(body, [{ key: 'email', required: true, email: true }], { plugin: true });
   const rows = await ctx.db.unsafe<Array<{ id: number; email: string; confirmed: boolean | null; blocked: boolean | null }>>(
     `select id, email, confirmed, blocked from ${UP.users} where email = lower($1) order by id limit 1`, [email]);
   ctx.count(1);

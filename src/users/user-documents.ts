@@ -102,7 +102,7 @@ export async function editUser(ctx: RestContext, chain: UserDocumentChain, id: n
     const d = dataOf(params);
     const ref = roleRef(d.role, false);
     const cols = await columns(ctx, d, false);
-    const role = ref ? await resolveRole(ctx.db, ref, true) : null;
+    const role = ref ? await resolveRole(ctx.db, ref, { body: d, lowerEmail: false }) : null;
     await updateUserRow(ctx, id, documentId!, cols, role, d, [d.username, d.email], (tx) => opts.recheck?.(tx, d) ?? Promise.resolve());
     written = true;
     return userEntity(ctx, id);

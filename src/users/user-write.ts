@@ -62,13 +62,25 @@ export function roleRef(v: unknown, required: boolean): RoleRef | null | undefin
  * (Strapi's also echoes the entry it processed, left out here); a documentId that is none as its
  * document service does.
  */
-export async function resolveRole(db: Sql, ref: RoleRef, updating = false): Promise<number> {
+/**
+ * The role a body names. `update`: the body of an update, whose missing role is the relations store's error
+ * carrying the data Strapi's validation saw (`value`: the body's keys in order, a role id as `{set: [{id}]}`,
+ * the email lower-cased where emails are unique, then the document service's `publishedAt`; checked live).
+ */
+export async function resolveRole(db: Sql, ref: RoleRef, update?: { body: Body; lowerEmail: boolean }): Promise<number> {
   const rows = 'id' in ref
     ? await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where id = $1`, [ref.id > 2147483647 ? 0 : ref.id])
     : await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where document_id = $1 order by id limit 1`, [ref.documentId]);
   if (!rows.length && 'id' in ref) {
     const message = '1 relation(s) of type plugin::users-permissions.role associated with this entity do not exist';
-    throw updating ? fieldErrors([{ path: [], message, name: 'ValidationError' }]) : appError(message);
+    if (!update) throw appError(message);
+    const value: Body = {};
+    for (const [k, v] of Object.entries(update.body)) {
+      value[k] = k === 'role' && (typeof v === 'number' || typeof v === 'string') ? { set: [{ id: v }] }
+        : k === 'email' && update.lowerEmail && typeof v === 'string' ? v.toLowerCase() : v;
+    }
+    value.publishedAt = new Date().toISOString();
+    throw fieldErrors([{ path: [], message, name: 'ValidationError', value }]);
   }
   if (!rows.length) throw appError(`Document with id "${'id' in ref ? ref.id : ref.documentId}", locale "null" not found`);
   return Number(rows[0].id);

@@ -86,9 +86,9 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   const found = id === null ? [] : await ctx.db.unsafe<Array<{ provider: string | null; document_id: string }>>(`select provider, document_id from ${UP.users} where id = $1`, [id]);
   ctx.count(2);
   if (!found.length || id === null) throw new ApiError(404, 'NotFoundError', 'User not found', {});
-  // Strapi's updateUserBodySchema: role, password, username, email.
+  // Strapi's updateUserBodySchema: role, password, username, email (its strings: min(1), not nullable).
   const ref = roleRef(b.role, false);
-  validate(b, [{ key: 'username' }, { key: 'email', email: true }]);
+  validate(b, [{ key: 'email', email: true, minLength: 1 }, { key: 'username', minLength: 1 }], { plugin: true });
   if (b.password !== undefined && b.password !== null && typeof b.password !== 'string') {
     throw fieldErrors([{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError' }]);
   }
@@ -111,7 +111,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
     return { status: 200, body: sanitizedUser(result, withRole) };
   }
   const w = modelChecks(b);
-  const role = ref ? await resolveRole(ctx.db, ref, true) : null;
+  const role = ref ? await resolveRole(ctx.db, ref, { body: b, lowerEmail: advanced.unique_email }) : null;
   const cols = await userColumns(ctx.schema, w, b, false);
   // Again under the locks of a new username or email: another write of it may have committed meanwhile.
   await updateUserRow(ctx, id, found[0].document_id, cols, role, b, [b.username, b.email], (tx) => check(tx));

@@ -35,9 +35,14 @@ function printValue(v: unknown): string {
  * and its required error).
  */
 function pluginField(r: FieldRule, v: unknown, b: Body, issue: (r: FieldRule, message: string) => void): void {
+  // The initial tests, each reported: the type (undefined passes it) and a oneOf (undefined passes it too).
+  const typeFails = v !== undefined && typeof v !== 'string';
+  const oneOfFails = r.sameAs !== undefined && v !== undefined && v !== b[r.sameAs.key];
+  if (typeFails) issue(r, `${r.key} must be a \`string\` type, but the final value was: \`${printValue(v)}\`.`);
+  if (oneOfFails) issue(r, r.sameAs!.message);
+  if (typeFails || oneOfFails) return;
   if (v === undefined) { if (r.required) issue(r, `${r.key} is a required field`); return; }
-  if (typeof v !== 'string') { issue(r, `${r.key} must be a \`string\` type, but the final value was: \`${printValue(v)}\`.`); return; }
-  if (r.sameAs && v !== b[r.sameAs.key]) { issue(r, r.sameAs.message); return; }
+  if (typeof v !== 'string') return;
   if (r.email && v !== '' && !isEmail(v)) issue(r, `${r.key} must be a valid email`);
   if (r.minLength !== undefined && v.length < r.minLength) issue(r, `${r.key} must be at least ${r.minLength} characters`);
   if (r.required && v === '') issue(r, `${r.key} is a required field`);
