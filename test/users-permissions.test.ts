@@ -529,6 +529,11 @@ describe('users-permissions: the user model\'s rules on register and update', ()
     const count = await s.fetchJson('GET', '/api/users/count?sort=password', undefined, TOKEN);
     assert.deepEqual(count.body.error, { status: 400, name: 'ValidationError', message: 'Invalid key password', details: { key: 'password', path: 'password', source: 'query', param: 'sort' } });
     assert.equal((await s.fetchJson('GET', '/api/users/count?sort=username', undefined, TOKEN)).status, 200);
+    // A create's model errors, a missing role and a taken username are one validation: counted together.
+    const created = async (body: Record<string, unknown>) => (await s.fetchJson('POST', '/api/users', body, TOKEN)).body.error?.message;
+    assert.equal(await created({ username: 'tiny-mail', email: 'other-tiny@example.test', password: 'short', role: 1 }), '2 errors occurred');
+    assert.equal(await created({ username: 'role-less', email: 'role-less@example.test', password: 'short', role: 99 }), '2 errors occurred');
+    assert.equal(await created({ username: 'tiny-mail', email: 'other-tiny@example.test', password: 'Passw0rd!', role: 1 }), 'This attribute must be unique');
     // An update naming no role: the relations store's error carries the data Strapi's validation saw.
     const missingRole = await s.fetchJson('PUT', `/api/users/${tiny.body.user.id}`, { email: 'Upper@Example.COM', role: 99 }, TOKEN);
     const [only] = missingRole.body.error.details.errors;

@@ -68,11 +68,9 @@ export function roleRef(v: unknown, required: boolean): RoleRef | null | undefin
  * the email lower-cased where emails are unique, then the document service's `publishedAt`; checked live).
  */
 export async function resolveRole(db: Sql, ref: RoleRef, update?: { body: Body; lowerEmail: boolean }): Promise<number> {
-  const rows = 'id' in ref
-    ? await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where id = $1`, [ref.id > 2147483647 ? 0 : ref.id])
-    : await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where document_id = $1 order by id limit 1`, [ref.documentId]);
-  if (!rows.length && 'id' in ref) {
-    const message = '1 relation(s) of type plugin::users-permissions.role associated with this entity do not exist';
+  const id = await findRole(db, ref);
+  if (id === null) {
+    const message = MISSING_ROLE;
     if (!update) throw appError(message);
     const value: Body = {};
     for (const [k, v] of Object.entries(update.body)) {
@@ -82,8 +80,20 @@ export async function resolveRole(db: Sql, ref: RoleRef, update?: { body: Body; 
     value.publishedAt = new Date().toISOString();
     throw fieldErrors([{ path: [], message, name: 'ValidationError', value }]);
   }
-  if (!rows.length) throw appError(`Document with id "${'id' in ref ? ref.id : ref.documentId}", locale "null" not found`);
-  return Number(rows[0].id);
+  return id;
+}
+
+/** The relations store's error for a role id that names no role. */
+export const MISSING_ROLE = '1 relation(s) of type plugin::users-permissions.role associated with this entity do not exist';
+
+/** The role a reference names; null for an id that names none (a documentId that names none is Strapi's own error). */
+export async function findRole(db: Sql, ref: RoleRef): Promise<number | null> {
+  const rows = 'id' in ref
+    ? await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where id = $1`, [ref.id > 2147483647 ? 0 : ref.id])
+    : await db.unsafe<Array<{ id: number }>>(`select id from ${UP.roles} where document_id = $1 order by id limit 1`, [ref.documentId]);
+  if (rows.length) return Number(rows[0].id);
+  if ('id' in ref) return null;
+  throw appError(`Document with id "${ref.documentId}", locale "null" not found`);
 }
 
 /** The attributes a body may set, checked as the user model's validator does. */

@@ -17,7 +17,7 @@ import { readAdvanced } from './settings.ts';
 import { userJson } from './user-json.ts';
 import { validate, type Body } from './validate.ts';
 import { announce, userWritten, USER_TABLES } from './announce.ts';
-import { insertUser, modelChecks, resolveRole, roleRef, updateUserRow, userColumns, type RoleRef, type UserWrite } from './user-write.ts';
+import { insertUser, modelChecks, resolveRole, findRole, MISSING_ROLE, roleRef, updateUserRow, userColumns, type RoleRef, type UserWrite } from './user-write.ts';
 import { addUser, asApplicationError, editUser, sanitizedUser } from './user-documents.ts';
 
 const appError = (message: string) => new ApiError(400, 'ApplicationError', message, {});
@@ -52,12 +52,20 @@ export async function createUser(ctx: RestContext, config: Config, b: Body, with
   const before = await taker(ctx.db);
   ctx.count(1);
   if (before.email) throw appError('Email already taken');
-  // Strapi wraps what the user model's validator says in an ApplicationError here.
-  let w: UserWrite;
-  try { w = modelChecks(b); } catch (e) { throw e instanceof ApiError ? appError(e.message) : e; }
-  const role = await resolveRole(ctx.db, ref!);
+  // Strapi wraps what the user model's validator says in an ApplicationError here: its yup errors, the
+  // relations store's and a taken username's (one validation: `2 errors occurred`, checked live).
+  let w: UserWrite | null = null;
+  let issues: string[] = [];
+  try { w = modelChecks(b); } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    const listed = (e.details as { errors?: FieldError[] } | null)?.errors;
+    issues = listed?.length ? listed.map((x) => x.message) : [e.message];
+  }
+  const role = await findRole(ctx.db, ref!);
   ctx.count(1);
-  if (before.username) throw appError('This attribute must be unique');
+  if (role === null) issues.push(MISSING_ROLE);
+  if (before.username) issues.push('This attribute must be unique');
+  if (issues.length || role === null || w === null) throw appError(issues.length === 1 ? issues[0] : `${issues.length} errors occurred`);
   const recheck = async (tx: TransactionSql, d: Body) => {
     const now = await taker(tx, d);
     if (now.email) throw appError('Email already taken');
