@@ -158,6 +158,16 @@ export class Compiler {
    * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
    * `contentApi`: a request of the content API, validated as Strapi's controller validates it (ReadLimits.contentApi).
    */
+  /**
+   * A list read's checks alone, as `read` makes them: what the parameters name is refused at once, a value
+   * that does not cast is returned (the caller throws it once its other checks passed; nothing is compiled).
+   */
+  check(ct: ContentType, raw: string, access: { key: string; canRead: CanRead }, rewrite: QueryRewrite): ApiError | null {
+    const q = this.documentParams(rewrite(this.parse(raw)));
+    checkQueryParams(q);
+    return buildReadQuery(this.schema, ct, q, { shape: 'list' }, this.limitsFor(false), access.canRead).valueError;
+  }
+
   read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi: ContentApi = false, internal = false): ReadPlan {
     const rc = this.renderCacheNow();
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made

@@ -1155,7 +1155,9 @@ export class PopulateParser {
         continue;
       }
       if (a === 'localizations') {
-        // A relation of the type to itself in Strapi's model: its fields, filters, sort and populate apply.
+        // A relation of the type to itself in Strapi's model: its fields, filters, sort and populate apply;
+        // a name is read as its keys, as for any relation (attributeAt).
+        if (sub !== true && sub !== '*' && !isObj(sub)) throw invalidKey('populate', String(sub), ct.byName.has(String(sub)) ? `${subPath}.${String(sub)}` : subPath);
         const o = isObj(sub) ? sub : {};
         if (sub === '*') this.wildcard(ct, subPath);
         for (const k of Object.keys(o)) if (!['populate', 'fields', 'filters', 'sort'].includes(k)) throw invalidKey('populate', k, subPath);
@@ -1273,7 +1275,17 @@ export class PopulateParser {
     if (given === '*' && a.kind !== 'dynamiczone') this.wildcard(this.targetOf(a), path);
     const sub = given === '*' ? true : given;
     const o: Obj = isObj(sub) ? sub : {};
-    if (sub !== true && !isObj(sub)) throw invalidKey('populate', String(sub), path);
+    if (sub !== true && !isObj(sub)) {
+      // A name: Strapi's validator reads it as keys of the target (checked live: `populate[category]=articles`
+      // is `Invalid key articles at category.articles`, `=nope` `Invalid key nope at category`); a zone's
+      // conversion takes it as an object of its characters; a morph with no target populates nothing.
+      if (a.kind === 'morph' && !a.target) return null;
+      if (a.kind === 'dynamiczone') {
+        if (this.converting) this.converting.error ??= validation(`Invalid nested populate for ${owner.split('.').pop()}.${a.name} (${owner}). Expected a fragment ("on") or "count" but found ${JSON.stringify(sub)}`, {});
+        return this.attributeAt(owner, a, true, depth, path, status);
+      }
+      throw invalidKey('populate', String(sub), this.targetOf(a)?.byName.has(String(sub)) ? `${path}.${String(sub)}` : path);
+    }
     for (const k of Object.keys(o)) {
       if (!POPULATE_KEYWORDS.has(k)) throw invalidKey('populate', k, path);
     }

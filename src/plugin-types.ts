@@ -45,7 +45,8 @@ export function fileReadType(schema: Schema): ContentType {
     kind: 'relation', name: 'folder', relation: 'manyToOne', target: FOLDER_UID, toMany: false, owner: true, inversedBy: 'files',
     join: { table: '', source: '', target: '', order: null, inverseOrder: null }, required: false, private: true, localized: false,
   };
-  const plugin: Attribute[] = [related, folder, { ...scalar('folderPath', 'string'), private: true }];
+  // Upload's file schema marks folderPath `searchable: false`: `_q` never reads it (checked live: `_q=/1` finds no file).
+  const plugin: Attribute[] = [related, folder, { ...scalar('folderPath', 'string'), private: true, searchable: false }];
   const ext = schema.pluginRecords?.file;
   const byName = new Map<string, Attribute>([...base.attributes, ...plugin, ...(ext?.others ?? [])].map((a) => [a.name, a]));
   const order = ext ? ext.order : [...base.attributes, ...plugin].map((a) => a.name);

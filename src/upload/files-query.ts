@@ -20,11 +20,11 @@ type Query = { [k: string]: QueryValue };
 const ALL = 2147483647;
 const TAIL = ',"isUrlSigned":false';
 
-/** What a read of files keeps of the route's query: filters, sort, populate, and the checked `fields` (all of them when null). */
+/** What a read of files keeps of the route's query: filters, sort, populate, `_q` (checked live), and the checked `fields` (all of them when null). */
 function common(schema: Schema, q: Query): Query {
   const names = fileFieldNames(schema, q.fields);
   const out: Query = {};
-  for (const k of ['filters', 'sort', 'populate'] as const) if (q[k] !== undefined) out[k] = q[k];
+  for (const k of ['filters', 'sort', 'populate', '_q'] as const) if (q[k] !== undefined) out[k] = q[k];
   // `id` alone selects id and documentId only (fields.ts leaves both out of its list).
   if (names) out.fields = names.length ? names : ['id'];
   return out;
@@ -55,6 +55,20 @@ const oneRewrite = (schema: Schema, id: number): QueryRewrite => (q) => {
   return { ...(q.populate !== undefined ? { populate: q.populate } : {}), filters: { id: { $eq: String(id) } }, pagination: { start: '0', limit: '1', withCount: 'false' } };
 };
 
+/**
+ * Strapi's validateQuery, which upload's controllers run before anything of their own (the list's start and
+ * limit, findOne's lookup): filters, then sort, then fields, then populate (checked live: `sort=nope` is
+ * refused before an invalid `fields`, before `start=-1`, and before a file id that names no file).
+ */
+const filtersAndSort: QueryRewrite = (q) => ({
+  ...(q.filters !== undefined ? { filters: q.filters } : {}), ...(q.sort !== undefined ? { sort: q.sort } : {}),
+  pagination: { start: '0', limit: '1', withCount: 'false' },
+});
+const fieldsThenPopulate = (schema: Schema): QueryRewrite => (q) => {
+  fileFieldNames(schema, q.fields);
+  return { ...(q.populate !== undefined ? { populate: q.populate } : {}), pagination: { start: '0', limit: '1', withCount: 'false' } };
+};
+
 export class FilesQuery {
   private readonly file: ContentType;
   /** Without limits (the list, one file) and with the REST limits (the page). */
@@ -62,6 +76,7 @@ export class FilesQuery {
   private readonly paged: Compiler;
   private readonly listRewrite: QueryRewrite;
   private readonly pageRewrite: QueryRewrite;
+  private readonly fieldsThenPopulate: QueryRewrite;
 
   constructor(private readonly schema: Schema, config: Config) {
     this.file = schema.files ?? fileReadType(schema);
@@ -73,9 +88,19 @@ export class FilesQuery {
     this.paged = new Compiler(types, base);
     this.listRewrite = listRewrite(schema);
     this.pageRewrite = pageRewrite(schema);
+    this.fieldsThenPopulate = fieldsThenPopulate(schema);
+  }
+
+  /** The route's query as Strapi's validateQuery sees it; a value that does not cast only after every key is checked. */
+  check(ctx: RestContext, caller: Caller, raw: string): void {
+    const access = ctx.auth.access(caller);
+    const first = this.unlimited.check(this.file, raw, access, filtersAndSort);
+    const second = this.unlimited.check(this.file, raw, access, this.fieldsThenPopulate);
+    if (first ?? second) throw first ?? second;
   }
 
   private async run(ctx: RestContext, caller: Caller, compiler: Compiler, raw: string, rewrite: QueryRewrite, key: string): Promise<{ plan: ReadPlan; row: Array<Buffer | null> }> {
+    this.check(ctx, caller, raw);
     // The rewrite differs per id: the exact-text plan cache is keyed by it through the raw text.
     const plan = compiler.read(this.file, 'list', `${key}&${raw}`, undefined, ctx.auth.access(caller), rewrite);
     return { plan, row: (await planRow(ctx, plan))! };

@@ -58,7 +58,12 @@ export function uploadPlugin(config: Config, schema: Schema): Plugin {
         guard(ctx, caller, 'findPage');
         return pageFiles(ctx, deps, task, caller);
       }
-      if (m === 'GET') { guard(ctx, caller, 'findOne'); return getFile(ctx, deps, fileId(parts[1]), task, caller); }
+      if (m === 'GET') {
+        guard(ctx, caller, 'findOne');
+        // The query is validated before the id is looked at (checked live: `/files/x?sort=nope` is the sort's 400).
+        deps.reads.check(ctx, caller, task.query);
+        return getFile(ctx, deps, fileId(parts[1]), task, caller);
+      }
       if (m === 'DELETE') { guard(ctx, caller, 'destroy'); return announced(ctx, await deleteFile(ctx, deps, fileId(parts[1])), 'media.delete', 'media.delete'); }
       return methodNotAllowed();
     },
