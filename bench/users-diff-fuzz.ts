@@ -17,6 +17,8 @@ import { fuzzArgs } from './fuzz-args.ts';
 import { firstDifference } from './schema-model.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/users-diff-fuzz.ts');
+/** The share of requests sent through GraphQL (`GRAPHQL=0.3`; the servers need GRAPHQL_SHAPE=v5, as Strapi 5's). */
+const graphqlShare = Number(process.env.GRAPHQL ?? 0.2);
 let seed = firstSeed;
 const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
@@ -93,6 +95,7 @@ const userIds = async (): Promise<number[]> => {
 };
 
 for (let i = 0; i < runs; i++) {
+  if (graphqlShare > 0 && rnd() < graphqlShare) { await graphql(i); continue; }
   const op = rnd();
   if (op < 0.22) {
     const body: Record<string, unknown> = { username: pick(NAMES()), email: pick(EMAILS()), password: pick(PASSWORDS) };
@@ -152,6 +155,35 @@ for (let i = 0; i < runs; i++) {
     const id = ids.length && rnd() < 0.9 ? pick(ids) : 99999;
     await both(`#${i} DELETE /api/users/${id}`, 'DELETE', `/api/users/${id}`);
   }
+}
+
+/** users-permissions through GraphQL: login, register, me, the users and roles queries and mutations. */
+async function graphql(i: number): Promise<void> {
+  const acc = accounts.length ? pick(accounts) : null;
+  const sel = pick(['jwt user { username email confirmed blocked role { name type } }', 'jwt', 'user { id username }']);
+  const ops: Array<[string, Record<string, unknown>, Partial<Record<Side, string | null>>]> = [
+    ['mutation($i: UsersPermissionsLoginInput!) { login(input: $i) { ' + sel + ' } }',
+      { i: { identifier: acc ? pick([acc.username, acc.email, 'nobody']) : 'nobody', password: acc ? pick([acc.password, 'wrong']) : 'x', ...(rnd() < 0.2 ? { provider: pick(['local', 'github']) } : {}) } }, {}],
+    ['mutation($i: UsersPermissionsRegisterInput!) { register(input: $i) { ' + sel + ' } }',
+      { i: { username: pick(NAMES()), email: pick(EMAILS()), password: pick(PASSWORDS) } }, {}],
+    ['{ me { id username email confirmed blocked role { name } } }', {}, acc ? { s: acc.jwt.s ?? null, f: acc.jwt.f ?? null } : {}],
+    ['query($f: UsersPermissionsUserFiltersInput) { usersPermissionsUsers(filters: $f, sort: "id:asc") { username email role { name } } }',
+      { f: pick([{ username: { contains: 'r' } }, { confirmed: { eq: true } }, {}, { role: { name: { eq: 'Authenticated' } } }]) }, { s: token, f: token }],
+    ['{ usersPermissionsRoles { name type description } }', {}, { s: token, f: token }],
+    ['mutation($d: UsersPermissionsUserInput!) { createUsersPermissionsUser(data: $d) { data { username email confirmed role { name } } } }',
+      { d: { username: pick(NAMES()), email: pick(EMAILS()), password: pick(PASSWORDS), ...(rnd() < 0.5 ? { role: pick(['1', '2', '99']) } : {}) } }, { s: token, f: token }],
+    ['mutation($id: ID!, $d: UsersPermissionsUserInput!) { updateUsersPermissionsUser(id: $id, data: $d) { data { username email blocked } } }',
+      { id: String(pick([...(await userIds()), 99999])), d: { ...(rnd() < 0.6 ? { username: pick(NAMES()) } : {}), ...(rnd() < 0.3 ? { blocked: pick([true, false]) } : {}) } }, { s: token, f: token }],
+    ['mutation($e: String!) { forgotPassword(email: $e) { ok } }', { e: pick(EMAILS()) }, {}],
+  ];
+  const [query, variables, auth] = pick(ops);
+  const vars = JSON.parse(JSON.stringify(variables, (_k, v) => (v === null ? undefined : v))) as Record<string, unknown>;
+  const [a, b] = await both(`#${i} GraphQL ${query} ${JSON.stringify(vars)}`, 'POST', '/graphql', { query, variables: vars }, auth);
+  const ja = ((a.body as { data?: { login?: { jwt?: string }; register?: { jwt?: string } } } | null)?.data);
+  const jb = ((b.body as { data?: { login?: { jwt?: string }; register?: { jwt?: string } } } | null)?.data);
+  const reg = ja?.register?.jwt && jb?.register?.jwt ? [ja.register.jwt, jb.register.jwt] : null;
+  const i2 = vars.i as Record<string, unknown> | undefined;
+  if (reg && i2) accounts.push({ username: String(i2.username), email: String(i2.email), password: String(i2.password), jwt: { s: reg[0], f: reg[1] } });
 }
 console.log(`\n${runs} requests, ${differ} differences (seed ${firstSeed})`);
 agent.destroy();

@@ -25,6 +25,11 @@ export interface Task {
   signal?: ClientSignal;
   /** The pool's number for the task when it goes to a worker (how an abort finds it there). */
   cancelId?: number;
+  /**
+   * The route an auth rate limit counts the task under, when not its own path: set by GraphQL's login with
+   * a provider, which Strapi counts as a login (never by the front end).
+   */
+  rateLimitPath?: string;
 }
 
 /**

@@ -428,7 +428,8 @@ for (const shape of ['v5', 'v4'] as const) {
       const sel = v5 ? 'data { documentId username email confirmed blocked role { name } }' : 'data { id attributes { username email confirmed blocked role { data { id attributes { name } } } } }';
       const created = await gql(`mutation($d: UsersPermissionsUserInput!) { createUsersPermissionsUser(data: $d) { ${sel} } }`,
         { d: { username: `writer${shape}`, email: `Writer-${shape}@example.test`, password: 'secret-9', role: String(writers.id), confirmed: true } }, TOKEN);
-      assert.equal(created.status, 200, created.text);
+      // The status the user controller left on Strapi's shared Koa context (checked live on the v5 shape).
+      assert.equal(created.status, 201, created.text);
       const user = created.body.data.createUsersPermissionsUser.data;
       const userId = v5 ? (await s.sql()`select id from up_users where document_id = ${user.documentId}`)[0].id : user.id;
       if (v5) {
@@ -493,7 +494,7 @@ for (const shape of ['v5', 'v4'] as const) {
 // echoed, the password's too (answers recorded from a live Strapi 5.54 on the blog database).
 describe('users-permissions: the user model\'s rules on register and update', () => {
   let s: TestServer;
-  before(async () => { s = await startTestServer({ env: { AUTH_RATE_LIMIT: '1000' } }); });
+  before(async () => { s = await startTestServer({ env: { AUTH_RATE_LIMIT: '1000', GRAPHQL_SHAPE: 'v5' } }); });
   after(() => s.stop());
   const short = (path: string, value: unknown) => ({ path: [path], message: `${path} must be at least ${path === 'username' ? 3 : 6} characters`, name: 'ValidationError', value });
   const error = (errors: unknown[]) => ({ status: 400, name: 'ValidationError', message: errors.length === 1 ? (errors[0] as { message: string }).message : `${errors.length} errors occurred`, details: { errors } });
@@ -538,6 +539,30 @@ describe('users-permissions: the user model\'s rules on register and update', ()
     const missingRole = await s.fetchJson('PUT', `/api/users/${tiny.body.user.id}`, { email: 'Upper@Example.COM', role: 99 }, TOKEN);
     const [only] = missingRole.body.error.details.errors;
     assert.deepEqual({ ...only.value, publishedAt: typeof only.value.publishedAt }, { email: 'upper@example.com', role: { set: [{ id: 99 }] }, publishedAt: 'string' });
+  });
+
+  test('third-party providers, session routes and the GraphQL user create, as Strapi 5.54 answers them without a grant session (checked live)', async () => {
+    const err = (r: { status: number; body: { error?: { name: string; message: string } } }) => [r.status, r.body.error?.name, r.body.error?.message];
+    assert.deepEqual(err(await s.fetchJson('GET', '/api/connect/github')), [400, 'ApplicationError', 'This provider is disabled']);
+    assert.deepEqual(err(await s.fetchJson('GET', '/api/connect/email')), [400, 'ApplicationError', 'Unknown OAuth provider']);
+    assert.deepEqual(err(await s.fetchJson('GET', '/api/auth/github/callback?access_token=x')), [400, 'ApplicationError', 'This provider is disabled']);
+    assert.deepEqual(err(await s.fetchJson('GET', '/api/auth/email/callback')), [400, 'ApplicationError', 'OAuth authentication requires a completed provider session']);
+    assert.equal((await s.fetchJson('POST', '/api/auth/github/callback', {})).status, 405);
+    const local = await s.fetchJson('GET', '/api/auth/local/callback');
+    assert.deepEqual([local.status, local.body.error.message], [400, '2 errors occurred']);
+    const gql = await s.fetchJson('POST', '/graphql', { query: 'mutation { login(input: { identifier: "x", password: "y", provider: "github" }) { jwt } }' });
+    assert.deepEqual(gql.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code]), [['This provider is disabled', 'STRAPI_APPLICATION_ERROR']]);
+    // Session routes (Strapi's `refresh` JWT mode, which neither serves by default): the action's 403, else 404.
+    assert.equal((await s.fetchJson('POST', '/api/auth/logout', {})).status, 403);
+    assert.equal((await s.fetchJson('POST', '/api/auth/logout', {}, TOKEN)).status, 404);
+    assert.equal((await s.fetchJson('POST', '/api/auth/refresh', {})).status, 404);
+    assert.equal((await s.fetchJson('POST', '/api/auth/sessions', {}, TOKEN)).status, 405);
+    // The GraphQL user create answers with the status its REST controller left: 201.
+    const created = await s.fetchJson('POST', '/graphql', { query: 'mutation { createUsersPermissionsUser(data: { username: "gql-made", email: "gql-made@example.test", password: "Passw0rd!", role: "1" }) { data { username } } }' }, TOKEN);
+    assert.deepEqual([created.status, created.body.data?.createUsersPermissionsUser], [201, { data: { username: 'gql-made' } }]);
+    // A password of another type: Strapi's message, echoing the value.
+    const typed = await s.fetchJson('PUT', `/api/users/${(await s.sql()`select id from up_users where username = 'gql-made'`)[0].id}`, { password: 12345678 }, TOKEN);
+    assert.deepEqual(typed.body.error.details.errors, [{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError', value: 12345678 }]);
   });
 
   test('PUT /api/users/:id: both rules at once, nothing written', async () => {

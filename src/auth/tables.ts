@@ -36,6 +36,8 @@ export const CORE_STORE = {
   usersPermissionsAdvanced: 'plugin_users-permissions_advanced',
   /** users-permissions email templates: reset_password, email_confirmation (`options.{from, response_email, object, message}`). */
   usersPermissionsEmail: 'plugin_users-permissions_email',
+  /** users-permissions providers (grant's configuration): `{ "<provider>": { "enabled": …, "key", "secret", … } }`. */
+  usersPermissionsGrant: 'plugin_users-permissions_grant',
   /** `{"id": <folder id>}` of the folder that Content API uploads go to. */
   uploadApiFolder: 'plugin_upload_api-folder',
   /** i18n's default locale code, a JSON string (`"en"`). */

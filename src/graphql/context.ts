@@ -12,6 +12,11 @@ export interface GqlContext {
   task: Task;
   /** Strapi's `context.state`: the authenticated user (users-permissions) and the caller's credentials. */
   state: { user: { id: number } | null; auth: { strategy: { name: 'api-token' | 'users-permissions' }; credentials: Caller } };
+  /**
+   * The HTTP status a REST controller a resolver called left on Strapi's shared Koa context, which the
+   * GraphQL answer then carries (users-permissions' user create: 201).
+   */
+  httpStatus?: number;
 }
 
 /** Whether a caller may run a field (the extension service's `auth` and `scope` of a resolver). */

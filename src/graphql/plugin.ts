@@ -261,7 +261,9 @@ export function graphqlPlugin(config: Config, fullSchema: Schema, users: Plugin,
         return toReply(bad(`Can only perform a ${prepared.operation.operation} operation from a POST request.`, 'BAD_REQUEST', 405));
       }
       ctx.access = ctx.auth.access(caller);
-      const reply = toReply(await eng.execute(prepared, contextOf(ctx, caller, task), variables));
+      const gctx = contextOf(ctx, caller, task);
+      const reply = toReply(await eng.execute(prepared, gctx, variables));
+      if (gctx.httpStatus && reply.status === 200) reply.status = gctx.httpStatus;
       // Answers with errors are never kept: they may be passing (a database outage).
       if (reply.status === 200 && typeof reply.body === 'string' && reply.body.startsWith('{"data":') && cacheableOperation(eng.schema, prepared.operation)) reply.cacheable = true;
       return reply;

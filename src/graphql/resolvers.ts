@@ -740,10 +740,10 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
 
   // ---------------------------------------------------------------- users-permissions
 
-  const authCall = async (ctx: GqlContext, path: string, body: Row): Promise<Row> => {
+  const authCall = async (ctx: GqlContext, path: string, body: Row, method = 'POST', rateLimitPath?: string): Promise<Row> => {
     const task: Task = {
-      method: 'POST', path, query: '', contentType: 'application/json', ip: ctx.task.ip,
-      body: new TextEncoder().encode(JSON.stringify(body)),
+      method, path, query: '', contentType: 'application/json', ip: ctx.task.ip,
+      body: new TextEncoder().encode(JSON.stringify(body)), ...(rateLimitPath ? { rateLimitPath } : {}),
     };
     const reply = await deps.users.handle(ctx.rest, task, ctx.caller);
     return asRow(JSON.parse(bodyText(reply)));
@@ -754,6 +754,8 @@ export function buildResolvers(deps: EngineDeps): BuiltResolvers {
   };
   Mutation.login = async (_s, args, ctx) => {
     const input = asRow(args.input);
+    // Strapi's resolver hands the input's provider to the auth callback (checked live: `github` is its error).
+    if (typeof input.provider === 'string' && input.provider !== 'local') return authCall(ctx, `/api/auth/${encodeURIComponent(input.provider)}/callback`, {}, 'GET', '/api/auth/local');
     return authCall(ctx, '/api/auth/local', { identifier: input.identifier, password: input.password });
   };
   Mutation.forgotPassword = async (_s, args, ctx) => authCall(ctx, '/api/auth/forgot-password', { email: args.email });

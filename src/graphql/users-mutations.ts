@@ -73,6 +73,8 @@ export function usersPermissionsMutations(d: UsersMutationDeps): { Mutation: Rec
     },
     createUsersPermissionsUser: async (_s, args, ctx, info) => {
       const r = await call(ctx, 'POST', '/api/users', body(args.data));
+      // Strapi's resolver runs the REST controller on the request's own Koa context: its 201 stays (checked live).
+      ctx.httpStatus = 201;
       return userOf(ctx, info, r.body?.id);
     },
     updateUsersPermissionsUser: async (_s, args, ctx, info) => {

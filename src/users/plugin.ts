@@ -19,7 +19,7 @@ import { newDocumentId } from '../db/document-id.ts';
 import { RateLimiter, authRateKey } from './rate-limit.ts';
 import { UP } from '../auth/tables.ts';
 import { emailProvider } from '../email/index.ts';
-import { readAdvanced } from './settings.ts';
+import { enabledProviders, readAdvanced } from './settings.ts';
 import { userId, userJson } from './user-json.ts';
 import { UsersQuery } from './users-query.ts';
 import { addedColumns, writeAddedLinks } from './user-columns.ts';
@@ -55,7 +55,7 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
   const limited = (task: Task) => {
     // A body that is no JSON has no email: its own error comes later.
     const bodyOf = () => { try { return requestBody(task); } catch { return null; } };
-    if (!limiter.take(authRateKey(task.path, bodyOf, task.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
+    if (!limiter.take(authRateKey(task.rateLimitPath ?? task.path, bodyOf, task.ip ?? 'unknown'))) throw new ApiError(429, 'RateLimitError', 'Too many requests, please try again later.', {});
   };
   const allow = (ctx: RestContext, caller: Caller, action: string) => {
     if (!ctx.auth.allowsPlugin(caller, `${UPP}.${action}`)) throw forbidden();
@@ -176,7 +176,52 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
         return account.emailConfirmation(deps, ctx, values.length > 1 ? values : values[0], false);
       }
     }
+    // Strapi 5.54's session routes: answered only with `jwtManagement: 'refresh'`, which this server does not
+    // serve; in Strapi's default (legacy) mode each is its action's 403, else a 404 (checked live).
+    const session = route === 'refresh' || route === 'logout' ? ['POST', route] : route === 'sessions' ? ['GET', 'getSessions'] : /^sessions\/[^/]+$/.test(route) ? ['DELETE', 'revokeSession'] : null;
+    if (session) {
+      // Another method: 405 on /sessions, a 404 on the others (checked live: POST /sessions, GET /logout, /refresh, /sessions/1).
+      if (task.method !== session[0]) { if (route === 'sessions') return methodNotAllowed(); throw notFound(); }
+      allow(ctx, caller, `auth.${session[1]}`);
+      throw notFound();
+    }
+    const callback = /^([^/]+)\/callback$/.exec(route);
+    if (callback) {
+      if (task.method !== 'GET') return methodNotAllowed();
+      // `local` through Strapi's callback route reads the (empty) body of a GET.
+      if (callback[1] === 'local') return login(ctx, { ...task, body: null }, caller);
+      limited(task);
+      allow(ctx, caller, 'auth.callback');
+      return providerCallback(ctx, callback[1]);
+    }
     throw notFound();
+  }
+
+  /**
+   * `GET /api/connect/<provider>`: Strapi's redirect to the provider's sign-in page (grant), with the session its
+   * callback then needs. A disabled provider is its error, `email` no OAuth provider (checked live); an enabled
+   * OAuth provider is Strapi's to serve: this server keeps no grant sessions.
+   */
+  async function connect(ctx: RestContext, task: Task, caller: Caller, provider: string): Promise<Reply> {
+    if (task.method !== 'GET') return methodNotAllowed();
+    limited(task);
+    allow(ctx, caller, 'auth.connect');
+    const enabled = (await enabledProviders(ctx.db)).has(provider);
+    ctx.count(1);
+    if (!enabled) throw new ApiError(400, 'ApplicationError', 'This provider is disabled', {});
+    if (provider === 'email') throw new ApiError(400, 'ApplicationError', 'Unknown OAuth provider', {});
+    throw new ApiError(501, 'NotImplementedError', `Signing in with ${provider} runs on Strapi (its grant session): send /api/connect/${provider} and its callback to Strapi`, {});
+  }
+
+  /**
+   * A third-party provider's callback (also `login(input: {provider})` in GraphQL). Strapi 5.54 signs in only
+   * with the grant session its `/api/connect` redirect opened, which this server never opens: a disabled
+   * provider is its own error, an enabled one the missing session's (checked live).
+   */
+  async function providerCallback(ctx: RestContext, provider: string): Promise<Reply> {
+    const enabled = (await enabledProviders(ctx.db)).has(provider);
+    ctx.count(1);
+    throw new ApiError(400, 'ApplicationError', enabled ? 'OAuth authentication requires a completed provider session' : 'This provider is disabled', {});
   }
 
   async function users(ctx: RestContext, task: Task, caller: Caller, rest: string[]): Promise<Reply> {
@@ -237,13 +282,14 @@ export function usersPlugin(config: Config, schema: Schema): UsersPlugin {
 
   return {
     name: 'users-permissions',
-    claims: (path) => path.startsWith('/api/auth/') || path === '/api/users' || path.startsWith('/api/users/') || path.startsWith('/api/users-permissions/'),
+    claims: (path) => path.startsWith('/api/auth/') || path.startsWith('/api/connect/') || path === '/api/users' || path.startsWith('/api/users/') || path.startsWith('/api/users-permissions/'),
     async handle(ctx, task, caller) {
       if (!caller) throw unauthorized();
       const parts = task.path.split('/').filter(Boolean).map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
       if (parts[1] === 'auth') return auth(ctx, task, caller, parts.slice(2).join('/'));
       if (parts[1] === 'users') return users(ctx, task, caller, parts.slice(2));
       if (parts[1] === 'users-permissions') return usersPermissions(ctx, task, caller, parts.slice(2));
+      if (parts[1] === 'connect' && parts.length > 2) return connect(ctx, task, caller, parts[2]);
       throw notFound();
     },
     async emailConfirmation(ctx, caller, confirmation) {

@@ -96,3 +96,10 @@ export async function readEmailTemplates(db: Sql): Promise<EmailTemplates> {
     email_confirmation: template(s?.email_confirmation, EMAIL_DEFAULTS.email_confirmation),
   };
 }
+
+/** The providers a user may sign in with, as Strapi's admin stored them (Strapi's bootstrap enables `email` alone). */
+export async function enabledProviders(db: Sql): Promise<Set<string>> {
+  const s = await storeValue(db, CORE_STORE.usersPermissionsGrant);
+  if (!s) return new Set(['email']);
+  return new Set(Object.entries(s).filter(([, v]) => isRow(v) && v.enabled === true).map(([k]) => k));
+}

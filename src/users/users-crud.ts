@@ -98,7 +98,7 @@ export async function updateUser(ctx: RestContext, config: Config, id: number | 
   const ref = roleRef(b.role, false);
   validate(b, [{ key: 'email', email: true, minLength: 1 }, { key: 'username', minLength: 1 }], { plugin: true });
   if (b.password !== undefined && b.password !== null && typeof b.password !== 'string') {
-    throw fieldErrors([{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError' }]);
+    throw fieldErrors([{ path: ['password'], message: 'Password must be at least 1 character', name: 'ValidationError', value: b.password }]);
   }
   if (found[0].provider === 'local' && 'password' in b && !b.password) throw new ApiError(400, 'ValidationError', 'password.notNull', {});
   const check = async (db: Sql | TransactionSql, d: Body = b) => {
