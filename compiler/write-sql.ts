@@ -197,10 +197,9 @@ export const deleteMediaField = `delete from ${FILES.related} where ${FILES.rela
 export const insertMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
   select u.f, $1, $2, $3, u.n from unnest($4::int[]) with ordinality u(f, n)`;
 
-/** Files `$4` appended after the files row `$1` (model `$2`) already has in field `$3`. */
-export const appendMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
-  select u.f, $1::int, $2::text, $3::text, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1::int and x.${FILES.relatedType} = $2::text and x.${FILES.field} = $3::text), 0) + u.n
-  from unnest($4::int[]) with ordinality u(f, n)`;
+/** Files `$4` linked to row `$1` (model `$2`) in field `$3`, each with `order` 1 (an upload's `ref`: src/upload/attach.ts). */
+export const linkFirst = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})
+  select u.f, $1::int, $2::text, $3::text, 1 from unnest($4::int[]) u(f)`;
 
 /** Files `$1` (documentIds): their ids. */
 export const filesByDocument = `select id, document_id from ${FILES.table} where document_id = any($1::text[])`;
@@ -216,12 +215,6 @@ export const connectMedia = `insert into ${FILES.related} (${FILES.file}, ${FILE
   select u.f, $1::int, $2::text, $3::text, coalesce((select max(x.${q(FILES.order)}) from ${FILES.related} x where x.${FILES.relatedId} = $1::int and x.${FILES.relatedType} = $2::text), 0) + u.n
   from unnest($4::int[]) with ordinality u(f, n)`;
 
-/**
- * Whether row `$1` exists, held until the transaction ends (KEY SHARE: other writes of the row go on, its
- * delete waits). A delete taking no document lock (a user's, a role's) then either waits and finds the
- * links made meanwhile, or comes first and the row is found gone.
- */
-export const rowExists = (table: string) => `select 1 from ${q(table)} where id = $1::int for key share`;
 
 /** The media links of rows `$1[i]` copied onto rows `$2[i]` (model `$3`; only fields `$4` unless null). */
 export const cloneMedia = `insert into ${FILES.related} (${FILES.file}, ${FILES.relatedId}, ${FILES.relatedType}, ${FILES.field}, ${q(FILES.order)})

@@ -104,15 +104,16 @@ export class FileRecords {
   }
 
   /**
-   * New content for an existing record (keeps id, hash and ext; alt text and caption unless given). The
+   * New content for an existing record (keeps id, hash and ext; alt text and caption unless given; width and height unless an image's). The
    * url and provider are the storing provider's: the same as before unless the provider was changed.
    */
   replace(run: Runner, id: number, r: FileRow): Promise<string | null> {
-    return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = $5::integer,
-      height = $6::integer, formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text,
+    return one(run, `with f as (update ${this.t} set name = $2::text, alternative_text = coalesce($3::text, alternative_text), caption = coalesce($4::text, caption), width = coalesce($5::integer, width),
+      height = coalesce($6::integer, height), formats = $7::text::jsonb, mime = $8::text, size = $9::numeric, url = $10::text, provider = $11::text,
       focal_point = coalesce($12::text::jsonb, focal_point), updated_at = ${NOW} where id = $1::integer returning *)
       select row_to_json(x)::text as data from (select ${this.cols} from f) x`,
-    // Strapi's replace starts the formats over from {} (checked live: a replacement with none keeps {}, not null).
+    // Strapi's replace starts the formats over from {} (checked live: a replacement with none keeps {}, not null);
+    // a file that is no image sets no width or height, so the replaced image's stay (checked live).
     [id, r.name, r.alternativeText, r.caption, r.width, r.height, JSON.stringify(r.formats ?? {}), r.mime, r.size, r.url, r.provider,
       r.focalPoint ? JSON.stringify(r.focalPoint) : null]);
   }
