@@ -12,10 +12,9 @@
 //
 // Made for the blog models (this repository's models/). A run changes both databases: start each run from
 // fresh copies.
-import http from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
-import { normalize, firstDifference } from './schema-model.ts';
+import { normalize } from './schema-model.ts';
+import { closeFuzzAgent, reportDifference, request, type FuzzAnswer } from './fuzz-http.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/graphql-write-fuzz.ts');
 let seed = firstSeed;
@@ -24,26 +23,8 @@ const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 const some = <T>(a: readonly T[], p = 0.3): T[] => a.filter(() => rnd() < p);
 
 type Side = 's' | 'f';
-interface Answer { status: number; body: Record<string, unknown> | null; text: string }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-function send(side: Side, method: string, path: string, body?: unknown): Promise<Answer> {
-  const base = new URL(side === 's' ? strapi : fastrapi);
-  const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (payload) { headers['content-type'] = 'application/json'; headers['content-length'] = String(payload.length); }
-  return new Promise((resolve) => {
-    const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => { let b = null; try { b = JSON.parse(text); } catch { /* compared by status */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
-    });
-    req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
+type Answer = FuzzAnswer<Record<string, unknown> | null>;
+const send = (side: Side, method: string, path: string, body?: unknown): Promise<Answer> => request<Record<string, unknown> | null>(side === 's' ? strapi : fastrapi, method, path, { body, token });
 
 interface Doc { s: string; f: string; name: string }
 interface Type { route: string; gql: string; input: string; localized: boolean; dp: boolean; relations: Record<string, [target: string, many: boolean]>; select: string[] }
@@ -131,16 +112,9 @@ const namesOf = (side: Side) => new Map(Object.values(docs).flat().map((d) => [d
 
 let differ = 0;
 function compare(label: string, a: Answer, b: Answer): void {
-  // Strapi's 500s are its own defects (answered 4xx here by design); so are its GraphQL internal errors.
-  if (a.status >= 500 || (a.body?.errors as Array<{ message?: string }> | undefined)?.some((e) => e.message === 'Internal Server Error')) return;
-  const na = { status: a.status, body: normalize(a.body, namesOf('s')) };
-  const nb = { status: b.status, body: normalize(b.body, namesOf('f')) };
-  // Error locations and stack-free extensions are compared; the message and code are what a client reads.
-  if (isDeepStrictEqual(na, nb)) return;
-  differ++;
-  const at = firstDifference(na, nb, '');
-  const cut = process.env.FULL ? Infinity : 700;
-  console.log(`\n[${label}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, cut)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, cut)}`);
+  // Strapi's GraphQL internal errors are its own defects too.
+  if ((a.body as { errors?: Array<{ message?: string }> } | null)?.errors?.some((e) => e.message === 'Internal Server Error')) return;
+  if (reportDifference(label, a, b, (x, side) => normalize(x, namesOf(side)))) differ++;
 }
 
 for (const t of TYPES) {
@@ -245,4 +219,4 @@ for (let i = 0; i < runs; i++) {
   }
 }
 console.log(`\n${runs} mutations, ${differ} differences (seed ${firstSeed})`);
-agent.destroy();
+closeFuzzAgent();

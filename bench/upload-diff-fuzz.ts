@@ -4,10 +4,8 @@
 // body compared. Prints each difference; never fails on one.
 //
 //   npx tsx bench/upload-diff-fuzz.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 --token T [--runs 300] [--seed 1]
-import http from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
-import { firstDifference } from './schema-model.ts';
+import { closeFuzzAgent, reportDifference, request, type FuzzAnswer } from './fuzz-http.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/upload-diff-fuzz.ts');
 let seed = firstSeed;
@@ -15,23 +13,7 @@ const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 const some = <T>(a: readonly T[], p = 0.3): T[] => a.filter(() => rnd() < p);
 
-interface Answer { status: number; body: unknown; text: string }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-function get(base: string, path: string, auth: boolean): Promise<Answer> {
-  const u = new URL(base);
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json' };
-  if (auth && token) headers.authorization = `Bearer ${token}`;
-  return new Promise((resolve) => {
-    const req = http.request({ agent, host: u.hostname, port: u.port, method: 'GET', path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => { let b: unknown = null; try { b = JSON.parse(text); } catch { /* compared as text */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
-    });
-    req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
-    req.end();
-  });
-}
+const get = (base: string, path: string, auth: boolean): Promise<FuzzAnswer> => request(base, 'GET', path, { token: auth ? token : null });
 
 const FIELDS = ['name', 'alternativeText', 'caption', 'width', 'height', 'hash', 'ext', 'mime', 'size', 'url', 'previewUrl', 'provider', 'createdAt', 'updatedAt', 'documentId', 'id', 'focalPoint', 'formats', 'folderPath'];
 const VALUES: Record<string, unknown[]> = {
@@ -77,13 +59,7 @@ for (let i = 0; i < runs; i++) {
   const path = one ? `/api/upload/files/${pick(['1', '2', '5', '99', 'x', '-1', '1.5'])}${rnd() < 0.3 ? `?${query()}` : ''}` : `/api/upload/files?${query()}`;
   const auth = rnd() < 0.85;
   const [a, b] = await Promise.all([get(strapi, path, auth), get(fastrapi, path, auth)]);
-  if (a.status >= 500) continue;
-  const na = { status: a.status, body: a.body ?? a.text };
-  const nb = { status: b.status, body: b.body ?? b.text };
-  if (isDeepStrictEqual(na, nb)) continue;
-  differ++;
-  const at = firstDifference(na, nb, '');
-  console.log(`\n[#${i} ${auth ? '' : '(public) '}GET ${decodeURIComponent(path)}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, 600)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, 600)}`);
+  if (reportDifference(`#${i} ${auth ? '' : '(public) '}GET ${decodeURIComponent(path)}`, a, b, (x) => x)) differ++;
 }
 console.log(`\n${runs} reads, ${differ} differences (seed ${firstSeed})`);
-agent.destroy();
+closeFuzzAgent();

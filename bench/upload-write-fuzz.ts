@@ -7,10 +7,9 @@
 //
 //   createdb … -T blog wfs; createdb … -T blog wff (as bench/write-diff-fuzz.ts), then
 //   npx tsx bench/upload-write-fuzz.ts --strapi http://127.0.0.1:1361 --fastrapi http://127.0.0.1:1362 --token T [--runs 100] [--seed 1]
-import { isDeepStrictEqual } from 'node:util';
 import sharp from 'sharp';
 import { fuzzArgs } from './fuzz-args.ts';
-import { firstDifference } from './schema-model.ts';
+import { reportDifference, type FuzzAnswer } from './fuzz-http.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/upload-write-fuzz.ts');
 let seed = firstSeed;
@@ -19,7 +18,7 @@ const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 
 type Side = 's' | 'f';
-interface Answer { status: number; body: unknown; text: string }
+type Answer = FuzzAnswer;
 async function send(side: Side, method: string, path: string, body?: FormData): Promise<Answer> {
   const r = await fetch(`${side === 's' ? strapi : fastrapi}${path}`, { method, body, headers: { authorization: `Bearer ${token}`, 'cache-control': 'no-cache' } });
   const text = await r.text();
@@ -39,13 +38,7 @@ function mask(x: unknown, key = ''): unknown {
 
 let differ = 0;
 function compare(label: string, a: Answer, b: Answer): void {
-  if (a.status >= 500) return;
-  const na = { status: a.status, body: mask(a.body ?? a.text) };
-  const nb = { status: b.status, body: mask(b.body ?? b.text) };
-  if (isDeepStrictEqual(na, nb)) return;
-  differ++;
-  const at = firstDifference(na, nb, '');
-  console.log(`\n[${label}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, 700)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, 700)}`);
+  if (reportDifference(label, a, b, (x) => mask(x))) differ++;
 }
 
 async function image(): Promise<{ data: Buffer; name: string; type: string }> {

@@ -11,10 +11,8 @@
 //
 // Registrations and logins are rate limited on both (Strapi's users-permissions ratelimit): each run uses
 // fresh emails, and the limit's own 429s are compared like any answer.
-import http from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
-import { firstDifference } from './schema-model.ts';
+import { closeFuzzAgent, reportDifference, request, type FuzzAnswer } from './fuzz-http.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/users-diff-fuzz.ts');
 /** The share of requests sent through GraphQL (`GRAPHQL=0.3`; the servers need GRAPHQL_SHAPE=v5, as Strapi 5's). */
@@ -24,30 +22,13 @@ const rnd = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed
 const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 
 type Side = 's' | 'f';
-interface Answer { status: number; body: unknown; text: string }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-function send(side: Side, method: string, path: string, body?: unknown, auth: string | null = token ?? null, ip = '10.0.0.1'): Promise<Answer> {
-  const base = new URL(side === 's' ? strapi : fastrapi);
-  const payload = body === undefined ? null : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'x-forwarded-for': ip };
-  if (auth) headers.authorization = `Bearer ${auth}`;
-  if (payload) { headers['content-type'] = 'application/json'; headers['content-length'] = String(payload.length); }
-  return new Promise((resolve) => {
-    const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => { let b: unknown = null; try { b = JSON.parse(text); } catch { /* compared as text */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
-    });
-    req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
+type Answer = FuzzAnswer;
+const send = (side: Side, method: string, path: string, body?: unknown, auth: string | null = token ?? null, ip = '10.0.0.1'): Promise<Answer> =>
+  request(side === 's' ? strapi : fastrapi, method, path, { body, token: auth, headers: { 'x-forwarded-for': ip } });
 
 /** Masks what differs by nature: JWTs, timestamps, a user's or role's documentId (named by its numeric id). */
 function mask(x: unknown): unknown {
-  if (Array.isArray(x)) return x.map(mask);
+  if (Array.isArray(x)) return x.map((v) => mask(v));
   if (x && typeof x === 'object') {
     const o = x as Record<string, unknown>;
     const out: Record<string, unknown> = {};
@@ -64,13 +45,7 @@ function mask(x: unknown): unknown {
 
 let differ = 0;
 function compare(label: string, a: Answer, b: Answer): void {
-  if (a.status >= 500) return;
-  const na = { status: a.status, body: mask(a.body ?? a.text) };
-  const nb = { status: b.status, body: mask(b.body ?? b.text) };
-  if (isDeepStrictEqual(na, nb)) return;
-  differ++;
-  const at = firstDifference(na, nb, '');
-  console.log(`\n[${label}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, 700)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, 700)}`);
+  if (reportDifference(label, a, b, mask)) differ++;
 }
 
 interface Account { username: string; email: string; password: string; jwt: Partial<Record<Side, string>> }
@@ -186,4 +161,4 @@ async function graphql(i: number): Promise<void> {
   if (reg && i2) accounts.push({ username: String(i2.username), email: String(i2.email), password: String(i2.password), jwt: { s: reg[0], f: reg[1] } });
 }
 console.log(`\n${runs} requests, ${differ} differences (seed ${firstSeed})`);
-agent.destroy();
+closeFuzzAgent();

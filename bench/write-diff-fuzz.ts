@@ -11,10 +11,9 @@
 //
 // Made for the blog models (this repository's models/). A run changes both databases: start each run from
 // fresh copies, or the two sides' documents and ids drift apart.
-import http from 'node:http';
-import { isDeepStrictEqual } from 'node:util';
 import { fuzzArgs } from './fuzz-args.ts';
-import { normalize, firstDifference } from './schema-model.ts';
+import { normalize } from './schema-model.ts';
+import { closeFuzzAgent, reportDifference, request, type FuzzAnswer } from './fuzz-http.ts';
 
 const { strapi, fastrapi, runs, token, seed: firstSeed } = fuzzArgs('bench/write-diff-fuzz.ts');
 let seed = firstSeed;
@@ -23,26 +22,9 @@ const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
 const some = <T>(a: readonly T[], p = 0.3): T[] => a.filter(() => rnd() < p);
 
 type Side = 'strapi' | 'fastrapi';
-interface Answer { status: number; body: { data?: unknown; meta?: unknown; error?: unknown } | null; text: string }
-const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
-function send(side: Side, method: string, path: string, body?: unknown): Promise<Answer> {
-  const base = new URL(side === 'strapi' ? strapi : fastrapi);
-  const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
-  const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  if (payload) { headers['content-type'] = 'application/json'; headers['content-length'] = String(payload.length); }
-  return new Promise((resolve) => {
-    const req = http.request({ agent, host: base.hostname, port: base.port, method, path, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { text += c; });
-      res.on('end', () => { let b = null; try { b = JSON.parse(text); } catch { /* compared by status */ } resolve({ status: res.statusCode ?? 0, body: b, text }); });
-    });
-    req.on('error', (e) => resolve({ status: 0, body: null, text: String(e) }));
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
+type Answer = FuzzAnswer<{ data?: unknown; meta?: unknown; error?: unknown } | null>;
+const send = (side: Side, method: string, path: string, body?: unknown): Promise<Answer> =>
+  request<Answer['body']>(side === 'strapi' ? strapi : fastrapi, method, path, { body, token });
 
 // A document known on both sides: its documentId on each (equal for the copies' own documents).
 interface Doc { s: string; f: string; name: string }
@@ -138,16 +120,8 @@ function attributes(type: string): [Record<string, unknown>, Record<string, unkn
 const namesOf = (side: 's' | 'f') => new Map(Object.values(docs).flat().map((d) => [d[side], d.name]));
 
 let differ = 0;
-function compare(label: string, a: Answer, b: Answer): boolean {
-  const na = { status: a.status, body: normalize(a.body, namesOf('s')) };
-  const nb = { status: b.status, body: normalize(b.body, namesOf('f')) };
-  // Strapi's 500s are its own defects (answered 4xx here by design).
-  if (a.status >= 500) return true;
-  if (isDeepStrictEqual(na, nb)) return true;
-  differ++;
-  const at = firstDifference(na, nb, '');
-  console.log(`\n[${label}]\n  first difference at ${at.path}: strapi ${JSON.stringify(at.a)?.slice(0, 300)} / fastrapi ${JSON.stringify(at.b)?.slice(0, 300)}\n  strapi   ${a.status} ${JSON.stringify(na.body).slice(0, 600)}\n  fastrapi ${b.status} ${JSON.stringify(nb.body).slice(0, 600)}`);
-  return false;
+function compare(label: string, a: Answer, b: Answer): void {
+  if (reportDifference(label, a, b, (x, side) => normalize(x, namesOf(side)))) differ++;
 }
 
 // The copies' own documents (same documentIds on both).
@@ -236,4 +210,4 @@ for (let i = 0; i < runs; i++) {
   }
 }
 console.log(`\n${runs} writes, ${differ} differences`);
-agent.destroy();
+closeFuzzAgent();
