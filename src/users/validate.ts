@@ -62,7 +62,8 @@ export function objectBody(v: unknown): Body {
  * a substring test, so `passwordConfirmation` sorts with `password` — keeping completion order among
  * equals; the object's own errors (`noUnknown`) come after. `extra` are errors of fields checked
  * elsewhere (the user's role), placed as theirs. Every error echoes the value it was given (yup's
- * `value`), passwords too. Returns the body's strings, typed.
+ * `value`), passwords too. `plugin`: one of the plugin's own body schemas, whose strings yup reads not
+ * nullable (pluginField); without it, the entity validator's nullable ones. Returns the body's strings, typed.
  */
 export function validate<K extends string>(b: Body, rules: Array<FieldRule & { key: K }>, opts: { noUnknown?: boolean; keys?: string[]; extra?: FieldError[]; plugin?: boolean } = {}): Record<K, string> {
   const keys = opts.keys ?? rules.map((r) => r.key);
