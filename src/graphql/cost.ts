@@ -32,14 +32,19 @@ function literal(v: ValueNode, vars: Vars): unknown {
   switch (v.kind) {
     case Kind.VARIABLE: return vars[v.name.value];
     case Kind.INT: case Kind.FLOAT: return Number(v.value);
-    case Kind.OBJECT: return Object.fromEntries(v.fields.map((f) => [f.name.value, literal(f.value, vars)]));
+    case Kind.OBJECT: {
+      const o: Record<string, unknown> = {};
+      for (const f of v.fields) o[f.name.value] = literal(f.value, vars);
+      return o;
+    }
     default: return undefined;
   }
 }
 
 /** The list size a field's `pagination` argument asks for, if it asks one. */
 function askedSize(args: readonly { name: { value: string }; value: ValueNode }[] | undefined, vars: Vars, limits: CostLimits): number | null {
-  const p = args?.find((a) => a.name.value === 'pagination');
+  let p: { value: ValueNode } | undefined;
+  for (const a of args ?? []) if (a.name.value === 'pagination') { p = a; break; }
   if (!p) return null;
   const v = literal(p.value, vars);
   if (!v || typeof v !== 'object') return null;
@@ -52,30 +57,47 @@ function askedSize(args: readonly { name: { value: string }; value: ValueNode }[
 /** A product where nothing times anything is nothing (0 × Infinity would be NaN, and NaN passes every limit). */
 const times = (a: number, b: number) => (a === 0 || b === 0 ? 0 : a * b);
 
+/** A list's size: its page, no larger than the data holds (`most`) and never below one entry. */
+const held = (page: number, most: number | undefined) => (most === undefined ? page : Math.min(page, Math.max(1, most)));
+
 export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, vars: Vars, limits: CostLimits): number {
   const root = op.operation === 'mutation' ? schema.getMutationType() : op.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
   if (!root) return 0;
-  const visiting = new Set<string>();
+  return new CostWalk(schema, fragments, vars, limits).walk(op.selectionSet, root, 1, null);
+}
+
+/**
+ * One operation's pricing. A class rather than closures: it runs for every request, and each function
+ * created per call gets its name defined anew under tsx (keepNames), about half of the pricing's time.
+ */
+class CostWalk {
+  private visiting = new Set<string>();
   // A fragment's cost read once (the cost is linear in how many times a selection is read).
-  const perSpread = new Map<string, number>();
-  // Fields are looked up on an object type: a fragment on one narrows a union; on a union it does not.
-  const narrowed = (cond: string | undefined, type: GraphQLNamedType): GraphQLNamedType => {
-    const t = cond ? schema.getType(cond) : undefined;
+  private perSpread = new Map<string, number>();
+
+  constructor(private schema: GraphQLSchema, private fragments: ReadonlyMap<string, FragmentDefinitionNode>, private vars: Vars, private limits: CostLimits) {}
+
+  /** Fields are looked up on an object type: a fragment on one narrows a union; on a union it does not. */
+  private narrowed(cond: string | undefined, type: GraphQLNamedType): GraphQLNamedType {
+    const t = cond ? this.schema.getType(cond) : undefined;
     return t && isObjectType(t) ? t : type;
-  };
-  const fragmentCost = (f: FragmentDefinitionNode, type: GraphQLNamedType, pending: number | null): number => {
+  }
+
+  private fragmentCost(f: FragmentDefinitionNode, type: GraphQLNamedType, pending: number | null): number {
     const key = `${f.name.value}\u0000${type.name}\u0000${pending}`;
-    let cost = perSpread.get(key);
+    let cost = this.perSpread.get(key);
     if (cost === undefined) {
-      visiting.add(f.name.value);
-      cost = walk(f.selectionSet, type, 1, pending);
-      visiting.delete(f.name.value);
-      perSpread.set(key, cost);
+      this.visiting.add(f.name.value);
+      cost = this.walk(f.selectionSet, type, 1, pending);
+      this.visiting.delete(f.name.value);
+      this.perSpread.set(key, cost);
     }
     return cost;
-  };
-  // `pending`: a size asked by an enclosing field (`articles_connection(pagination:…) { nodes { … } }`).
-  const walk = (set: SelectionSetNode, type: GraphQLNamedType, n: number, pending: number | null): number => {
+  }
+
+  /** `pending`: a size asked by an enclosing field (`articles_connection(pagination:…) { nodes { … } }`). */
+  walk(set: SelectionSetNode, type: GraphQLNamedType, n: number, pending: number | null): number {
+    const { limits } = this;
     let total = 0;
     for (const s of set.selections) {
       if (s.kind === Kind.FIELD) {
@@ -83,26 +105,24 @@ export function operationCost(schema: GraphQLSchema, op: OperationDefinitionNode
         const field: GraphQLField<unknown, unknown> | undefined = isObjectType(type) ? (type as GraphQLObjectType).getFields()[s.name.value] : undefined;
         total += n;
         if (!field || !s.selectionSet) continue;
-        const asked = askedSize(s.arguments, vars, limits);
+        const asked = askedSize(s.arguments, this.vars, limits);
         const list = isListType(getNullableType(field.type));
         // A list holds no more than its page nor than the data has; still one entry at least, so every
         // selection under it counts whatever the tables hold (aliases cost what they are).
         const most = limits.most?.(type.name, s.name.value);
-        const held = (page: number) => (most === undefined ? page : Math.min(page, Math.max(1, most)));
-        const size = list ? held(asked ?? pending ?? limits.defaultList) : 1;
+        const size = list ? held(asked ?? pending ?? limits.defaultList, most) : 1;
         // A wrapper's page (a connection's, v4's `data`) is its nodes' list: held by the field's own data too.
-        const next = list ? null : most === undefined ? asked ?? pending : held(asked ?? pending ?? limits.defaultList);
-        total += walk(s.selectionSet, getNamedType(field.type), times(n, size), next);
+        const next = list ? null : most === undefined ? asked ?? pending : held(asked ?? pending ?? limits.defaultList, most);
+        total += this.walk(s.selectionSet, getNamedType(field.type), times(n, size), next);
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
-        total += walk(s.selectionSet, narrowed(s.typeCondition?.name.value, type), n, pending);
+        total += this.walk(s.selectionSet, this.narrowed(s.typeCondition?.name.value, type), n, pending);
       } else {
-        const f = fragments.get(s.name.value);
+        const f = this.fragments.get(s.name.value);
         // A fragment spreading itself (invalid: validation refuses it) adds nothing more.
-        if (!f || visiting.has(f.name.value)) continue;
-        total += times(n, fragmentCost(f, narrowed(f.typeCondition.name.value, type), pending));
+        if (!f || this.visiting.has(f.name.value)) continue;
+        total += times(n, this.fragmentCost(f, this.narrowed(f.typeCondition.name.value, type), pending));
       }
     }
     return total;
-  };
-  return walk(op.selectionSet, root, 1, null);
+  }
 }
