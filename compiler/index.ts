@@ -59,6 +59,8 @@ export interface CompilerOptions extends ReadLimits {
   keyedColumns?: ReadonlySet<string>;
   /** Deep list reads come with their halves as two statements too (compiler/sql.ts SqlOptions.splitReads). */
   splitReads?: boolean;
+  /** Unsorted lists in the table's own order (compiler/sql.ts SqlOptions.physicalOrder). */
+  physicalOrder?: boolean;
 }
 
 /**
@@ -188,7 +190,7 @@ export class Compiler {
     if (valueError) throw valueError;
     const sk = `${rc ? 'r' : '-'}${this.sizeEpoch()}:|${access?.key ?? '*'}|${shapeKey(ct, shape + (documentId === undefined ? '' : '#id'), q)}`;
     const sql = planFor(this.shapes.get(sk, pageBounds(query.pagination), (prepared) =>
-      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable, splitReads: this.opts.splitReads && prepared })), query, this.opts.largeTable);
+      compileRead(this.schema, query, { maxRelationRows: this.opts.maxRelationRows, bareList: true, renderCache: rc, uncached: this.opts.uncached, maxBytes: this.opts.maxResponseSize, keyOrder: true, rowCounters: this.opts.rowCounters, rowTail: this.opts.rowTail, keyedColumns: this.opts.keyedColumns, smallTable: this.opts.smallTable, splitReads: this.opts.splitReads && prepared, physicalOrder: this.opts.physicalOrder })), query, this.opts.largeTable);
     const plan: ReadPlan = { sql, params, pagination: query.pagination, shape, ...(query.deferred ? { deferred: query.deferred } : {}) };
     if (key) this.exact.set(key, plan);
     return plan;

@@ -49,6 +49,12 @@ export interface SqlOptions {
    * with no other read running sends beside the rest on a second connection.
    */
   splitReads?: boolean;
+  /**
+   * An unsorted list answers its rows in the table's own order (a sequential scan's, as a query with no
+   * ORDER BY reads them) instead of by id: the media library's list without sort, start or limit
+   * (src/upload/files-query.ts).
+   */
+  physicalOrder?: boolean;
 }
 
 /**
@@ -1249,6 +1255,8 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
   const inner = 'r0';
   const t = 't0';
   const where = g.rootWhere(inner);
+  // The table's own order: no ORDER BY on the page, its rows numbered as they come for the outer order.
+  const physical = !!opts.physicalOrder && query.sort.length === 0 && query.shape === 'list';
   const order = [...g.orderBy(query.sort, inner), `${inner}.id asc`];
   // Paginate the bare rows first, then populate only the rows of the page. LIMIT and OFFSET are literals:
   // with parameters there, a generic plan assumes a tenth of the table is read and scans and sorts all of
@@ -1256,12 +1264,12 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
   const sortColList = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`);
   const sortCols = sortColList.join('');
   const { limit, offset } = pageBounds(query.pagination);
-  const bounds = `order by ${order.join(', ')} limit ${limit}${offset ? ` offset ${offset}` : ''}`;
+  const bounds = `${physical ? '' : `order by ${order.join(', ')} `}limit ${limit}${offset ? ` offset ${offset}` : ''}`;
   // A sorted or late page orders and skips ids (and sort keys) only, read by an index-only scan where an
   // index covers the filter (compiler/indexes.ts), then reads the page's own rows: ordering whole rows
   // read every matching row from the table (a page of 25 after 100,000 rows scanned the table; a sort
   // over 20,000 matching rows fetched each).
-  const byIds = query.shape === 'list' && (offset >= LATE_OFFSET || query.sort.length > 0);
+  const byIds = !physical && query.shape === 'list' && (offset >= LATE_OFFSET || query.sort.length > 0);
   // A filtered list whose page needs every match anyway (sorted, or late) finds the matches once for
   // the page and the count: the filter (a category's 44,000 links at 100k articles) was evaluated twice.
   const walk = byIds ? relationWalk(schema, g, query, inner, where, order, sortColList.slice(1).join(''), limit + offset) : null;
@@ -1273,7 +1281,8 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
   // the page is the matches' as without the walk: one of the two one-time filters holds, the other
   // branch is never read.
   const reached = `(select count(*) from w) >= ${limit + offset}`;
-  const page = !byIds ? `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} ${bounds}`
+  const page = physical ? `select ${inner}.*, row_number() over () as _n from ${q(ct.table)} ${inner} ${where} ${bounds}`
+    : !byIds ? `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} ${bounds}`
     : walk ? ids(`(${ordered('w', ` where ${reached}`)}) union all (select f.* from (${matches} ${bounds}) f where not ${reached})`)
       : shared ? ids(ordered('m'))
         : ids(`${matches} ${bounds}`);
@@ -1281,7 +1290,7 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
   const row = split?.role === 'side'
     ? concatAll([`${t}.id`, 'chr(1)', ...split.populates.flatMap((p, k) => [...(k ? ['chr(3)'] : []), g.populatedValue(p, ct, t, joins)])])
     : g.rowText(ct, query.select, t, joins, opts.rowTail);
-  const outerOrder = [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
+  const outerOrder = physical ? `${t}._n` : [...query.sort.map((s, i) => `${t}._s${i} ${s.desc ? 'desc' : 'asc'}`), `${t}.id asc`].join(', ');
   // With `keyOrder` the populates may look at the page's rows as a whole (to order keys): what of them
   // they read (the rows' own links), once, beside the page read as before.
   const own = ct.attributes.flatMap((a) => (a.kind === 'morph' && a.columns ? [a.columns.id, a.columns.type] : []));

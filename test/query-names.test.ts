@@ -56,3 +56,15 @@ test('file reads: `_q` searches the files (not their folder path)', async () => 
   assert.deepEqual(await names('/1'), []);
   assert.deepEqual(await names(''), ['cover-red.png', 'avatar-green.png']);
 });
+
+test('file list: with no sort, start or limit, the table\'s own order (an edited file moves, as in Strapi\'s query with no ORDER BY); else by id', async () => {
+  const ids = async (q: string) => (await get(`/api/upload/files?fields[0]=name${q}`)).body.map((f: { id: number }) => f.id);
+  const [first, second] = await ids('&sort=id');
+  // A new version of the first row lies after the second's.
+  await s.sql()`update files set caption = 'edited' where id = ${first}`;
+  assert.deepEqual(await ids(''), [second, first]);
+  assert.deepEqual(await ids('&limit=-1'), [second, first]);
+  assert.deepEqual(await ids('&limit=0'), [first, second]);
+  assert.deepEqual(await ids('&start=0'), [first, second]);
+  assert.deepEqual(await ids('&sort=id'), [first, second]);
+});

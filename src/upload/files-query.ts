@@ -35,7 +35,8 @@ const listRewrite = (schema: Schema): QueryRewrite => (q) => {
   const out = common(schema, q);
   const start = offsetParam(q.start, 'Start');
   const limit = offsetParam(q.limit, 'Limit');
-  out.pagination = { start: String(start ?? 0), limit: String(limit ?? ALL), withCount: 'false' };
+  // `limit=0` reads every file too, by id (checked live).
+  out.pagination = { start: String(start ?? 0), limit: String(limit || ALL), withCount: 'false' };
   return out;
 };
 
@@ -69,10 +70,21 @@ const fieldsThenPopulate = (schema: Schema): QueryRewrite => (q) => {
   return { ...(q.populate !== undefined ? { populate: q.populate } : {}), pagination: { start: '0', limit: '1', withCount: 'false' } };
 };
 
+/** Whether a list query names no sort, no start and no limit but `-1` (the upload service then sorts nothing). */
+function unpaged(raw: string): boolean {
+  const p = new URLSearchParams(raw);
+  const limit = p.get('limit');
+  if (p.has('start') || (limit !== null && limit.trim() !== '-1')) return false;
+  for (const k of p.keys()) if (k === 'sort' || k.startsWith('sort[')) return false;
+  return true;
+}
+
 export class FilesQuery {
   private readonly file: ContentType;
   /** Without limits (the list, one file) and with the REST limits (the page). */
   private readonly unlimited: Compiler;
+  /** The list asked for no sort, start or limit: the table's own order (physicalOrder). */
+  private readonly unordered: Compiler;
   private readonly paged: Compiler;
   private readonly listRewrite: QueryRewrite;
   private readonly pageRewrite: QueryRewrite;
@@ -85,6 +97,7 @@ export class FilesQuery {
     const types = withTypes(schema, [this.file, ...(locale ? [locale] : [])]);
     const base = { ...config.api.rest, maxResponseSize: config.http.maxResponseSize, renderCache: false, rowTail: TAIL };
     this.unlimited = new Compiler(types, { ...base, defaultLimit: ALL, maxLimit: ALL, withCount: false });
+    this.unordered = new Compiler(types, { ...base, defaultLimit: ALL, maxLimit: ALL, withCount: false, physicalOrder: true });
     this.paged = new Compiler(types, base);
     this.listRewrite = listRewrite(schema);
     this.pageRewrite = pageRewrite(schema);
@@ -106,9 +119,13 @@ export class FilesQuery {
     return { plan, row: (await planRow(ctx, plan))! };
   }
 
-  /** `GET /files`: the records as a JSON array's text. */
+  /**
+   * `GET /files`: the records as a JSON array's text. Asked for no sort, start or limit (or `limit=-1`), the
+   * upload service's query has no ORDER BY: the files come in the table's own order, an edited one moved to
+   * where its new row version lies (checked live); otherwise by the sort, then by id.
+   */
   async list(ctx: RestContext, caller: Caller, raw: string): Promise<string> {
-    const { row } = await this.run(ctx, caller, this.unlimited, raw, this.listRewrite, '');
+    const { row } = await this.run(ctx, caller, unpaged(raw) ? this.unordered : this.unlimited, raw, this.listRewrite, '');
     return `[${row[0] ? String(row[0]) : ''}]`;
   }
 
