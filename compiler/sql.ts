@@ -1255,16 +1255,17 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
   const inner = 'r0';
   const t = 't0';
   const where = g.rootWhere(inner);
-  // The table's own order: no ORDER BY on the page, its rows numbered as they come for the outer order.
-  const physical = !!opts.physicalOrder && query.sort.length === 0 && query.shape === 'list';
-  const order = [...g.orderBy(query.sort, inner), `${inner}.id asc`];
+  // As a query that orders by its sort alone (none: the table's own order): no id after the sort, so ties
+  // keep the order the scan and PostgreSQL's sort give them; the page's rows numbered as they come.
+  const physical = !!opts.physicalOrder && query.shape === 'list';
+  const order = [...g.orderBy(query.sort, inner), ...(physical ? [] : [`${inner}.id asc`])];
   // Paginate the bare rows first, then populate only the rows of the page. LIMIT and OFFSET are literals:
   // with parameters there, a generic plan assumes a tenth of the table is read and scans and sorts all of
   // it (and populates by hash joins over whole tables) instead of walking an index for a page of rows.
   const sortColList = query.sort.map((_, i) => `, ${order[i].replace(/ (asc|desc)$/, '')} as _s${i}`);
   const sortCols = sortColList.join('');
   const { limit, offset } = pageBounds(query.pagination);
-  const bounds = `${physical ? '' : `order by ${order.join(', ')} `}limit ${limit}${offset ? ` offset ${offset}` : ''}`;
+  const bounds = `${order.length ? `order by ${order.join(', ')} ` : ''}limit ${limit}${offset ? ` offset ${offset}` : ''}`;
   // A sorted or late page orders and skips ids (and sort keys) only, read by an index-only scan where an
   // index covers the filter (compiler/indexes.ts), then reads the page's own rows: ordering whole rows
   // read every matching row from the table (a page of 25 after 100,000 rows scanned the table; a sort
@@ -1281,7 +1282,7 @@ function compileStatement(schema: Schema, query: ReadQuery, opts: SqlOptions, sp
   // the page is the matches' as without the walk: one of the two one-time filters holds, the other
   // branch is never read.
   const reached = `(select count(*) from w) >= ${limit + offset}`;
-  const page = physical ? `select ${inner}.*, row_number() over () as _n from ${q(ct.table)} ${inner} ${where} ${bounds}`
+  const page = physical ? `select x.*, row_number() over () as _n from (select ${inner}.* from ${q(ct.table)} ${inner} ${where} ${bounds}) x`
     : !byIds ? `select ${inner}.*${sortCols} from ${q(ct.table)} ${inner} ${where} ${bounds}`
     : walk ? ids(`(${ordered('w', ` where ${reached}`)}) union all (select f.* from (${matches} ${bounds}) f where not ${reached})`)
       : shared ? ids(ordered('m'))

@@ -57,7 +57,7 @@ test('file reads: `_q` searches the files (not their folder path)', async () => 
   assert.deepEqual(await names(''), ['cover-red.png', 'avatar-green.png']);
 });
 
-test('file list: with no sort, start or limit, the table\'s own order (an edited file moves, as in Strapi\'s query with no ORDER BY); else by id', async () => {
+test('file list: with no start or limit, ordered as Strapi\'s query orders it (by the sort alone, else the table\'s own order: an edited file moves); else by the sort, then id', async () => {
   const ids = async (q: string) => (await get(`/api/upload/files?fields[0]=name${q}`)).body.map((f: { id: number }) => f.id);
   const [first, second] = await ids('&sort=id');
   // A new version of the first row lies after the second's.
@@ -67,4 +67,9 @@ test('file list: with no sort, start or limit, the table\'s own order (an edited
   assert.deepEqual(await ids('&limit=0'), [first, second]);
   assert.deepEqual(await ids('&start=0'), [first, second]);
   assert.deepEqual(await ids('&sort=id'), [first, second]);
+  // Ties of a sort as PostgreSQL's sort leaves them for the upload service's own query.
+  await insertFile(s.sql(), { name: 'third.png' });
+  await s.sql()`update files set caption = 'same'`;
+  const strapiOrder = (await s.sql()`select id from files order by caption asc`).map((r) => Number(r.id));
+  assert.deepEqual(await ids('&sort=caption'), strapiOrder);
 });

@@ -70,20 +70,18 @@ const fieldsThenPopulate = (schema: Schema): QueryRewrite => (q) => {
   return { ...(q.populate !== undefined ? { populate: q.populate } : {}), pagination: { start: '0', limit: '1', withCount: 'false' } };
 };
 
-/** Whether a list query names no sort, no start and no limit but `-1` (the upload service then sorts nothing). */
+/** Whether a list query names no start and no limit but `-1` (the upload service then orders by its sort alone). */
 function unpaged(raw: string): boolean {
   const p = new URLSearchParams(raw);
   const limit = p.get('limit');
-  if (p.has('start') || (limit !== null && limit.trim() !== '-1')) return false;
-  for (const k of p.keys()) if (k === 'sort' || k.startsWith('sort[')) return false;
-  return true;
+  return !p.has('start') && (limit === null || limit.trim() === '-1');
 }
 
 export class FilesQuery {
   private readonly file: ContentType;
   /** Without limits (the list, one file) and with the REST limits (the page). */
   private readonly unlimited: Compiler;
-  /** The list asked for no sort, start or limit: the table's own order (physicalOrder). */
+  /** The list asked for no start or limit: by its sort alone, else the table's own order (physicalOrder). */
   private readonly unordered: Compiler;
   private readonly paged: Compiler;
   private readonly listRewrite: QueryRewrite;
@@ -120,9 +118,10 @@ export class FilesQuery {
   }
 
   /**
-   * `GET /files`: the records as a JSON array's text. Asked for no sort, start or limit (or `limit=-1`), the
-   * upload service's query has no ORDER BY: the files come in the table's own order, an edited one moved to
-   * where its new row version lies (checked live); otherwise by the sort, then by id.
+   * `GET /files`: the records as a JSON array's text. Asked for no start or limit (or `limit=-1`), the upload
+   * service's query orders by the sort alone, or not at all: files in the table's own order (an edited one
+   * moved to where its new row version lies), ties of a sort as PostgreSQL's sort leaves them (checked live);
+   * with a start or limit, by the sort, then by id.
    */
   async list(ctx: RestContext, caller: Caller, raw: string): Promise<string> {
     const { row } = await this.run(ctx, caller, unpaged(raw) ? this.unordered : this.unlimited, raw, this.listRewrite, '');
