@@ -156,11 +156,6 @@ export class Compiler {
   }
 
   /**
-   * A read plan for a list ('list') or one document ('one', by documentId or the single type's row).
-   * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
-   * `contentApi`: a request of the content API, validated as Strapi's controller validates it (ReadLimits.contentApi).
-   */
-  /**
    * A list read's checks alone, as `read` makes them: what the parameters name is refused at once, a value
    * that does not cast is returned (the caller throws it once its other checks passed; nothing is compiled).
    */
@@ -170,6 +165,11 @@ export class Compiler {
     return buildReadQuery(this.schema, ct, q, { shape: 'list' }, this.limitsFor(false), access.canRead).valueError;
   }
 
+  /**
+   * A read plan for a list ('list') or one document ('one', by documentId or the single type's row).
+   * `access` names what the caller may read (its key is part of the cache keys: plans differ by it);
+   * `contentApi`: a request of the content API, validated as Strapi's controller validates it (ReadLimits.contentApi).
+   */
   read(ct: ContentType, shape: 'list' | 'one', raw: string, documentId?: string, access?: { key: string; canRead: CanRead }, rewrite?: QueryRewrite, contentApi: ContentApi = false, internal = false): ReadPlan {
     const rc = this.renderCacheNow();
     // The content API's key differs: a plan made for project code must not skip its checks (nor one made
