@@ -3,20 +3,21 @@
 // priced by its page size, as without them; a failed read keeps the last figures.
 import type { Sql } from 'postgres';
 import { STATISTICS_STATEMENT, countStatement, countedKey, estimated, type Counted } from '../../compiler/fan-outs.ts';
-import { log } from '../log.ts';
+import { Poll } from './poll.ts';
 
 /** Heaps up to this size are counted exactly (≈ 25,000 link rows, a few ms); larger ones estimated. */
 const COUNTED_BYTES = 1024 * 1024;
 
 export class FanOuts {
   private most = new Map<string, number>();
-  private timer: NodeJS.Timeout | null = null;
+  private readonly poll: Poll;
   private readonly sources: Counted[];
 
   constructor(private sql: Sql, sources: Iterable<Counted>, private intervalMs: number) {
     const unique = new Map<string, Counted>();
     for (const s of sources) unique.set(countedKey(s), s);
     this.sources = [...unique.values()];
+    this.poll = new Poll(() => this.refresh(), intervalMs, 'the tables\' fan-outs');
   }
 
   /** The most entries `source` holds, as last read; undefined: not known. */
@@ -42,17 +43,10 @@ export class FanOuts {
   }
 
   start(): void {
-    if (!this.sources.length || this.intervalMs <= 0) return;
-    const poll = () => {
-      this.refresh().catch((e: unknown) => log.debug('could not read the tables\' fan-outs (kept the last ones)', { error: String(e) }))
-        .finally(() => { if (this.timer) { this.timer = setTimeout(poll, this.intervalMs); this.timer.unref(); } });
-    };
-    this.timer = setTimeout(poll, 0);
-    this.timer.unref();
+    if (this.sources.length && this.intervalMs > 0) this.poll.start();
   }
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.poll.stop();
   }
 }

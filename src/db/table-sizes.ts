@@ -5,7 +5,7 @@
 // and none as known to be small either: a relation filter through a small table reads the target's matching
 // ids first (compiler/sql.ts `relationFilter`), which a large one must not.
 import type { Sql } from 'postgres';
-import { log } from '../log.ts';
+import { Poll } from './poll.ts';
 
 const INTERVAL = 60_000;
 
@@ -13,7 +13,7 @@ export class TableSizes {
   private large: ReadonlySet<string> = new Set();
   private small: ReadonlySet<string> = new Set();
   private generation = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly poll = new Poll(() => this.refresh(), INTERVAL, 'table sizes');
   constructor(private sql: Sql, private minRows: number) {}
 
   /** Reads the sizes once now. */
@@ -34,13 +34,7 @@ export class TableSizes {
   }
 
   start(): void {
-    if (this.minRows <= 0) return;
-    const poll = () => {
-      this.refresh().catch((e: unknown) => log.debug('could not read table sizes (kept the last ones)', { error: String(e) }))
-        .finally(() => { if (this.timer) { this.timer = setTimeout(poll, INTERVAL); this.timer.unref(); } });
-    };
-    this.timer = setTimeout(poll, 0);
-    this.timer.unref();
+    if (this.minRows > 0) this.poll.start();
   }
 
   isLarge = (table: string): boolean => this.large.has(table);
@@ -52,8 +46,7 @@ export class TableSizes {
   epoch = (): number => this.generation;
 
   stop(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.poll.stop();
   }
 }
 
