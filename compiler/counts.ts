@@ -22,7 +22,7 @@
 // -- --for` when a request filters by it (each adds a trigger call to the relation's writes).
 import { createHash } from 'node:crypto';
 import type { ContentType, RelationAttr, Schema } from './schema.ts';
-import { ROW_COLUMNS as R } from './layout.ts';
+import { ROW_COLUMNS as R, quoted as q } from './layout.ts';
 import { conjuncts, type Filter, type ReadQuery } from './ast.ts';
 
 export const COUNTS_TABLE = 'fastrapi.row_counts';
@@ -33,7 +33,6 @@ const OLD = 'fastrapi_old';
 /** The triggers of one counted table, by event. */
 export const COUNT_TRIGGERS = { insert: 'fastrapi_count_ins', update: 'fastrapi_count_upd', delete: 'fastrapi_count_del', truncate: 'fastrapi_count_trunc' } as const;
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** The table's oid, resolved where the statement is parsed (the same search path its rows are read by). */

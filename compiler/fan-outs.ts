@@ -5,7 +5,7 @@
 // and a frontend's query Strapi answers at once was refused; priced by what the tables hold, a query is
 // refused where its answer would really be that large. Read by src/db/fan-outs.ts: counted where a table is
 // small, estimated from PostgreSQL's statistics (pg_stats, kept by ANALYZE) where it is not.
-import { CMPS, FILES } from './layout.ts';
+import { CMPS, FILES, quoted as q } from './layout.ts';
 import type { Attribute, Schema } from './schema.ts';
 
 /** Rows of `table`, or, with a `column`, the most rows of `table` holding one value in `column`. */
@@ -26,7 +26,6 @@ export function listSource(attr: Attribute): Counted | null {
 
 export const countedKey = (c: Counted) => (c.column === null ? c.table : `${c.table}.${c.column}`);
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 
 /**
  * Per source ($1: tables, $2: columns, '' for a table's rows): whether the table's heap is at most $3 bytes

@@ -23,7 +23,7 @@
 //   fewer buffers and 5-15% less time per statement).
 import { createHash } from 'node:crypto';
 import type { Attribute, ContentType, Schema } from './schema.ts';
-import { CMPS, FILES, ROW_COLUMNS as R } from './layout.ts';
+import { CMPS, FILES, ROW_COLUMNS as R, quoted as q } from './layout.ts';
 import { searchDocument } from './search.ts';
 import type { FieldRef, Filter, ReadQuery } from './ast.ts';
 import { conjuncts } from './ast.ts';
@@ -38,7 +38,6 @@ export interface IndexAdvice {
   why: string;
 }
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 
 /** `<table>_<suffix>`, within PostgreSQL's 63 bytes (a hash keeps long names distinct). */
 function indexName(table: string, suffix: string): string {

@@ -5,6 +5,9 @@
 // would spell differently makes Strapi drop and recreate the table, so every rule here is exact.
 import { createHash } from 'node:crypto';
 
+/** A name as a quoted SQL identifier (Strapi's names may hold any character, a `"` doubled). */
+export const quoted = (id: string): string => `"${id.replace(/"/g, '""')}"`;
+
 /** Identifiers longer than this are shortened with a hash, as Strapi 5 does (its `maxLength`). */
 export const MAX_IDENTIFIER_LENGTH = 55;
 const HASH_LENGTH = 5;

@@ -6,10 +6,9 @@
 // background refresh renders it again). Pure SQL text; src/db/render-cache.ts runs it.
 import { createHash } from 'node:crypto';
 import type { ContentType, Schema } from './schema.ts';
-import { FILES, OWN_SCHEMA, RENDER } from './layout.ts';
+import { FILES, OWN_SCHEMA, RENDER, quoted as q } from './layout.ts';
 import { cacheRenders } from './sql.ts';
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 
 export interface CacheTable {
   /** The Strapi table whose rows it renders. */

@@ -6,6 +6,7 @@
 // the rows whose document contains the text instead of every row of the table.
 import type { ContentType, ScalarType } from './schema.ts';
 import type { FieldRef } from './ast.ts';
+import { quoted } from './layout.ts';
 
 /** Attribute types Strapi compares as text (`_q` searches them; a filter list's objects match none of them). */
 export const TEXT_TYPES: ReadonlySet<string> = new Set<ScalarType>(['string', 'text', 'richtext', 'enumeration', 'email', 'uid']);
@@ -36,6 +37,6 @@ const TEXTUAL = new Set(['string', 'text', 'richtext', 'enumeration', 'email', '
  * match the index). chr(1) separates the columns so that a text without it matches across no boundary.
  */
 export function searchDocument(ct: ContentType, alias: string | null): string {
-  const col = (c: string) => `${alias ? `${alias}.` : ''}"${c.replace(/"/g, '""')}"`;
+  const col = (c: string) => `${alias ? `${alias}.` : ''}${quoted(c)}`;
   return `(${searchedFields(ct, true).map((f) => `coalesce(${TEXTUAL.has(f.type) ? col(f.column) : `${col(f.column)}::text`}, '')`).join(` || chr(1) || `)})`;
 }

@@ -5,7 +5,7 @@
 // value is a `$n` parameter with an explicit cast, except the page's LIMIT and OFFSET: integers
 // computed from validated pagination (pageBounds()), written into the text so the planner sees them.
 import type { Component, ContentType, Schema, ScalarAttr, ScalarType, RelationAttr, ComponentAttr, DynamicZoneAttr, MediaAttr, MorphAttr } from './schema.ts';
-import { CMPS, FILES, RENDER, ROW_COLUMNS } from './layout.ts';
+import { CMPS, FILES, RENDER, ROW_COLUMNS, quoted as q } from './layout.ts';
 import { visibleScalars } from './schema.ts';
 import { readTables } from './tables.ts';
 import { searchDocument } from './search.ts';
@@ -94,7 +94,6 @@ type Step = (src: string) => { sql: string; alias: string };
 /** A type (or component) among a populate's per-type rounds: its links, its rows, what it populates under it. */
 type PerType = [uid: string, links: () => Step, rows: () => Step, children: Populate[], ct: ContentType | null];
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** Bytes (four pages, ≈ 700 links) up to which a to-one's link table is searched for a row with two links as a whole (`joinedPopulate`). */

@@ -2,9 +2,8 @@
 // `files_related_mph` media links and relation `_lnk` rows. Pure: identifiers come from the models and
 // compiler/layout.ts, every value is a `$n` parameter; src/rest/writer.ts runs these statements.
 import { zoneComponents, type Component, type ContentType, type MorphJoin, type Schema } from './schema.ts';
-import { CMPS, FILES, ROW_COLUMNS as R, type JoinTable } from './layout.ts';
+import { CMPS, FILES, ROW_COLUMNS as R, type JoinTable, quoted as q } from './layout.ts';
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const list = (cols: string[]) => cols.map(q).join(', ');
 /** Strapi keeps JavaScript Date precision (milliseconds) in its timestamp columns. */
 const NOW = `date_trunc('milliseconds', now())`;

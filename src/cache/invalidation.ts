@@ -23,7 +23,7 @@
 import type { Sql } from 'postgres';
 import type { Schema } from '../../compiler/schema.ts';
 import { writeTables } from '../../compiler/tables.ts';
-import { FILES } from '../../compiler/layout.ts';
+import { FILES, quoted as q } from '../../compiler/layout.ts';
 import { API_TOKENS, UP } from '../auth/tables.ts';
 import { AUTH_TABLES } from '../auth/permissions.ts';
 import type { ResponseCache } from './response-cache.ts';
@@ -106,7 +106,6 @@ class Peers {
   cancel(tag: string): void { this.waits.get(tag)?.done(); }
 }
 
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const lit = (text: string) => `'${text.replace(/'/g, "''")}'`;
 /** Default of InvalidationOptions.watchScanBytes (config `cache.watchScanBytes`): a scan of 8 MiB takes ≈ 4 ms. */
 const SCAN_BYTES = 8 * 1024 * 1024;

@@ -28,7 +28,7 @@ import { isUsersPlugin } from '../users/plugin.ts';
 import type { SdlResult } from './sdl.ts';
 import type { AuthCheck, GqlContext } from './context.ts';
 import { crudRootPaths } from './shadow.ts';
-import { FILES } from '../../compiler/layout.ts';
+import { FILES, quoted as q } from '../../compiler/layout.ts';
 import { listParams, mergeEntries, oneParams, pageInfoOf, writeParams } from './shadow-documents.ts';
 
 export type { GqlContext };
@@ -40,7 +40,6 @@ export type ResolverMap = Record<string, Record<string, Resolver | string> | Gra
 export const forbidden = () => new ApiError(403, 'ForbiddenError', 'Forbidden access', {});
 
 const asRow = (v: unknown): Row => (v && typeof v === 'object' ? (v as Row) : {});
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 
 function scalar(name: string, description: string, specifiedByURL?: string): GraphQLScalarType {
   return new GraphQLScalarType({

@@ -4,7 +4,7 @@
 // (not populate) appends `isUrlSigned: false`. A new file goes into the folder Strapi puts Content API
 // uploads in ("API Uploads", see folder.ts): `folder_path` and a `files_folder_lnk` row, as Strapi writes.
 import type { Sql, TransactionSql } from 'postgres';
-import { FILES } from '../../compiler/layout.ts';
+import { FILES, quoted as q } from '../../compiler/layout.ts';
 import { deleteMediaOf, ownsMedia } from '../../compiler/write-sql.ts';
 import { fileRecordColumns, pluginFileColumns } from '../../compiler/sql.ts';
 import type { Schema } from '../../compiler/schema.ts';
@@ -12,7 +12,6 @@ import { UPLOAD_FOLDERS } from '../auth/tables.ts';
 import type { Folder } from './folder.ts';
 
 type Runner = Sql | TransactionSql;
-const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 const FF = UPLOAD_FOLDERS.fileFolder;
 // Strapi writes JavaScript Dates: millisecond precision, UTC wall-clock (the session runs in UTC).
 const NOW = `date_trunc('milliseconds', now())`;
