@@ -58,27 +58,22 @@ export function roleRef(v: unknown, required: boolean): RoleRef | null | undefin
 
 /**
  * The role row a reference names. One named by an id that is no role is refused as Strapi 5.54's entity
- * layer words it (checked live): on a create an ApplicationError, on an update its validation error
- * (Strapi's also echoes the entry it processed, left out here); a documentId that is none as its
- * document service does.
- */
-/**
- * The role a body names. `update`: the body of an update, whose missing role is the relations store's error
- * carrying the data Strapi's validation saw (`value`: the body's keys in order, a role id as `{set: [{id}]}`,
- * the email lower-cased where emails are unique, then the document service's `publishedAt`; checked live).
+ * layer words it (checked live): on a create an ApplicationError; on an update (`update`: its body) the
+ * relations store's validation error, carrying the data Strapi's validation saw (`value`: the body's keys
+ * in order, a role id as `{set: [{id}]}`, the email lower-cased where emails are unique, then the document
+ * service's `publishedAt`). A documentId that is none is refused as its document service does (findRole).
  */
 export async function resolveRole(db: Sql, ref: RoleRef, update?: { body: Body; lowerEmail: boolean }): Promise<number> {
   const id = await findRole(db, ref);
   if (id === null) {
-    const message = MISSING_ROLE;
-    if (!update) throw appError(message);
+    if (!update) throw appError(MISSING_ROLE);
     const value: Body = {};
     for (const [k, v] of Object.entries(update.body)) {
       value[k] = k === 'role' && (typeof v === 'number' || typeof v === 'string') ? { set: [{ id: v }] }
         : k === 'email' && update.lowerEmail && typeof v === 'string' ? v.toLowerCase() : v;
     }
     value.publishedAt = new Date().toISOString();
-    throw fieldErrors([{ path: [], message, name: 'ValidationError', value }]);
+    throw fieldErrors([{ path: [], message: MISSING_ROLE, name: 'ValidationError', value }]);
   }
   return id;
 }
